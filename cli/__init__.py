@@ -1,0 +1,1 @@
+"""The ``dicke-daemonen`` console command."""

@@ -1,0 +1,49 @@
+"""The rules of Dicke Dämonen as a pure-Python library.
+
+Nothing here knows about pixels or HTTP: a board is geometry in any metric frame
+(photo pixels or table millimetres) plus creatures, and the rules are plain functions.
+"""
+
+from engine.board import Board, Creature, Crossing, Field, Line, Sector, demon, ghost
+from engine.errors import BoardFormatError, EngineError, IllegalMoveError, LayoutError
+from engine.legality import (
+    Violation,
+    can_summon,
+    find_violations,
+    frozen_fields,
+    legal_corners,
+    legal_ghost_fields,
+    summon,
+)
+from engine.report import board_from_report, board_to_report
+from engine.scoring import ScoringOptions, score, solitaire_result, winning_player
+from engine.topology import build_board
+
+__all__ = [
+    "Board",
+    "BoardFormatError",
+    "Creature",
+    "Crossing",
+    "EngineError",
+    "Field",
+    "IllegalMoveError",
+    "LayoutError",
+    "Line",
+    "ScoringOptions",
+    "Sector",
+    "Violation",
+    "board_from_report",
+    "board_to_report",
+    "build_board",
+    "can_summon",
+    "demon",
+    "find_violations",
+    "frozen_fields",
+    "ghost",
+    "legal_corners",
+    "legal_ghost_fields",
+    "score",
+    "solitaire_result",
+    "summon",
+    "winning_player",
+]

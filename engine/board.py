@@ -1,0 +1,179 @@
+"""The board: an immutable value holding the lines, their topology and the creatures.
+
+A :class:`Board` is what one photo (or one moment of a simulated game) shows. It is
+built either from geometry by :func:`engine.topology.build_board` or from a board
+report by :func:`engine.report.board_from_report`. Placing or removing a creature
+returns a new board; nothing here mutates.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+from engine.colours import DEMON, GHOST, LINE_COLOURS, WHITE
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Line:
+    """One power line: a closed loop of one colour, with its tie knot if known."""
+
+    colour: str
+    #: Closed polyline along the string's centre, first point not repeated.
+    polyline: tuple[Point, ...]
+    knot: Point | None = None
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """A point where two lines of different colours cross."""
+
+    id: int
+    xy: Point
+    #: The two colours, sorted.
+    lines: tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Sector:
+    """One of the four angular sectors around a crossing, and the field that owns it."""
+
+    crossing: int
+    #: 0..3, counter-clockwise in the board's coordinate system.
+    index: int
+    field: int
+
+
+@dataclass(frozen=True)
+class Field:
+    """A power field: an area bounded by lines, or the unbounded outer field."""
+
+    id: int
+    outer: bool
+    #: Crossing ids, one entry per corner (a crossing appears twice for two sectors).
+    corners: tuple[int, ...]
+    #: Colours of the knots on the field's boundary.
+    knots: tuple[str, ...] = ()
+    #: Outline of a bounded field; ``None`` for the outer field.
+    polygon: tuple[Point, ...] | None = None
+
+    @property
+    def value(self) -> int:
+        """Power points the field is worth: corners plus knots."""
+        return len(self.corners) + len(self.knots)
+
+
+@dataclass(frozen=True)
+class Creature:
+    """A demon or a ghost on (or beside) the board.
+
+    A demon on the board names the ``field`` and ``crossing`` of the corner it occupies
+    (``crossing`` is ``None`` when it stands away from every corner). A ghost names its
+    ``field``. Off-board creatures (predictions in front of a player) have neither.
+    """
+
+    kind: str
+    colour: str
+    xy: Point | None = None
+    field: int | None = None
+    crossing: int | None = None
+    off_board: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind == GHOST and self.colour != WHITE:
+            raise ValueError(f"a ghost is white, not {self.colour!r}")
+        if self.kind == DEMON and self.colour not in LINE_COLOURS:
+            raise ValueError(f"a demon is one of {', '.join(LINE_COLOURS)}, not {self.colour!r}")
+        if self.kind not in (DEMON, GHOST):
+            raise ValueError(f"unknown creature kind {self.kind!r}; expected 'demon' or 'ghost'")
+
+    @property
+    def on_board(self) -> bool:
+        return not self.off_board
+
+
+def demon(
+    colour: str, field: int | None, crossing: int | None, xy: Point | None = None
+) -> Creature:
+    """A demon standing in the corner of ``field`` at ``crossing``."""
+    return Creature(DEMON, colour, xy=xy, field=field, crossing=crossing)
+
+
+def ghost(field: int | None, xy: Point | None = None) -> Creature:
+    """A ghost standing in ``field``."""
+    return Creature(GHOST, WHITE, xy=xy, field=field)
+
+
+@dataclass(frozen=True)
+class Board:
+    """Lines, crossings, fields and creatures: everything one photo of a table shows.
+
+    ``crossings[i].id == i`` and ``fields[i].id == i`` always hold, and exactly one
+    field is the outer field.
+    """
+
+    lines: tuple[Line, ...]
+    crossings: tuple[Crossing, ...]
+    fields: tuple[Field, ...]
+    sectors: tuple[Sector, ...] = ()
+    creatures: tuple[Creature, ...] = ()
+
+    # --- topology lookups -------------------------------------------------------
+
+    @cached_property
+    def outer_field(self) -> Field:
+        return next(f for f in self.fields if f.outer)
+
+    def line(self, colour: str) -> Line | None:
+        """The line of ``colour``, or ``None`` if the board has none."""
+        return next((ln for ln in self.lines if ln.colour == colour), None)
+
+    @cached_property
+    def corner_capacity(self) -> Counter[tuple[int, int]]:
+        """How many corners each (field, crossing) pair has: usually 1, 2 if pinched."""
+        return Counter((f.id, c) for f in self.fields for c in f.corners)
+
+    def crossings_of(self, colour: str) -> list[Crossing]:
+        """Crossings on the line of ``colour``."""
+        return [c for c in self.crossings if colour in c.lines]
+
+    def crossed_colours(self, colour: str) -> set[str]:
+        """The other colours whose lines the line of ``colour`` crosses."""
+        return {other for c in self.crossings_of(colour) for other in c.lines if other != colour}
+
+    # --- creatures --------------------------------------------------------------
+
+    @property
+    def on_board_creatures(self) -> list[tuple[int, Creature]]:
+        """(id, creature) of every creature that stands on the board."""
+        return [(i, c) for i, c in enumerate(self.creatures) if c.on_board]
+
+    def ghosts_in(self, field_id: int) -> list[int]:
+        """Ids of the ghosts standing in field ``field_id``."""
+        return [i for i, c in self.on_board_creatures if c.kind == GHOST and c.field == field_id]
+
+    def demons_at(self, field_id: int, crossing_id: int) -> list[int]:
+        """Ids of the demons in the corner of ``field_id`` at ``crossing_id``."""
+        return [
+            i
+            for i, c in self.on_board_creatures
+            if c.kind == DEMON and c.field == field_id and c.crossing == crossing_id
+        ]
+
+    def with_creature(self, creature: Creature) -> Board:
+        """A new board with ``creature`` added (no legality check: see ``engine.legality``)."""
+        return replace(self, creatures=(*self.creatures, creature))
+
+    def without_creature(self, creature_id: int) -> Board:
+        """A new board with creature ``creature_id`` removed; later ids shift down by one."""
+        if not 0 <= creature_id < len(self.creatures):
+            raise IndexError(f"no creature {creature_id} on a board of {len(self.creatures)}")
+        rest = self.creatures[:creature_id] + self.creatures[creature_id + 1 :]
+        return replace(self, creatures=rest)
+
+    def with_creatures(self, creatures: tuple[Creature, ...]) -> Board:
+        """A new board with the same topology and exactly ``creatures``."""
+        return replace(self, creatures=tuple(creatures))
