@@ -12,11 +12,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cli import play, rescore
+from cli import play, rescore, synth
 from cli.errors import UserError
 from engine.errors import EngineError
 
-SUBCOMMANDS = (play, rescore)
+SUBCOMMANDS = (play, rescore, synth)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -9,6 +9,7 @@ returns a new board; nothing here mutates.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -177,3 +178,33 @@ class Board:
     def with_creatures(self, creatures: tuple[Creature, ...]) -> Board:
         """A new board with the same topology and exactly ``creatures``."""
         return replace(self, creatures=tuple(creatures))
+
+    # --- geometry -----------------------------------------------------------------------
+
+    def transformed(self, transform: Callable[[Sequence[Point]], Sequence[Point]]) -> Board:
+        """The same board with every coordinate mapped through ``transform``.
+
+        ``transform`` maps a sequence of points to as many points, for example table
+        millimetres to photo pixels. Topology is kept as it is, so the transform must not
+        change it (a homography or a mild lens distortion does not).
+        """
+
+        def one(point: Point | None) -> Point | None:
+            return None if point is None else _as_point(transform([point])[0])
+
+        def many(points: Sequence[Point]) -> tuple[Point, ...]:
+            return tuple(_as_point(p) for p in transform(points))
+
+        lines = tuple(
+            replace(ln, polyline=many(ln.polyline), knot=one(ln.knot)) for ln in self.lines
+        )
+        crossings = tuple(replace(c, xy=many([c.xy])[0]) for c in self.crossings)
+        fields = tuple(
+            f if f.polygon is None else replace(f, polygon=many(f.polygon)) for f in self.fields
+        )
+        creatures = tuple(replace(c, xy=one(c.xy)) for c in self.creatures)
+        return replace(self, lines=lines, crossings=crossings, fields=fields, creatures=creatures)
+
+
+def _as_point(p: Sequence[float]) -> Point:
+    return (float(p[0]), float(p[1]))

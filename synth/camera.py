@@ -1,0 +1,277 @@
+"""A pinhole phone camera with radial distortion, looking at the table plane z = 0.
+
+Table coordinates are millimetres with x to the right, y down the table and z up. That
+frame is left-handed, so internally the camera works in the right-handed frame
+``(x, y, -z)`` ("world'"), where a camera looking straight down with no roll is the
+identity rotation and shows the table exactly as a top-down map: table x along image x,
+table y along image y. Pixels: x right, y down, origin at the top-left corner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+if TYPE_CHECKING:
+    from synth.scene import CameraParams, Scene
+
+__all__ = ["Camera", "fit_camera_distance", "FULL_FRAME_DIAGONAL_MM"]
+
+#: Diagonal of a 36 × 24 mm frame; "35 mm equivalent" focal lengths refer to it.
+FULL_FRAME_DIAGONAL_MM = 43.267
+# Flip between table (z up) and world' (z down) coordinates.
+_FLIP = np.diag([1.0, 1.0, -1.0])
+
+
+def _rot_x(a: float) -> np.ndarray:
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+
+
+def _rot_z(a: float) -> np.ndarray:
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+
+
+@dataclass(frozen=True, eq=False)
+class Camera:
+    """Pinhole camera with one radial distortion term.
+
+    Parameters
+    ----------
+    size : (width, height)
+        Image size in pixels.
+    K : ndarray, shape (3, 3)
+        Intrinsic matrix.
+    k1 : float
+        Radial distortion coefficient (OpenCV model, normalised coordinates).
+    R : ndarray, shape (3, 3)
+        Rotation from world' (table with z flipped) to camera coordinates.
+    centre_mm : ndarray, shape (3,)
+        Camera position in table coordinates (z up, so ``centre_mm[2] > 0``).
+    """
+
+    size: tuple[int, int]
+    K: np.ndarray
+    k1: float
+    R: np.ndarray
+    centre_mm: np.ndarray
+
+    # -- construction -------------------------------------------------------------
+    @classmethod
+    def from_params(cls, params: CameraParams, size: tuple[int, int]) -> Camera:
+        """Place the camera described by ``params`` for a photo of ``size`` pixels."""
+        width, height = int(size[0]), int(size[1])
+        f = params.focal_mm_equiv / FULL_FRAME_DIAGONAL_MM * np.hypot(width, height)
+        K = np.array([[f, 0, (width - 1) / 2], [0, f, (height - 1) / 2], [0, 0, 1.0]])
+        # Camera-to-world' rotation: roll about the optical axis, tilt away from the
+        # vertical, then turn the tilt towards its azimuth.
+        M = (
+            _rot_z(np.radians(params.tilt_azimuth_deg))
+            @ _rot_x(np.radians(params.tilt_deg))
+            @ _rot_z(np.radians(params.roll_deg))
+        )
+        forward = M[:, 2]  # points down into the table in world'
+        target = np.array([params.target_xy_mm[0], params.target_xy_mm[1], 0.0])
+        centre_w = target - params.distance_mm * forward
+        return cls(
+            size=(width, height),
+            K=K,
+            k1=float(params.k1),
+            R=M.T,
+            centre_mm=_FLIP @ centre_w,
+        )
+
+    @classmethod
+    def from_scene(cls, scene: Scene) -> Camera:
+        """The camera of ``scene``."""
+        return cls.from_params(scene.camera, scene.size)
+
+    # -- derived quantities -------------------------------------------------------
+    @property
+    def focal_px(self) -> float:
+        """Focal length in pixels."""
+        return float(self.K[0, 0])
+
+    @property
+    def dist_coeffs(self) -> np.ndarray:
+        """OpenCV distortion vector ``(k1, k2, p1, p2, k3)``."""
+        return np.array([self.k1, 0.0, 0.0, 0.0, 0.0])
+
+    @property
+    def rvec(self) -> np.ndarray:
+        """Rodrigues vector of :attr:`R` for OpenCV."""
+        return cv2.Rodrigues(self.R)[0]
+
+    @property
+    def tvec(self) -> np.ndarray:
+        """Translation world' -> camera for OpenCV."""
+        return -self.R @ (_FLIP @ self.centre_mm)
+
+    @property
+    def homography(self) -> np.ndarray:
+        """3×3 map from table ``(x, y, 1)`` (z = 0) to *undistorted* pixels."""
+        Rt = np.column_stack([self.R[:, 0], self.R[:, 1], self.tvec])
+        H = self.K @ Rt
+        return H / H[2, 2]
+
+    # -- projection ---------------------------------------------------------------
+    def _to_world(self, points_mm: np.ndarray) -> np.ndarray:
+        pts = np.asarray(points_mm, dtype=np.float64)
+        if pts.ndim == 1:
+            pts = pts[None]
+        if pts.shape[1] == 2:
+            pts = np.column_stack([pts, np.zeros(len(pts))])
+        return pts @ _FLIP  # (x, y, z) -> (x, y, -z)
+
+    def project(self, points_mm: np.ndarray) -> np.ndarray:
+        """Pixel positions of table points.
+
+        Parameters
+        ----------
+        points_mm : ndarray, shape (N, 3) or (N, 2)
+            Points in table millimetres; 2 columns mean z = 0.
+
+        Returns
+        -------
+        ndarray, shape (N, 2)
+            Distorted pixel coordinates (x right, y down).
+        """
+        world = self._to_world(points_mm)
+        if len(world) == 0:
+            return np.zeros((0, 2))
+        uv, _ = cv2.projectPoints(world, self.rvec, self.tvec, self.K, self.dist_coeffs)
+        return uv.reshape(-1, 2)
+
+    def depth(self, points_mm: np.ndarray) -> np.ndarray:
+        """Distance of points along the optical axis (mm); larger is farther away."""
+        cam = self._to_world(points_mm) @ self.R.T + self.tvec
+        return cam[:, 2]
+
+    def rays(self, pixels: np.ndarray) -> np.ndarray:
+        """Unit viewing directions (table frame) through distorted pixel positions.
+
+        The rays start at :attr:`centre_mm`.
+        """
+        norm = self.undistort(pixels)
+        d_cam = np.column_stack([norm, np.ones(len(norm))])
+        d_tab = d_cam @ self.R @ _FLIP  # R.T maps camera -> world', then flip z
+        return d_tab / np.linalg.norm(d_tab, axis=1, keepdims=True)
+
+    def undistort(self, pixels: np.ndarray) -> np.ndarray:
+        """Normalised undistorted image coordinates ``(x/z, y/z)`` of pixels, (N, 2).
+
+        With a single radial term, inverting ``x_d = x (1 + k1 r^2)`` by fixed-point
+        iteration converges in a few steps for phone-like distortion, and is much
+        faster than ``cv2.undistortPoints`` on large grids.
+        """
+        px = np.asarray(pixels, dtype=np.float64).reshape(-1, 2)
+        xd = (px - self.K[:2, 2]) / self.focal_px
+        x = xd.copy()
+        if self.k1 != 0.0:
+            for _ in range(8):
+                r2 = np.einsum("ij,ij->i", x, x)
+                x = xd / (1.0 + self.k1 * r2)[:, None]
+        return x
+
+    def pixel_to_table(self, pixels: np.ndarray) -> np.ndarray:
+        """Table points (mm, z = 0) seen at distorted pixel positions, shape (N, 2).
+
+        Pixels looking above the horizon get ``nan``.
+        """
+        d = self.rays(pixels)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = -self.centre_mm[2] / d[:, 2]
+        t = np.where(t > 0, t, np.nan)
+        return self.centre_mm[:2] + t[:, None] * d[:, :2]
+
+    def table_grid(self, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Table coordinates seen at the centres of a coarse pixel grid.
+
+        Parameters
+        ----------
+        shape : (rows, cols)
+            Grid size; the photo is divided into ``rows × cols`` equal cells, matching
+            ``cv2.resize``'s pixel-centre convention so the grid can be resized up.
+
+        Returns
+        -------
+        x_mm, y_mm : ndarray, shape (rows, cols)
+        """
+        rows, cols = shape
+        width, height = self.size
+        u = (np.arange(cols) + 0.5) * width / cols - 0.5
+        v = (np.arange(rows) + 0.5) * height / rows - 0.5
+        uu, vv = np.meshgrid(u, v)
+        xy = self.pixel_to_table(np.column_stack([uu.ravel(), vv.ravel()]))
+        return xy[:, 0].reshape(rows, cols), xy[:, 1].reshape(rows, cols)
+
+    def px_per_mm(self, points_mm: np.ndarray) -> np.ndarray:
+        """Local image scale (pixels per table millimetre) at table points, z = 0."""
+        p = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
+        e = 1.0
+        uv = self.project(np.concatenate([p, p + [e, 0], p + [0, e]]))
+        n = len(p)
+        jx, jy = uv[n : 2 * n] - uv[:n], uv[2 * n :] - uv[:n]
+        area = np.abs(jx[:, 0] * jy[:, 1] - jx[:, 1] * jy[:, 0])
+        return np.sqrt(area) / e
+
+
+def fit_camera_distance(
+    params: CameraParams,
+    size: tuple[int, int],
+    extent_mm: tuple[float, float, float, float],
+    fill: float,
+    offset: tuple[float, float] = (0.0, 0.0),
+) -> tuple[float, tuple[float, float]]:
+    """Find the camera distance and aim point that frame a board as asked.
+
+    Parameters
+    ----------
+    params : CameraParams
+        Tilt, roll, focal length and distortion to keep.
+    size : (width, height)
+        Photo size in pixels.
+    extent_mm : (xmin, ymin, xmax, ymax)
+        Board bounding box on the table.
+    fill : float
+        Wanted span of the projected box along its tighter image axis (0..1).
+    offset : (dx, dy)
+        Wanted position of the box centre relative to the image centre, as fractions
+        of the image width and height.
+
+    Returns
+    -------
+    distance_mm : float
+    target_xy_mm : (x, y)
+    """
+    x0, y0, x1, y1 = extent_mm
+    width, height = size
+    s = np.linspace(0.0, 1.0, 17)
+    # Sample the box outline, not just its corners: distortion bends the edges.
+    outline = np.concatenate(
+        [
+            np.column_stack([x0 + s * (x1 - x0), np.full_like(s, y0)]),
+            np.column_stack([x0 + s * (x1 - x0), np.full_like(s, y1)]),
+            np.column_stack([np.full_like(s, x0), y0 + s * (y1 - y0)]),
+            np.column_stack([np.full_like(s, x1), y0 + s * (y1 - y0)]),
+        ]
+    )
+    f = params.focal_mm_equiv / FULL_FRAME_DIAGONAL_MM * np.hypot(width, height)
+    distance = f * max((x1 - x0) / (width * fill), (y1 - y0) / (height * fill))
+    target = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+    want = np.array([width / 2 + offset[0] * width, height / 2 + offset[1] * height])
+    for _ in range(8):
+        cam = Camera.from_params(replace(params, distance_mm=distance, target_xy_mm=tuple(target)), size)
+        uv = cam.project(outline)
+        span = (uv.max(axis=0) - uv.min(axis=0)) / np.array([width, height])
+        # The image scale is roughly inversely proportional to the distance.
+        distance *= float(span.max() / fill)
+        centre = (uv.max(axis=0) + uv.min(axis=0)) / 2
+        now, wanted = cam.pixel_to_table(np.array([centre, want]))
+        if np.all(np.isfinite([now, wanted])):
+            target = target + (now - wanted)
+    return float(distance), (float(target[0]), float(target[1]))

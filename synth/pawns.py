@@ -1,0 +1,156 @@
+"""Chubby painted wooden pawns: shape, shading with a painted face, cast shadow.
+
+A pawn is a solid of revolution approximated by two spheroids: a squat body as wide as
+the pawn and a round head on top that sinks a little into it. That is close to the
+real figures and lets :mod:`synth.solids` ray-cast it exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from synth.camera import Camera
+from synth.lighting import Lighting
+from synth.objects import Pawn
+from synth.solids import Spheroid, composite_front_to_back, raycast
+
+__all__ = ["PawnShape", "pawn_parts", "shade_pawn", "shadow_outlines"]
+
+
+@dataclass(frozen=True)
+class PawnShape:
+    """Pawn size in millimetres: widest diameter and total height."""
+
+    width_mm: float
+    height_mm: float
+
+
+def pawn_parts(foot_xy: tuple[float, float], shape: PawnShape) -> list[Spheroid]:
+    """Body and head spheroids of a pawn standing at ``foot_xy``."""
+    x, y = foot_xy
+    a_body = shape.width_mm / 2
+    c_body = 0.42 * shape.height_mm
+    z_body = 0.30 * shape.height_mm  # the body is cut by the table below its equator
+    r_head = 0.30 * shape.width_mm
+    z_head = shape.height_mm - r_head
+    return [
+        Spheroid((x, y, z_body), a_body, c_body),
+        Spheroid((x, y, z_head), r_head, r_head),
+    ]
+
+
+def shade_pawn(
+    camera: Camera,
+    pawn: Pawn,
+    shape: PawnShape,
+    paint_rgb: np.ndarray,
+    gloss: float,
+    lighting: Lighting,
+    facing_rad: float,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Render one pawn.
+
+    Parameters
+    ----------
+    camera : Camera
+    pawn : Pawn
+    shape : PawnShape
+    paint_rgb : ndarray, shape (3,)
+        Paint colour (display 0..1) before lighting.
+    gloss : float
+        Strength of the specular highlight of the varnish.
+    lighting : Lighting
+    facing_rad : float
+        Direction the painted face looks, in the table plane.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    idx : ndarray
+        Flat photo indices of the pawn's pixels.
+    rgb : ndarray, shape (n, 3)
+        Premultiplied colour before the scene's illumination gain.
+    alpha : ndarray, shape (n,)
+    or None when the pawn is not in the photo.
+    """
+    parts = pawn_parts(pawn.foot_xy_mm, shape)
+    hits = raycast(camera, parts)
+    if hits is None:
+        return None
+    colours = []
+    light_white = np.ones(3)
+    for k, part in enumerate(parts):
+        normal, point = hits.normal[k], hits.point[k]
+        shade = lighting.shade(normal)
+        # Near the table the body sees less sky: darken its lower edge.
+        occl = 0.55 + 0.45 * np.clip(point[:, 2] / (0.25 * shape.height_mm), 0.0, 1.0)
+        grain = _wood_grain(point, pawn.foot_xy_mm, rng)
+        paint = paint_rgb[None, :] * (shade * occl * grain)[:, None]
+        if k == 1:
+            paint = _paint_face(paint, normal, facing_rad)
+        spec = gloss * lighting.shadow_strength * lighting.specular(
+            point, normal, camera.centre_mm, exponent=40.0
+        )
+        colours.append(paint + spec[:, None] * light_white)
+    rgb, alpha = composite_front_to_back(hits.t, hits.coverage, np.array(colours))
+    keep = alpha > 0.0
+    idx = hits.ys[keep].astype(np.int64) * camera.size[0] + hits.xs[keep]
+    return idx, rgb[keep], alpha[keep]
+
+
+def _wood_grain(point: np.ndarray, foot: tuple[float, float], rng: np.random.Generator) -> np.ndarray:
+    """Faint rings of the turned wood showing through the paint."""
+    phase = rng.uniform(0, 2 * np.pi)
+    r = np.hypot(point[:, 0] - foot[0], point[:, 2] * 0.6 + point[:, 1] - foot[1])
+    return 1.0 + 0.025 * np.sin(r * 2.3 + phase) + 0.015 * rng.standard_normal(len(point))
+
+
+def _paint_face(paint: np.ndarray, normal: np.ndarray, facing: float) -> np.ndarray:
+    """Two dark dot eyes and a small smile on the head, as painted on the figures."""
+    az = np.arctan2(normal[:, 1], normal[:, 0])
+    el = np.arcsin(np.clip(normal[:, 2], -1.0, 1.0))
+    rel = np.angle(np.exp(1j * (az - facing)))  # wrapped to -pi..pi
+    eyes = np.minimum(np.hypot(rel - 0.38, el - 0.25), np.hypot(rel + 0.38, el - 0.25)) < 0.16
+    mouth_r = np.hypot(rel, (el + 0.02) * 1.1)
+    mouth = (np.abs(mouth_r - 0.42) < 0.06) & (el < -0.1) & (np.abs(rel) < 0.45)
+    dark = eyes | mouth
+    out = paint.copy()
+    out[dark] = out[dark] * 0.12 + 0.02
+    return out
+
+
+def shadow_outlines(
+    foot_xy: tuple[float, float], shape: PawnShape, lighting: Lighting
+) -> list[np.ndarray]:
+    """Convex outlines (table mm) whose union is the pawn's shadow on the table.
+
+    Each spheroid throws an elliptical shadow, stretched by 1/sin(elevation) along the
+    light's direction; the foot disc is added so the shadow starts at the pawn.
+    """
+    d = lighting.direction
+    elev = max(float(np.arcsin(d[2])), np.radians(5.0))
+    along = -d[:2] / max(np.linalg.norm(d[:2]), 1e-9)  # away from the light
+    across = np.array([-along[1], along[0]])
+    angles = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+    outlines = []
+    parts = pawn_parts(foot_xy, shape)
+    for part in parts:
+        cx, cy, cz = part.centre
+        centre = np.array([cx, cy]) + lighting.shadow_offset(cz)
+        semi_along = np.hypot(part.a * np.sin(elev), part.c * np.cos(elev)) / np.sin(elev)
+        pts = (
+            centre
+            + np.outer(np.cos(angles) * semi_along, along)
+            + np.outer(np.sin(angles) * part.a, across)
+        )
+        outlines.append(pts)
+    body = parts[0]
+    base_r = body.a * np.sqrt(max(1.0 - (body.centre[2] / body.c) ** 2, 0.0))
+    foot = np.asarray(foot_xy) + base_r * np.column_stack([np.cos(angles), np.sin(angles)])
+    outlines.append(foot)
+    # Bridge body and head shadows so a long shadow has no gap at the neck.
+    outlines.append(np.vstack(outlines[:2]))
+    return outlines

@@ -1,0 +1,422 @@
+"""Scene parameters of one synthetic photo, and how to sample them.
+
+A :class:`Scene` is a plain value: the table, the light, the camera, the sensor and the
+materials of strings and pawns. It holds no random textures; the renderer draws those
+from its own generator, so a scene plus a seed fully determines a photo.
+
+``difficulty`` widens every range: *easy* is a calm, near top-down photo on wood or a
+plain cloth; *normal* adds steeper angles, white tables, stronger colour casts and
+compression; *hard* adds green felt and blue mats (cords of the same colour almost
+vanish), harsh low side light with crisp shadows, tilts up to 35°, more noise and blur.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from synth.camera import Camera, fit_camera_distance
+
+__all__ = [
+    "DIFFICULTIES",
+    "CameraParams",
+    "LightParams",
+    "MaterialParams",
+    "Scene",
+    "SensorParams",
+    "TableParams",
+    "sample_scene",
+]
+
+DIFFICULTIES = ("easy", "normal", "hard")
+RGB = tuple[float, float, float]
+
+# Display-referred base colours (0..1 sRGB). Dyed cotton is never a pure primary.
+_CORD_RGB: dict[str, RGB] = {
+    "red": (0.72, 0.10, 0.11),
+    "yellow": (0.93, 0.75, 0.13),
+    "green": (0.11, 0.49, 0.24),
+    "blue": (0.10, 0.22, 0.60),
+}
+# Painted wood: a little more saturated and glossier than the cord of the same colour.
+_PAWN_RGB: dict[str, RGB] = {
+    "red": (0.80, 0.09, 0.08),
+    "yellow": (0.96, 0.80, 0.08),
+    "green": (0.09, 0.55, 0.22),
+    "blue": (0.09, 0.26, 0.74),
+    "white": (0.93, 0.92, 0.88),
+}
+# Table kinds: (base colour, second colour for grain/plank variation).
+_TABLE_RGB: dict[str, tuple[RGB, RGB]] = {
+    "light_wood": ((0.80, 0.60, 0.38), (0.60, 0.40, 0.22)),
+    "dark_wood": ((0.48, 0.29, 0.16), (0.28, 0.15, 0.08)),
+    "green_felt": ((0.13, 0.42, 0.22), (0.09, 0.33, 0.17)),
+    "white_table": ((0.92, 0.92, 0.90), (0.86, 0.86, 0.85)),
+}
+_CLOTH_RGB: dict[str, RGB] = {
+    "grey": (0.62, 0.61, 0.60),
+    "beige": (0.78, 0.72, 0.60),
+    "cream": (0.88, 0.85, 0.76),
+    "light_blue": (0.62, 0.70, 0.78),
+    "sage": (0.62, 0.68, 0.58),
+    "taupe": (0.55, 0.50, 0.46),
+    "burgundy": (0.45, 0.13, 0.16),
+    "navy": (0.16, 0.20, 0.34),
+    "mustard": (0.76, 0.61, 0.22),
+}
+_BLUE_MAT_RGB: dict[str, RGB] = {
+    "neoprene": (0.12, 0.27, 0.52),
+    "cutting_mat": (0.15, 0.33, 0.58),
+}
+
+# Which choices each difficulty may draw from (later ones include the earlier ones).
+_TABLES = {
+    "easy": ["light_wood", "dark_wood", "cloth"],
+    "normal": ["light_wood", "dark_wood", "cloth", "white_table"],
+    "hard": ["light_wood", "dark_wood", "cloth", "white_table", "green_felt", "blue_mat"],
+}
+_CLOTHS = {
+    "easy": ["grey", "beige", "cream"],
+    "normal": ["grey", "beige", "cream", "light_blue", "sage", "taupe"],
+    "hard": list(_CLOTH_RGB),
+}
+_LIGHTS = {
+    "easy": ["lamp_side", "window", "overhead_soft"],
+    "normal": ["lamp_side", "window", "overhead_soft"],
+    "hard": ["lamp_side", "window", "overhead_soft", "harsh_side"],
+}
+# Per difficulty: (low, high) ranges of the continuous knobs.
+_RANGES = {
+    "easy": dict(
+        tilt=(0.0, 10.0), fill=(0.6, 0.9), k1=0.02, temp=(3000, 6500), awb=(0.75, 0.95),
+        unevenness=(0.0, 0.3), vignette=(0.05, 0.2), noise_a=(2e-4, 8e-4),
+        blur=(0.4, 0.9), jpeg=(85, 95), exposure=(0.92, 1.08), hue=0.01,
+    ),
+    "normal": dict(
+        tilt=(0.0, 20.0), fill=(0.5, 0.9), k1=0.04, temp=(2700, 7500), awb=(0.6, 0.9),
+        unevenness=(0.1, 0.6), vignette=(0.1, 0.3), noise_a=(4e-4, 1.5e-3),
+        blur=(0.5, 1.3), jpeg=(75, 95), exposure=(0.82, 1.15), hue=0.02,
+    ),
+    "hard": dict(
+        tilt=(5.0, 35.0), fill=(0.5, 0.9), k1=0.08, temp=(2400, 8000), awb=(0.4, 0.8),
+        unevenness=(0.3, 1.0), vignette=(0.15, 0.45), noise_a=(8e-4, 4e-3),
+        blur=(0.7, 2.0), jpeg=(70, 90), exposure=(0.68, 1.3), hue=0.03,
+    ),
+}
+# Light kinds: elevation range (deg), colour temperature range (K, clipped to the
+# difficulty's range), key-to-fill ratio range, angular source size (deg) -> softness.
+_LIGHT_KINDS = {
+    "lamp_side": dict(elev=(30, 55), temp=(2600, 3600), key_fill=(3, 9), size=(4, 9)),
+    "window": dict(elev=(15, 40), temp=(5500, 7500), key_fill=(2, 5), size=(10, 20)),
+    "overhead_soft": dict(elev=(70, 90), temp=(3800, 5200), key_fill=(1.5, 3), size=(20, 35)),
+    "harsh_side": dict(elev=(12, 30), temp=(4500, 6000), key_fill=(6, 15), size=(0.5, 2)),
+}
+
+
+@dataclass(frozen=True)
+class TableParams:
+    """The table surface.
+
+    ``kind`` is one of ``light_wood``, ``dark_wood``, ``cloth``, ``green_felt``,
+    ``blue_mat``, ``white_table``; ``variant`` names the cloth colour or mat type.
+    ``grain_angle_deg`` orients wood planks, cloth weave and mat grids on the table.
+    ``gloss`` scales the lamp's specular reflection (varnished wood, plastic mats).
+    """
+
+    kind: str
+    variant: str
+    rgb: RGB
+    rgb2: RGB
+    grain_angle_deg: float
+    plank_width_mm: float
+    texture_strength: float
+    gloss: float
+    grid_mm: float
+
+
+@dataclass(frozen=True)
+class LightParams:
+    """The key light, its colour and how unevenly it lights the table.
+
+    ``azimuth_deg`` is the direction *towards* the light in the table plane (0° = +x,
+    90° = +y, i.e. down the table); ``elevation_deg`` its height above the table.
+    ``distance_mm`` is how far a lamp is from the board centre (``inf`` for sunlight).
+    ``source_size_deg`` is the light's apparent size: bigger means softer shadows.
+    ``awb_correction`` is how much of the colour cast the camera's auto white balance
+    removes (1 = all of it).
+    """
+
+    kind: str
+    temperature_k: float
+    awb_correction: float
+    azimuth_deg: float
+    elevation_deg: float
+    distance_mm: float
+    key_fill_ratio: float
+    source_size_deg: float
+    unevenness: float
+    exposure: float
+
+
+@dataclass(frozen=True)
+class CameraParams:
+    """The phone's pose and lens.
+
+    The camera looks at ``target_xy_mm`` on the table from ``distance_mm`` away, its
+    optical axis tilted ``tilt_deg`` from straight down towards ``tilt_azimuth_deg``,
+    and rotated ``roll_deg`` about the optical axis. ``k1`` is the radial distortion
+    coefficient (OpenCV convention), ``fill`` the share of the frame the board's
+    bounding box spans along its tighter image axis.
+    """
+
+    tilt_deg: float
+    tilt_azimuth_deg: float
+    roll_deg: float
+    distance_mm: float
+    target_xy_mm: tuple[float, float]
+    focal_mm_equiv: float
+    k1: float
+    fill: float
+
+
+@dataclass(frozen=True)
+class SensorParams:
+    """Sensor and processing: noise (variance ``a * signal + b``), vignetting,
+    defocus blur (pixels), phone sharpening and JPEG quality."""
+
+    noise_a: float
+    noise_b: float
+    vignette: float
+    defocus_sigma_px: float
+    sharpen: float
+    jpeg_quality: int
+
+
+@dataclass(frozen=True)
+class MaterialParams:
+    """Colours and sizes of cords and pawns for this scene."""
+
+    cord_rgb: dict[str, RGB]
+    pawn_rgb: dict[str, RGB]
+    string_diameter_mm: float
+    twist_pitch_mm: float
+    knot_scale: float
+    pawn_width_mm: float
+    pawn_height_mm: float
+    pawn_gloss: float
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Everything that makes one photo, apart from the board itself and the noise seed."""
+
+    difficulty: str
+    size: tuple[int, int]
+    board_extent_mm: tuple[float, float, float, float]
+    table: TableParams
+    light: LightParams
+    camera: CameraParams
+    sensor: SensorParams
+    materials: MaterialParams
+
+    def to_json(self) -> dict:
+        """Return the scene as plain JSON types (dicts, lists, str, float, int)."""
+        return _plain(dataclasses.asdict(self))
+
+
+def _plain(value: object) -> object:
+    """Turn tuples, NumPy scalars and infinities into JSON-friendly values."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.integer | int) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, np.floating | float):
+        v = float(value)
+        return round(v, 6) if np.isfinite(v) else None
+    return value
+
+
+def sample_scene(
+    rng: np.random.Generator,
+    difficulty: str,
+    size: tuple[int, int],
+    board_extent_mm: tuple[float, float, float, float],
+) -> Scene:
+    """Draw a random scene.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of randomness; the same state gives the same scene.
+    difficulty : {"easy", "normal", "hard"}
+        How far the variation goes.
+    size : (width, height)
+        Photo size in pixels.
+    board_extent_mm : (xmin, ymin, xmax, ymax)
+        Bounding box of the board on the table; the camera is placed so that it spans
+        50–90% of the frame.
+
+    Returns
+    -------
+    Scene
+
+    Raises
+    ------
+    ValueError
+        If ``difficulty`` is unknown or the extent is empty.
+    """
+    if difficulty not in DIFFICULTIES:
+        raise ValueError(f"difficulty must be one of {DIFFICULTIES}, not {difficulty!r}")
+    x0, y0, x1, y1 = (float(v) for v in board_extent_mm)
+    if not (x1 > x0 and y1 > y0):
+        raise ValueError(f"empty board extent {board_extent_mm!r}")
+    r = _RANGES[difficulty]
+    width, height = int(size[0]), int(size[1])
+    table = _sample_table(rng, difficulty)
+    light = _sample_light(rng, difficulty, table)
+    camera = _sample_camera(rng, r, (width, height), (x0, y0, x1, y1))
+    diag_scale = np.hypot(width, height) / 5040.0  # ranges are quoted for a 12 MP photo
+    sensor = SensorParams(
+        noise_a=float(rng.uniform(*r["noise_a"])),
+        noise_b=float(rng.uniform(1e-5, 1e-4)),
+        vignette=float(rng.uniform(*r["vignette"])),
+        defocus_sigma_px=float(rng.uniform(*r["blur"]) * diag_scale),
+        sharpen=float(rng.uniform(0.2, 0.8)),
+        jpeg_quality=int(rng.integers(r["jpeg"][0], r["jpeg"][1] + 1)),
+    )
+    return Scene(
+        difficulty=difficulty,
+        size=(width, height),
+        board_extent_mm=(x0, y0, x1, y1),
+        table=table,
+        light=light,
+        camera=camera,
+        sensor=sensor,
+        materials=_sample_materials(rng, r["hue"]),
+    )
+
+
+def _sample_table(rng: np.random.Generator, difficulty: str) -> TableParams:
+    kind = str(rng.choice(_TABLES[difficulty]))
+    variant, grid = "plain", 0.0
+    if kind == "cloth":
+        variant = str(rng.choice(_CLOTHS[difficulty]))
+        rgb, rgb2 = _CLOTH_RGB[variant], _scale(_CLOTH_RGB[variant], 0.9)
+    elif kind == "blue_mat":
+        variant = str(rng.choice(list(_BLUE_MAT_RGB)))
+        rgb, rgb2 = _BLUE_MAT_RGB[variant], _scale(_BLUE_MAT_RGB[variant], 0.9)
+        grid = 10.0 if variant == "cutting_mat" else 0.0
+    else:
+        rgb, rgb2 = _TABLE_RGB[kind]
+    # Each table of a kind is a little different: shift brightness and tint.
+    gain = rng.uniform(0.9, 1.08)
+    tint = rng.uniform(0.96, 1.04, size=3)
+    rgb = _clip_rgb(np.asarray(rgb) * gain * tint)
+    rgb2 = _clip_rgb(np.asarray(rgb2) * gain * tint)
+    wood = kind.endswith("wood")
+    gloss = {"light_wood": 0.25, "dark_wood": 0.3, "white_table": 0.2, "blue_mat": 0.1}
+    return TableParams(
+        kind=kind,
+        variant=variant,
+        rgb=rgb,
+        rgb2=rgb2,
+        grain_angle_deg=float(rng.uniform(0, 180)),
+        plank_width_mm=float(rng.uniform(70, 200)) if wood else 0.0,
+        texture_strength=float(rng.uniform(0.6, 1.2)),
+        gloss=float(gloss.get(kind, 0.0) * rng.uniform(0.3, 1.5)),
+        grid_mm=grid,
+    )
+
+
+def _sample_light(rng: np.random.Generator, difficulty: str, table: TableParams) -> LightParams:
+    r = _RANGES[difficulty]
+    kind = str(rng.choice(_LIGHTS[difficulty]))
+    k = _LIGHT_KINDS[kind]
+    # The kind sets the typical colour; the difficulty decides how far it may stray.
+    lo, hi = max(k["temp"][0], r["temp"][0]), min(k["temp"][1], r["temp"][1])
+    if lo >= hi:
+        lo, hi = r["temp"]
+    distance = {"lamp_side": (600, 1300), "overhead_soft": (900, 1600)}.get(kind)
+    unevenness = float(rng.uniform(*r["unevenness"]))
+    if kind == "harsh_side":
+        unevenness *= 0.5  # sunlight is even; its difficulty is the shadows
+    return LightParams(
+        kind=kind,
+        temperature_k=float(rng.uniform(lo, hi)),
+        awb_correction=float(rng.uniform(*r["awb"])),
+        azimuth_deg=float(rng.uniform(0, 360)),
+        elevation_deg=float(rng.uniform(*k["elev"])),
+        distance_mm=float(rng.uniform(*distance)) if distance else float("inf"),
+        key_fill_ratio=float(rng.uniform(*k["key_fill"])),
+        source_size_deg=float(rng.uniform(*k["size"])),
+        unevenness=unevenness,
+        exposure=float(rng.uniform(*r["exposure"])),
+    )
+
+
+def _sample_camera(
+    rng: np.random.Generator,
+    r: dict,
+    size: tuple[int, int],
+    extent: tuple[float, float, float, float],
+) -> CameraParams:
+    fill = float(rng.uniform(*r["fill"]))
+    params = CameraParams(
+        tilt_deg=float(rng.uniform(*r["tilt"])),
+        tilt_azimuth_deg=float(rng.uniform(0, 360)),
+        roll_deg=float(rng.uniform(0, 360)),
+        distance_mm=600.0,
+        target_xy_mm=((extent[0] + extent[2]) / 2, (extent[1] + extent[3]) / 2),
+        focal_mm_equiv=float(rng.normal(26.0, 0.6)),
+        k1=float(rng.uniform(-r["k1"], r["k1"])),
+        fill=fill,
+    )
+    # Hand-held photos are rarely centred: shift the board within the spare margin.
+    offset = rng.uniform(-0.5, 0.5, size=2) * (1.0 - fill) * 0.8
+    distance, target = fit_camera_distance(params, size, extent, fill, tuple(offset))
+    return dataclasses.replace(params, distance_mm=distance, target_xy_mm=target)
+
+
+def _sample_materials(rng: np.random.Generator, hue_jitter: float) -> MaterialParams:
+    cord = {c: _jitter_colour(rng, rgb, hue_jitter) for c, rgb in _CORD_RGB.items()}
+    pawn = {c: _jitter_colour(rng, rgb, hue_jitter) for c, rgb in _PAWN_RGB.items()}
+    diameter = float(rng.uniform(2.0, 3.0))
+    width = float(rng.uniform(19.0, 23.0))
+    return MaterialParams(
+        cord_rgb=cord,
+        pawn_rgb=pawn,
+        string_diameter_mm=diameter,
+        twist_pitch_mm=float(diameter * rng.uniform(2.4, 3.4)),
+        knot_scale=float(rng.uniform(2.5, 3.5)),
+        pawn_width_mm=width,
+        pawn_height_mm=float(width * rng.uniform(1.2, 1.4)),
+        pawn_gloss=float(rng.uniform(0.1, 0.45)),
+    )
+
+
+def _jitter_colour(rng: np.random.Generator, rgb: RGB, hue_jitter: float) -> RGB:
+    """Shift hue a little and scale saturation and value, as dye lots and paints do."""
+    h, s, v = colorsys.rgb_to_hsv(*rgb)
+    h = (h + rng.uniform(-hue_jitter, hue_jitter)) % 1.0
+    s = min(1.0, s * rng.uniform(0.85, 1.05))
+    v = min(1.0, v * rng.uniform(0.88, 1.08))
+    return _clip_rgb(colorsys.hsv_to_rgb(h, s, v))
+
+
+def _scale(rgb: RGB, k: float) -> RGB:
+    return _clip_rgb(np.asarray(rgb) * k)
+
+
+def _clip_rgb(rgb: object) -> RGB:
+    a = np.clip(np.asarray(rgb, dtype=float), 0.0, 1.0)
+    return (float(a[0]), float(a[1]), float(a[2]))
+
+
+def camera_for(scene: Scene) -> Camera:
+    """Build the :class:`~synth.camera.Camera` of ``scene`` (same as ``Camera.from_scene``)."""
+    return Camera.from_scene(scene)
