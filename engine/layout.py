@@ -7,12 +7,15 @@ generator draws each loop as a smooth star-shaped curve around its own centre,
     r(theta) = 1 + sum_k a_k cos(k theta + phi_k),   k = 2 .. 5,
 
 stretched along a random axis (round to elongated), rotated, and scaled so that its arc
-length is exactly the cord's length. The loops are placed one after the other: each new loop is
-redrawn until it crosses the loops already on the table cleanly (clear angles, crossings
-well apart, no near misses), which is much faster than redrawing whole layouts. The
-finished layout must then pass :func:`check_layout_quality`, which says why a layout
-that a real player could not lay cleanly, or that a camera could not read without
-guessing, is not good.
+length is exactly the cord's length. Each layout follows one of a few families (a ring or
+frame of ovals, a # sign, a lumpy cluster, a star of long ovals; see ``_Style``) with
+random proportions, so that layouts range from 8 to 24 crossings.
+
+The loops are placed one after the other: each new loop is redrawn (or moved) until it
+crosses the loops already on the table cleanly (clear angles, crossings well apart, no
+near misses), which is much faster than redrawing whole layouts. The finished layout
+must then pass :func:`check_layout_quality`, which says why a layout that real players
+could not lay cleanly, or that a camera could not read without guessing, is not good.
 
 All coordinates are table millimetres with the origin at the middle of the play area.
 Everything is deterministic for a given seed.
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import shapely
@@ -99,8 +102,8 @@ class Layout:
         Colour to the tie knot, a point of that colour's line.
     """
 
-    lines: dict[str, tuple[XY, ...]] = field(default_factory=dict)
-    knots: dict[str, XY] = field(default_factory=dict)
+    lines: dict[str, tuple[XY, ...]]
+    knots: dict[str, XY]
 
     def board(self) -> Board:
         """Build the board topology of this layout.
@@ -120,14 +123,20 @@ class Layout:
 
 # --- generation -----------------------------------------------------------------------
 
-#: The search works on every third point of a loop (4.5 mm apart): crossings barely move,
-#: and shapely is three times faster. The margins below absorb the difference.
-_SEARCH_STEP = 3
+#: The search works on points 6 mm apart: crossings barely move (angles are measured on
+#: the dense outline), and shapely is much faster. The margins below absorb the difference.
+_SEARCH_SPACING_MM = 6.0
 _ANGLE_MARGIN = 1.5
 _GAP_MARGIN = 1.0
 _NEAR_MARGIN = 1.5
 _KNOT_MARGIN = 3.0
 _EDGE_MARGIN = 2.0
+#: A candidate loop that nearly fits (it failed for one of the _NUDGEABLE reasons) is
+#: moved by about _NUDGE_MM in a random direction and tried again, up to _NUDGES times:
+#: cheaper than drawing a new one, and more often successful.
+_NUDGES = 4
+_NUDGE_MM = 40.0
+_NUDGEABLE = frozenset({"gap", "angle", "near"})
 
 
 def random_layout(
@@ -136,7 +145,7 @@ def random_layout(
     min_crossings: int = 8,
     max_crossings: int = 24,
     limits: QualityLimits = DEFAULT_LIMITS,
-    max_attempts: int = 400,
+    max_attempts: int = 200,
     tries_per_loop: int = 40,
 ) -> Layout:
     """Draw a random good layout of the four lines.
@@ -165,12 +174,18 @@ def random_layout(
     Raises
     ------
     ValueError
-        If the crossing range is empty or an attempt count is not positive.
+        If no legal layout can have a number of crossings in the range (it is always
+        even and at least 8), or an attempt count is not positive.
     RuntimeError
         If no good layout was found within ``max_attempts`` attempts.
     """
-    if min_crossings > max_crossings or max_crossings < 0:
-        raise ValueError(f"empty crossing range [{min_crossings}, {max_crossings}]")
+    if max(min_crossings, 8) > max_crossings - max_crossings % 2:
+        # Closed curves cross an even number of times, and four loops that each cross
+        # two others cross at least eight times.
+        raise ValueError(
+            f"no layout has between {min_crossings} and {max_crossings} crossings: the "
+            "number is even and at least 8"
+        )
     if max_attempts < 1 or tries_per_loop < 1:
         raise ValueError("max_attempts and tries_per_loop must be positive")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
@@ -184,71 +199,67 @@ def random_layout(
     )
 
 
-#: Kinds of layout, and how often each is drawn.
-_FAMILIES = ("frame", "cluster", "star")
-_FAMILY_WEIGHTS = (0.4, 0.35, 0.25)
+#: Kinds of layout, and how often each is drawn (see :class:`_Style`).
+_FAMILIES = ("frame", "hash", "cluster", "star")
+_FAMILY_WEIGHTS = (0.35, 0.3, 0.15, 0.2)
 
 
 @dataclass(frozen=True)
 class _Style:
     """What one layout looks like: where the loops lie, how they point, how lumpy they are.
 
-    Three families of layouts, each with random proportions:
+    Four families of layouts, each with random proportions:
 
     - ``frame``: four ovals along the sides of a square, each crossing its two
-      neighbours near the corners (8 to 16 crossings, like a ring or a # sign);
+      neighbours near the corners (8 to 14 crossings: a ring);
+    - ``hash``: the same in a small square, so that each oval crosses the two across
+      it along their whole width, and maybe the one opposite (14 to 20 crossings: a #);
     - ``cluster``: four roundish, lumpy loops piled up around the middle, each crossing
       every other about twice (about 12 crossings);
-    - ``star``: four long ovals through the middle, pointing in directions 45° apart,
-      each crossing every other four times (up to 24 crossings).
+    - ``star``: four long ovals through the middle, 45° apart, each crossing every other
+      four times (24 crossings).
+
+    Loops are listed in the order in which they are placed.
     """
 
-    order: tuple[str, ...]  # the order in which the loops are placed
-    centres: FloatArray  # (4, 2) where each loop (in placing order) is aimed
+    order: tuple[str, ...]  # colours
+    centres: FloatArray  # (4, 2) where each loop is aimed, mm
     turns: FloatArray  # (4,) the direction of each loop's long axis, radians
-    aspect: float  # typical ratio of a loop's length to its width
+    aspects: FloatArray  # (4,) each loop's typical ratio of length to width
     lumpiness: float  # 0 (smooth) .. 1 (lumpy)
     jitter: float  # how far a loop may stray from its aim (mm; a hundredth in radians)
 
     @classmethod
     def draw(cls, rng: np.random.Generator, family: str) -> _Style:
         turn = rng.uniform(0.0, 2.0 * math.pi)
-        angles = turn + np.arange(4) * math.pi / 2
-        if family == "frame":
-            spread = rng.uniform(130.0, 190.0)
-            turns = angles + math.pi / 2
-            aspect = rng.uniform(1.3, 3.2)
-            lumpiness = rng.uniform(0.0, 0.6)
-            jitter = 15.0
-        elif family == "cluster":
-            spread = rng.uniform(50.0, 130.0)
-            turns = rng.uniform(0.0, math.pi) + rng.permutation(4) * math.pi / 4
-            aspect = rng.uniform(1.0, 1.8)
-            lumpiness = rng.uniform(0.2, 1.0)
-            jitter = 20.0
-        else:
-            spread = rng.uniform(30.0, 110.0)
-            turns = rng.uniform(0.0, math.pi) + rng.permutation(4) * math.pi / 4
-            aspect = rng.uniform(2.7, 3.5)
-            lumpiness = rng.uniform(0.0, 0.15)
-            jitter = 5.0
-        angles = angles + rng.normal(0.0, 0.1, size=4)
-        radii = spread * rng.uniform(0.9, 1.1, size=4)
-        centres = radii[:, None] * np.column_stack([np.cos(angles), np.sin(angles)])
-        # Place the loops around the square in order, so that each new one can cross
-        # one already placed, whichever colour it is.
-        start, step = rng.integers(4), rng.choice([-1, 1])
-        index = (start + step * np.arange(4)) % 4
+        corners = turn + np.arange(4) * math.pi / 2 + rng.normal(0.0, 0.1, size=4)
+        around = np.column_stack([np.cos(corners), np.sin(corners)])
         order = tuple(str(c) for c in rng.permutation(LINE_COLOURS))
-        return cls(order, centres[index], turns[index], aspect, lumpiness, jitter)
-
-
-@dataclass
-class _Placed:
-    """A loop on the table during the search: the full line and its coarse stand-in."""
-
-    fine: FloatArray
-    coarse: _LoopGeometry
+        if family in ("frame", "hash"):
+            if family == "frame":
+                spread, aspect = rng.uniform(110.0, 190.0), rng.uniform(1.3, 3.2)
+            else:
+                spread, aspect = rng.uniform(40.0, 110.0), rng.uniform(2.2, 3.2)
+            centres = spread * rng.uniform(0.9, 1.1, size=(4, 1)) * around
+            turns = corners + math.pi / 2
+            aspects = np.full(4, aspect)
+            lumpiness, jitter = rng.uniform(0.0, 0.6), 15.0
+            # Go round the square, so that each new loop can cross one already placed.
+            index = (rng.integers(4) + rng.choice([-1, 1]) * np.arange(4)) % 4
+            centres, turns = centres[index], turns[index]
+        elif family == "cluster":
+            centres = rng.uniform(50.0, 130.0) * rng.uniform(0.9, 1.1, size=(4, 1)) * around
+            turns = turn + rng.permutation(4) * math.pi / 4
+            aspects = np.full(4, rng.uniform(1.0, 1.8))
+            lumpiness, jitter = rng.uniform(0.2, 1.0), 20.0
+        elif family == "star":
+            centres = rng.uniform(0.0, 5.0) * around
+            turns = turn + rng.permutation(4) * math.pi / 4
+            aspects = np.full(4, rng.uniform(2.6, 3.1))
+            lumpiness, jitter = rng.uniform(0.0, 0.1), 2.0
+        else:
+            raise ValueError(f"unknown layout family {family!r}")
+        return cls(order, centres, turns, aspects, lumpiness, jitter)
 
 
 def _attempt(
@@ -266,24 +277,35 @@ def _attempt(
     for i, colour in enumerate(style.order):
         fewest = min_crossings - len(hits) if i == len(style.order) - 1 else 0
         most = max_crossings - len(hits)
+        found = None
         for _ in range(tries_per_loop):
             loop = _propose(rng, style, i, limits)
-            new_hits = _fits(colour, loop, placed, hits, limits, fewest, most)
-            if new_hits is not None:
+            for nudge in range(_NUDGES + 1):
+                if nudge:
+                    loop = loop.moved(rng.normal(0.0, _NUDGE_MM, size=2))
+                result = _fits(colour, loop, placed, hits, limits, fewest, most)
+                if not isinstance(result, str) or result not in _NUDGEABLE:
+                    break
+            if not isinstance(result, str):
+                found = loop, result
                 break
-        else:
+        if found is None:
             return None
-        placed[colour] = loop
-        hits += new_hits
+        placed[colour] = found[0]
+        hits += found[1]
     coarse = {colour: placed[colour].coarse for colour in LINE_COLOURS}
-    knots = _choose_knots(rng, coarse, hits, limits)
-    if knots is None:
+    knot_arcs = _choose_knots(rng, coarse, hits, limits)
+    if knot_arcs is None:
         return None
-    low = np.vstack([p.fine for p in placed.values()]).min(axis=0)
-    high = np.vstack([p.fine for p in placed.values()]).max(axis=0)
-    middle = (low + high) / 2.0
+    fine = {colour: placed[colour].fine() for colour in LINE_COLOURS}
+    everything = np.vstack(list(fine.values()))
+    middle = (everything.min(axis=0) + everything.max(axis=0)) / 2.0
+    knots = {}
+    for colour, s in knot_arcs.items():
+        index = round(s / coarse[colour].length * len(fine[colour])) % len(fine[colour])
+        knots[colour] = (float(fine[colour][index, 0]), float(fine[colour][index, 1]))
     layout = Layout(
-        lines={c: _as_points(placed[c].fine - middle) for c in LINE_COLOURS},
+        lines={c: _as_points(fine[c] - middle) for c in LINE_COLOURS},
         knots={c: (x - float(middle[0]), y - float(middle[1])) for c, (x, y) in knots.items()},
     )
     if check_layout_quality(layout, limits):
@@ -291,50 +313,92 @@ def _attempt(
     return layout
 
 
-def _propose(
-    rng: np.random.Generator, style: _Style, index: int, limits: QualityLimits
-) -> _Placed:
+def _propose(rng: np.random.Generator, style: _Style, index: int, limits: QualityLimits) -> _Placed:
     """Draw loop number ``index`` (in placing order) of a layout in ``style``."""
     centre = style.centres[index] + rng.normal(0.0, style.jitter, size=2)
     low, high = limits.length_range
     length = rng.uniform(low + 1.0, high - 1.0)
-    aspect = style.aspect * rng.uniform(0.85, 1.15)
+    aspect = style.aspects[index] * rng.uniform(0.9, 1.1)
     turn = style.turns[index] + rng.normal(0.0, style.jitter / 100.0)
-    fine = _draw_loop(rng, style.lumpiness * rng.uniform(0.0, 1.0), aspect, turn, length)
-    return _Placed(fine + centre, _LoopGeometry(fine[::_SEARCH_STEP] + centre))
+    outline = _draw_loop(rng, style.lumpiness * rng.uniform(0.0, 1.0), aspect, turn) + centre
+    return _Placed.from_outline(outline, length)
+
+
+#: The dense outline every loop is drawn as, before it is sampled evenly.
+_THETA = np.linspace(0.0, 2.0 * math.pi, 720, endpoint=False)
+_HARMONICS = np.arange(2, 6)
+_COS = np.cos(np.outer(_HARMONICS, _THETA))
+_SIN = np.sin(np.outer(_HARMONICS, _THETA))
+_CIRCLE = np.column_stack([np.cos(_THETA), np.sin(_THETA)])
 
 
 def _draw_loop(
-    rng: np.random.Generator, lumpiness: float, aspect: float, turn: float, length: float
+    rng: np.random.Generator, lumpiness: float, aspect: float, turn: float
 ) -> FloatArray:
-    """A smooth closed curve of arc length ``length`` around the origin.
+    """A smooth closed curve around the origin, as a dense polygon of arbitrary size.
 
-    A star-shaped lumpy circle, stretched to ``aspect`` and turned by ``turn``.
+    A star-shaped lumpy circle ``r(theta) = 1 + sum_k a_k cos(k theta + phi_k)``,
+    stretched to ``aspect`` and turned by ``turn``.
     """
-    theta = np.linspace(0.0, 2.0 * math.pi, 720, endpoint=False)
-    k = np.arange(2, 6)
-    amplitude = lumpiness * rng.uniform(0.0, 1.0, size=k.size) * 0.4 / k
-    phase = rng.uniform(0.0, 2.0 * math.pi, size=k.size)
-    radius = 1.0 + np.sum(amplitude[:, None] * np.cos(np.outer(k, theta) + phase[:, None]), axis=0)
+    amplitude = lumpiness * rng.uniform(0.0, 1.0, size=_HARMONICS.size) * 0.4 / _HARMONICS
+    phase = rng.uniform(0.0, 2.0 * math.pi, size=_HARMONICS.size)
+    radius = 1.0 + (amplitude * np.cos(phase)) @ _COS - (amplitude * np.sin(phase)) @ _SIN
     stretch = math.sqrt(aspect)
-    points = np.column_stack([stretch * radius * np.cos(theta), radius * np.sin(theta) / stretch])
-    rotation = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]])
-    return _resample(points @ rotation.T, length)
+    cos, sin = math.cos(turn), math.sin(turn)
+    transform = np.array([[stretch * cos, stretch * sin], [-sin / stretch, cos / stretch]])
+    return (radius[:, None] * _CIRCLE) @ transform  # type: ignore[no-any-return]
 
 
-def _resample(points: FloatArray, length: float) -> FloatArray:
-    """Scale a closed curve to arc length ``length`` and resample it evenly."""
-    closed = np.vstack([points, points[:1]])
-    cumulative = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(closed, axis=0).T))])
-    scale = length / cumulative[-1]
-    count = max(3, round(length / POINT_SPACING_MM))
-    s = np.arange(count) * (cumulative[-1] / count)
-    resampled = scale * np.column_stack(
-        [np.interp(s, cumulative, closed[:, 0]), np.interp(s, cumulative, closed[:, 1])]
-    )
-    # Linear interpolation cuts corners by a hair; put the lost length back.
-    steps = np.diff(np.vstack([resampled, resampled[:1]]), axis=0)
-    return resampled * (length / np.hypot(steps[:, 0], steps[:, 1]).sum())  # type: ignore[no-any-return]
+class _Placed:
+    """A loop during the search: a dense outline, scaled to the cord's length when sampled.
+
+    ``coarse`` samples it every :data:`_SEARCH_SPACING_MM` for the search (with
+    tangents taken from the dense outline); ``fine`` every :data:`POINT_SPACING_MM` for
+    the layout.
+    """
+
+    def __init__(
+        self,
+        closed: FloatArray,
+        cumulative: FloatArray,
+        length: float,
+        coarse: _LoopGeometry | None = None,
+    ) -> None:
+        self.closed = closed  # (n + 1, 2), first point repeated at the end
+        self.cumulative = cumulative  # (n + 1,), arc length at each point
+        self.length = length
+        if coarse is None:
+            steps = np.diff(closed, axis=0)
+            unit = steps / np.maximum(np.hypot(steps[:, 0], steps[:, 1]), 1e-12)[:, None]
+            coarse = _LoopGeometry(self.sample(_SEARCH_SPACING_MM), (cumulative, unit))
+        self.coarse = coarse
+
+    @classmethod
+    def from_outline(cls, outline: FloatArray, length: float) -> _Placed:
+        """The closed polygon ``outline`` (first point not repeated), scaled about its
+        centre to arc length ``length``."""
+        centre = outline.mean(axis=0)
+        closed = np.vstack([outline, outline[:1]]) - centre
+        steps = np.diff(closed, axis=0)
+        cumulative = np.concatenate([[0.0], np.cumsum(np.hypot(steps[:, 0], steps[:, 1]))])
+        scale = length / cumulative[-1]
+        return cls(closed * scale + centre, cumulative * scale, length)
+
+    def moved(self, offset: FloatArray) -> _Placed:
+        """The same loop, shifted by ``offset``."""
+        coarse = _LoopGeometry(self.coarse.coords + offset, self.coarse.dense_tangents)
+        return _Placed(self.closed + offset, self.cumulative, self.length, coarse)
+
+    def sample(self, spacing: float) -> FloatArray:
+        """Points evenly spaced about ``spacing`` apart along the loop."""
+        count = max(3, round(self.length / spacing))
+        s = np.arange(count) * (self.length / count)
+        x = np.interp(s, self.cumulative, self.closed[:, 0])
+        y = np.interp(s, self.cumulative, self.closed[:, 1])
+        return np.column_stack([x, y])
+
+    def fine(self) -> FloatArray:
+        return self.sample(POINT_SPACING_MM)
 
 
 def _fits(
@@ -345,49 +409,52 @@ def _fits(
     limits: QualityLimits,
     fewest: float,
     most: float,
-) -> list[_Hit] | None:
+) -> list[_Hit] | str:
     """The new crossings if ``loop`` can join the placed loops cleanly, bringing between
-    ``fewest`` and ``most`` crossings, else ``None``."""
-    everything = np.vstack([loop.coarse.coords, *(p.coarse.coords for p in placed.values())])
-    extent = everything.max(axis=0) - everything.min(axis=0)
-    if np.any(extent > 2.0 * (limits.half_size - _EDGE_MARGIN)):
-        return None
-    new_hits: list[_Hit] = []
+    ``fewest`` and ``most`` crossings, else why not: ``"extent"``, ``"overlap"``,
+    ``"count"``, ``"degree"``, ``"gap"``, ``"angle"`` or ``"near"``."""
+    low = np.min([loop.coarse.low, *(p.coarse.low for p in placed.values())], axis=0)
+    high = np.max([loop.coarse.high, *(p.coarse.high for p in placed.values())], axis=0)
+    if np.any(high - low > 2.0 * (limits.half_size - _EDGE_MARGIN)):
+        return "extent"
+    # Cheap checks first: most candidates fail before any angle is measured.
+    points: dict[str, FloatArray] = {}
+    for other, placed_loop in placed.items():
+        found = _crossing_points(loop.coarse, placed_loop.coarse)
+        if found is None:
+            return "overlap"
+        points[other] = found
+    count = sum(len(xy) for xy in points.values())
+    if not fewest <= count <= most:
+        return "count"
+    if not _degrees_can_work({o for o, xy in points.items() if len(xy)}, placed, hits):
+        return "degree"
+    if count:
+        new_xy = np.vstack(list(points.values()))
+        old_xy = np.array([h.xy for h in hits] + [tuple(xy) for xy in new_xy])
+        distance = np.hypot(*(new_xy[:, None, :] - old_xy[None, :, :]).transpose(2, 0, 1))
+        distance[np.arange(count), len(hits) + np.arange(count)] = np.inf
+        if distance.min() < limits.min_crossing_gap + _GAP_MARGIN:
+            return "gap"
     loops = {c: p.coarse for c, p in placed.items()}
     loops[colour] = loop.coarse
-    for other in placed:
-        found = _pair_crossings(loops, colour, other)
-        if found is None:
-            return None
-        new_hits += found
-    if not fewest <= len(new_hits) <= most:
-        return None
-    if not _degrees_can_work(colour, placed, hits, new_hits):
-        return None
+    new_hits = [
+        hit for o, xy in points.items() if len(xy) for hit in _hits_between(loops, colour, o, xy)
+    ]
     min_angle = limits.min_crossing_angle + _ANGLE_MARGIN
     if any(h.angle < min_angle for h in new_hits):
-        return None
-    if new_hits:
-        new_xy = np.array([h.xy for h in new_hits])
-        old_xy = np.array([h.xy for h in hits] + [h.xy for h in new_hits])
-        distance = np.hypot(*(new_xy[:, None, :] - old_xy[None, :, :]).transpose(2, 0, 1))
-        distance[np.arange(len(new_hits)), len(hits) + np.arange(len(new_hits))] = np.inf
-        if distance.min() < limits.min_crossing_gap + _GAP_MARGIN:
-            return None
+        return "angle"
     near = limits.near_distance + _NEAR_MARGIN
     reach = 1.15 * near / math.sin(math.radians(min_angle))
     for other in placed:
-        xy = np.array([h.xy for h in new_hits if other in h.colours]).reshape(-1, 2)
-        if _near_misses(loop.coarse, loops[other], xy, near, reach).size:
-            return None
+        if _near_misses(loop.coarse, loops[other], points[other], near, reach).size:
+            return "near"
     return new_hits
 
 
-def _degrees_can_work(
-    colour: str, placed: dict[str, _Placed], hits: Sequence[_Hit], new_hits: Sequence[_Hit]
-) -> bool:
-    """Whether every loop can still end up crossing two others (and all connected)."""
-    crossed = {c for h in new_hits for c in h.colours if c != colour}
+def _degrees_can_work(crossed: set[str], placed: dict[str, _Placed], hits: Sequence[_Hit]) -> bool:
+    """Whether every loop can still end up crossing two others (and all connected), if
+    the loop being placed crosses the ``crossed`` ones."""
     if len(placed) < len(LINE_COLOURS) - 1:
         return bool(crossed) or not placed
     partners: dict[str, set[str]] = {c: set() for c in placed}
@@ -395,9 +462,7 @@ def _degrees_can_work(
         a, b = h.colours
         partners[a].add(b)
         partners[b].add(a)
-    return len(crossed) >= 2 and all(
-        len(partners[c]) >= 2 or c in crossed for c in placed
-    )
+    return len(crossed) >= 2 and all(len(partners[c]) >= 2 or c in crossed for c in placed)
 
 
 def _choose_knots(
@@ -405,9 +470,10 @@ def _choose_knots(
     loops: dict[str, _LoopGeometry],
     hits: Sequence[_Hit],
     limits: QualityLimits,
-) -> dict[str, XY] | None:
-    """A knot on each loop, clear of crossings (along the loop) and of other lines."""
-    knots: dict[str, XY] = {}
+) -> dict[str, float] | None:
+    """Where along each loop its knot goes (arc length): clear of crossings (along the
+    loop) and of other lines."""
+    knots: dict[str, float] = {}
     for colour, loop in loops.items():
         arcs = np.array([h.arc[h.colours.index(colour)] for h in hits if colour in h.colours])
         gap = np.abs(loop.arc[:-1, None] - arcs[None, :]) % loop.length
@@ -419,7 +485,7 @@ def _choose_knots(
             x, y = loop.coords[index]
             point = shapely.Point(x, y)
             if all(ring.distance(point) >= limits.knot_clearance + _KNOT_MARGIN for ring in others):
-                knots[colour] = (float(x), float(y))
+                knots[colour] = float(loop.arc[index])
                 break
         else:
             return None
@@ -487,8 +553,8 @@ def _loop_problems(loops: dict[str, _LoopGeometry], limits: QualityLimits) -> li
         reach = float(np.abs(loop.coords).max())
         if reach > limits.half_size:
             reasons.append(
-                f"the {colour} loop reaches {reach:.0f} mm from the middle, beyond the "
-                f"{2 * limits.half_size:.0f} mm square play area"
+                f"the {colour} loop reaches {reach:.0f} mm (in x or y) from the middle, "
+                f"beyond the {2 * limits.half_size:.0f} mm square play area"
             )
         radius, where = loop.min_bend_radius(limits.bend_window)
         if radius < limits.min_bend_radius:
@@ -652,22 +718,45 @@ class _Hit:
 class _LoopGeometry:
     """A closed polyline with its arc lengths, segment directions and parallel curves."""
 
-    def __init__(self, coords: FloatArray) -> None:
+    def __init__(
+        self, coords: FloatArray, tangents: tuple[FloatArray, FloatArray] | None = None
+    ) -> None:
         self.coords = coords
+        # Optionally (arc length at each point, unit direction of each segment) of a
+        # denser outline of the same loop, starting at the same point: sharper tangents.
+        self.dense_tangents = tangents
         self.steps: FloatArray = np.diff(np.vstack([coords, coords[:1]]), axis=0)
         step_length = np.hypot(self.steps[:, 0], self.steps[:, 1])
+        self.step_length: FloatArray = step_length
+        self.inverse_square: FloatArray = 1.0 / np.maximum(step_length**2, 1e-24)
         self.arc: FloatArray = np.concatenate([[0.0], np.cumsum(step_length)])
         self.length = float(self.arc[-1])
         self.directions: FloatArray = self.steps / np.maximum(step_length, 1e-12)[:, None]
+        self.low: FloatArray = coords.min(axis=0)
+        self.high: FloatArray = coords.max(axis=0)
         self.ring = LinearRing(coords)
         self._parallels: dict[float, tuple[LineString, LineString]] = {}
+
+    def tangents(self, arc: FloatArray, segment: IntArray) -> FloatArray:
+        """Unit tangents (k, 2) at arc lengths ``arc`` on segments ``segment``."""
+        if self.dense_tangents is None:
+            return self.directions[segment]
+        cumulative, directions = self.dense_tangents
+        index = np.searchsorted(cumulative, arc % cumulative[-1], side="right") - 1
+        tangents: FloatArray = directions[np.clip(index, 0, len(directions) - 1)]
+        return tangents
 
     def locate(self, points: FloatArray) -> tuple[FloatArray, IntArray]:
         """Arc length of the loop point nearest to each of ``points`` (k, 2), and the
         index of the segment it lies on."""
-        arc = np.asarray(shapely.line_locate_point(self.ring, shapely.points(points)), float)
-        segment = np.searchsorted(self.arc, arc, side="right") - 1
-        return arc, np.clip(segment, 0, len(self.steps) - 1)
+        dx = points[:, 0, None] - self.coords[None, :, 0]  # (k, n)
+        dy = points[:, 1, None] - self.coords[None, :, 1]
+        sx, sy = self.steps[:, 0], self.steps[:, 1]
+        t = np.clip((dx * sx + dy * sy) * self.inverse_square, 0.0, 1.0)
+        gap = (dx - t * sx) ** 2 + (dy - t * sy) ** 2
+        segment = np.argmin(gap, axis=1)
+        rows = np.arange(len(points))
+        return self.arc[segment] + t[rows, segment] * self.step_length[segment], segment
 
     def parallels(self, distance: float) -> tuple[LineString, LineString]:
         """The two closed curves at ``distance`` on either side of the loop."""
@@ -696,12 +785,18 @@ class _LoopGeometry:
 
 def _pair_crossings(loops: dict[str, _LoopGeometry], a: str, b: str) -> list[_Hit] | None:
     """Where loops ``a`` and ``b`` cross, or ``None`` if they overlap along a stretch."""
-    shared = loops[a].ring.intersection(loops[b].ring)
+    points = _crossing_points(loops[a], loops[b])
+    return None if points is None else _hits_between(loops, a, b, points)
+
+
+def _crossing_points(a: _LoopGeometry, b: _LoopGeometry) -> FloatArray | None:
+    """Where two loops cross, as (k, 2), or ``None`` if they overlap along a stretch."""
+    shared = a.ring.intersection(b.ring)
     if shared.is_empty:
-        return []
+        return np.empty((0, 2))
     if shared.geom_type not in ("Point", "MultiPoint"):
         return None
-    return _hits_between(loops, a, b, np.asarray(shapely.get_coordinates(shared)))
+    return np.asarray(shapely.get_coordinates(shared), dtype=float)
 
 
 def _board_hits(loops: dict[str, _LoopGeometry], board: Board) -> list[_Hit]:
@@ -720,9 +815,9 @@ def _hits_between(
     """Crossings of lines ``a`` and ``b`` at ``points`` (k, 2)."""
     arc_a, segment_a = loops[a].locate(points)
     arc_b, segment_b = loops[b].locate(points)
-    cosine = np.abs(
-        np.einsum("ij,ij->i", loops[a].directions[segment_a], loops[b].directions[segment_b])
-    )
+    tangent_a = loops[a].tangents(arc_a, segment_a)
+    tangent_b = loops[b].tangents(arc_b, segment_b)
+    cosine = np.abs(np.einsum("ij,ij->i", tangent_a, tangent_b))
     angle = np.degrees(np.arccos(np.minimum(cosine, 1.0)))
     return [
         _Hit((float(x), float(y)), (a, b), (float(sa), float(sb)), float(g))
@@ -736,7 +831,7 @@ def _signed_area(outline: FloatArray) -> float:
 
 
 def _as_points(coords: FloatArray) -> tuple[XY, ...]:
-    return tuple(map(tuple, coords.tolist()))  # type: ignore[arg-type]
+    return tuple((x, y) for x, y in coords.tolist())
 
 
 def _fmt(xy: Sequence[float] | FloatArray) -> str:

@@ -66,7 +66,7 @@ def generate_board(rng: np.random.Generator, difficulty: str) -> SyntheticBoard:
     stage = str(rng.choice(STAGES, p=_stage_weights(difficulty)))
     players = int(rng.integers(1, 5))
     board, predicted = _play(geometry, rng, stage, players)
-    board = _add_predictions(board, predicted, rng)
+    board = _add_predictions(board, predicted)
     # Planted after the predictions, so that no colour gets more than its 10 creatures.
     board, planted = _plant_violations(board, geometry, rng, difficulty)
     over = {c.id: str(rng.choice(c.lines)) for c in board.crossings}
@@ -143,7 +143,9 @@ def _plant_ghost_in_outer_field(
     return board.with_creature(ghost(outer.id, xy))
 
 
-def _plant_two_ghosts(board: Board, geometry: BoardGeometry, rng: np.random.Generator) -> Board | None:
+def _plant_two_ghosts(
+    board: Board, geometry: BoardGeometry, rng: np.random.Generator
+) -> Board | None:
     """A second ghost beside the first in a roomy field."""
     white_left = CREATURES_PER_COLOUR - sum(c.colour == WHITE for c in board.creatures)
     for field_id in rng.permutation([f.id for f in board.fields if not f.outer]):
@@ -172,7 +174,9 @@ def _plant_mismatched_demon(
     corners = [c for c in free_corners(board) if c[0] not in frozen]
     for index in rng.permutation(len(corners)):
         field_id, crossing_id = corners[int(index)]
-        others = _spare(board, [c for c in LINE_COLOURS if c not in board.crossings[crossing_id].lines])
+        others = _spare(
+            board, [c for c in LINE_COLOURS if c not in board.crossings[crossing_id].lines]
+        )
         xy = _corner_xy(geometry, field_id, crossing_id)
         if others and not _crowded(board, xy):
             return board.with_creature(demon(str(rng.choice(others)), field_id, crossing_id, xy))
@@ -222,17 +226,11 @@ def _crowded(board: Board, xy: Point, ignore_ghost_at: Point | None = None) -> b
 # --- predictions beside the board ---------------------------------------------------
 
 
-def _add_predictions(board: Board, colours: list[str], rng: np.random.Generator) -> Board:
-    """Prediction pawns stand in front of their players, off the board near the edge."""
-    points = np.array([p for ln in board.lines for p in ln.polyline])
-    (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
-    centre = ((x0 + x1) / 2, (y0 + y1) / 2)
-    half = (max(x1 - x0, y1 - y0)) / 2
-    side_angles = rng.permutation([0.0, 0.5 * math.pi, math.pi, 1.5 * math.pi])
-    for colour, angle in zip(colours, side_angles, strict=False):
-        distance = half + rng.uniform(60, 110)
-        angle += rng.uniform(-0.35, 0.35)
-        xy = (centre[0] + distance * math.cos(angle), centre[1] + distance * math.sin(angle))
+def _add_predictions(board: Board, colours: list[str]) -> Board:
+    """The predicted creatures, off the board. They get their place on the table once
+    the camera is known (:func:`synth.photo.place_off_board`), so that they stand in view.
+    """
+    for colour in colours:
         kind = GHOST if colour == WHITE else DEMON
-        board = board.with_creature(Creature(kind, colour, xy=xy, off_board=True))
+        board = board.with_creature(Creature(kind, colour, off_board=True))
     return board

@@ -238,7 +238,8 @@ def fit_camera_distance(
     extent_mm : (xmin, ymin, xmax, ymax)
         Board bounding box on the table.
     fill : float
-        Wanted span of the projected box along its tighter image axis (0..1).
+        Wanted span, along its tighter image axis (0..1), of the projected rounded
+        box inscribed in the box.
     offset : (dx, dy)
         Wanted position of the box centre relative to the image centre, as fractions
         of the image width and height.
@@ -250,22 +251,22 @@ def fit_camera_distance(
     """
     x0, y0, x1, y1 = extent_mm
     width, height = size
-    s = np.linspace(0.0, 1.0, 17)
-    # Sample the box outline, not just its corners: distortion bends the edges.
-    outline = np.concatenate(
-        [
-            np.column_stack([x0 + s * (x1 - x0), np.full_like(s, y0)]),
-            np.column_stack([x0 + s * (x1 - x0), np.full_like(s, y1)]),
-            np.column_stack([np.full_like(s, x0), y0 + s * (y1 - y0)]),
-            np.column_stack([np.full_like(s, x1), y0 + s * (y1 - y0)]),
-        ]
+    # Frame a rounded box (superellipse |x|^3 + |y|^3 = 1) inscribed in the box rather
+    # than the box: boards are round-ish blobs, and the box's corners would make the
+    # fill depend on the camera's roll.
+    a = np.linspace(0.0, 2 * np.pi, 72, endpoint=False)
+    cx, cy = np.cos(a), np.sin(a)
+    rx, ry = np.sign(cx) * np.abs(cx) ** (2 / 3), np.sign(cy) * np.abs(cy) ** (2 / 3)
+    outline = np.column_stack(
+        [(x0 + x1) / 2 + (x1 - x0) / 2 * rx, (y0 + y1) / 2 + (y1 - y0) / 2 * ry]
     )
     f = params.focal_mm_equiv / FULL_FRAME_DIAGONAL_MM * np.hypot(width, height)
     distance = f * max((x1 - x0) / (width * fill), (y1 - y0) / (height * fill))
     target = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
     want = np.array([width / 2 + offset[0] * width, height / 2 + offset[1] * height])
     for _ in range(8):
-        cam = Camera.from_params(replace(params, distance_mm=distance, target_xy_mm=tuple(target)), size)
+        trial = replace(params, distance_mm=distance, target_xy_mm=(target[0], target[1]))
+        cam = Camera.from_params(trial, size)
         uv = cam.project(outline)
         span = (uv.max(axis=0) - uv.min(axis=0)) / np.array([width, height])
         # The image scale is roughly inversely proportional to the distance.

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from scipy.spatial import cKDTree
 
 from synth.camera import Camera
 from synth.lighting import Lighting
@@ -91,43 +90,48 @@ def trace_cord(
     normal = np.column_stack([-seg_mm[:, 1], seg_mm[:, 0]]) / seg_len[:, None]
 
     reach = half_px * (1.0 + margin) + 1.0
-    found = _band(uv, float(reach.max()), closed, camera.size)
+    found = _band(uv, reach, camera.size)
     if found is None:
         return None
-    xs, ys = found
-    p = np.column_stack([xs, ys]).astype(np.float64)
+    xs, ys, label = found
     nseg = len(uv) - 1
-    # The nearest point of a densely sampled line lies on one of the two segments at
-    # its nearest vertex.
-    _, vertex = cKDTree(uv[:nseg] if closed else uv).query(p)
-    best_d = best_tau = best_seg = None
-    for k in (-1, 0):
-        s = (vertex + k) % nseg if closed else np.clip(vertex + k, 0, nseg - 1)
-        a, ab = uv[s], uv[s + 1] - uv[s]
-        ap = p - a
-        l2 = np.maximum(np.einsum("ij,ij->i", ab, ab), 1e-12)
-        tau = np.clip(np.einsum("ij,ij->i", ap, ab) / l2, 0.0, 1.0)
-        off = ap - tau[:, None] * ab
-        dist = np.sqrt(np.einsum("ij,ij->i", off, off))
-        cross = ab[:, 0] * ap[:, 1] - ab[:, 1] * ap[:, 0]
-        signed = np.where(cross < 0, -dist, dist)
-        if best_d is None:
-            best_d, best_tau, best_seg = signed, tau, s
-        else:
-            better = dist < np.abs(best_d)
-            best_d = np.where(better, signed, best_d)
-            best_tau = np.where(better, tau, best_tau)
-            best_seg = np.where(better, s, best_seg)
+    px, py = xs.astype(np.float32), ys.astype(np.float32)
+    ax, ay = uv[:-1, 0].astype(np.float32), uv[:-1, 1].astype(np.float32)
+    ex, ey = np.diff(uv[:, 0]).astype(np.float32), np.diff(uv[:, 1]).astype(np.float32)
+    inv_l2 = (1.0 / np.maximum(ex * ex + ey * ey, 1e-6)).astype(np.float32)
+    # A pixel's label is the last segment drawn over it; its nearest segment is that
+    # one or one of the few before it that also reach it.
+    seg_px = float(np.sqrt(np.median(1.0 / inv_l2)))
+    lookback = int(min(np.ceil(2 * reach.max() / max(seg_px, 0.5)) + 1, 8))
+    best_d2 = np.full(len(px), np.inf, np.float32)
+    best_cross = np.zeros(len(px), np.float32)
+    best_tau = np.zeros(len(px), np.float32)
+    best_seg = np.zeros(len(px), np.int64)
+    for k in range(lookback + 1):
+        s = (label - k) % nseg if closed else np.maximum(label - k, 0)
+        dx, dy = px - ax[s], py - ay[s]
+        sx, sy = ex[s], ey[s]
+        tau = np.clip((dx * sx + dy * sy) * inv_l2[s], 0.0, 1.0)
+        ox, oy = dx - tau * sx, dy - tau * sy
+        d2 = ox * ox + oy * oy
+        better = d2 < best_d2
+        best_d2 = np.where(better, d2, best_d2)
+        best_cross = np.where(better, sx * dy - sy * dx, best_cross)
+        best_tau = np.where(better, tau, best_tau)
+        best_seg = np.where(better, s, best_seg)
+    dist = np.sqrt(best_d2)
+    signed = np.where(best_cross < 0, -dist, dist)
     hw = half_px[best_seg] * (1 - best_tau) + half_px[best_seg + 1] * best_tau
-    keep = np.abs(best_d) <= hw * (1.0 + margin) + 1.0
+    keep = dist <= hw * (1.0 + margin) + 1.0
     if not (closed or caps):
-        beyond = ((best_seg == 0) & (best_tau <= 0.0)) | ((best_seg == nseg - 1) & (best_tau >= 1.0))
-        keep &= ~beyond
+        first = (best_seg == 0) & (best_tau <= 0.0)
+        last = (best_seg == nseg - 1) & (best_tau >= 1.0)
+        keep &= ~(first | last)
     width = camera.size[0]
     return CordBand(
         idx=(ys[keep].astype(np.int64) * width + xs[keep]),
-        xy=p[keep],
-        across=(best_d / hw)[keep],
+        xy=np.column_stack([px[keep], py[keep]]),
+        across=(signed / hw)[keep],
         half_px=hw[keep],
         along_mm=(along0[best_seg] + best_tau * seg_len[best_seg])[keep],
         normal=normal[best_seg][keep],
@@ -135,25 +139,34 @@ def trace_cord(
 
 
 def _band(
-    uv: np.ndarray, reach_px: float, closed: bool, size: tuple[int, int]
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Pixels within about ``reach_px`` of a projected polyline."""
+    uv: np.ndarray, reach_px: np.ndarray, size: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Pixels within ``reach_px`` of each segment, labelled with the segment index.
+
+    Each segment is drawn as a thick line carrying its index into a label image of the
+    cord's bounding window; later segments overwrite earlier ones, which the caller
+    repairs by also checking a few segments before the label.
+    """
     width, height = size
-    x0, y0 = np.floor(uv.min(axis=0) - reach_px - 2).astype(int)
-    x1, y1 = np.ceil(uv.max(axis=0) + reach_px + 2).astype(int)
+    reach = float(np.max(reach_px)) + 2
+    x0, y0 = np.floor(uv.min(axis=0) - reach).astype(int)
+    x1, y1 = np.ceil(uv.max(axis=0) + reach).astype(int)
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
     if x1 <= x0 or y1 <= y0:
         return None
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    label = np.zeros((y1 - y0, x1 - x0), np.int32)
     fixed = np.round((uv - [x0, y0]) * (1 << _SUBPIXEL))
     # Keep far-off vertices in int range for cv2 (they are clipped anyway).
-    fixed = np.clip(fixed, -(1 << 28), 1 << 28).astype(np.int32)
-    thick = int(2 * np.ceil(reach_px) + 1)
-    cv2.polylines(mask, [fixed], False, 255, thick, cv2.LINE_8, _SUBPIXEL)
-    ys, xs = np.nonzero(mask)
-    if len(ys) == 0:
+    fixed = np.clip(fixed, -(1 << 28), 1 << 28).astype(np.int64).tolist()
+    thick = (2 * np.ceil(np.maximum(reach_px[:-1], reach_px[1:])) + 1).astype(int).tolist()
+    for i in range(len(fixed) - 1):
+        cv2.line(label, fixed[i], fixed[i + 1], i + 1, thick[i], cv2.LINE_8, _SUBPIXEL)
+    found = cv2.findNonZero(label)
+    if found is None:
         return None
-    return xs + x0, ys + y0
+    found = found.reshape(-1, 2)  # (N, 1, 2) in OpenCV 4, (N, 2) in OpenCV 5
+    xs, ys = found[:, 0], found[:, 1]
+    return xs + x0, ys + y0, label[ys, xs].astype(np.int64) - 1
 
 
 @dataclass(frozen=True)
@@ -238,8 +251,8 @@ def knot_geometry(
     size = knot_scale * diameter_mm
     lumps = []
     for _ in range(int(rng.integers(3, 5))):
-        r = size * rng.uniform(0.28, 0.4)
-        off = tangent * rng.uniform(-0.22, 0.22) * size + normal * rng.uniform(-0.12, 0.12) * size
+        r = size * rng.uniform(0.3, 0.42)
+        off = tangent * rng.uniform(-0.28, 0.28) * size + normal * rng.uniform(-0.15, 0.15) * size
         z = r * rng.uniform(0.75, 1.0)
         lumps.append(Spheroid((centre[0] + off[0], centre[1] + off[1], z), r, r * 0.9))
     # Tails leave the knot sideways: both to one side (a "Y") or one to each side.
@@ -251,7 +264,7 @@ def knot_geometry(
         angle = spread + rng.normal(0, 0.3)
         base = side * normal
         direction = base * np.cos(angle) + tangent * np.sin(angle)
-        length = rng.uniform(5.0, 15.0)
+        length = rng.uniform(6.0, 15.0)
         bend = rng.normal(0, 0.04)  # radians per mm: tails curl a little
         steps = np.arange(0.0, length, 0.6)
         heading = np.arctan2(direction[1], direction[0]) + bend * steps

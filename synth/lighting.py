@@ -81,10 +81,14 @@ class Lighting:
         return -np.multiply.outer(h, d[:2] / max(d[2], 0.05))
 
     def penumbra_mm(self, height_mm: float) -> float:
-        """Width of a shadow's soft edge for an occluder ``height_mm`` above the table."""
+        """Blur (Gaussian sigma, mm) of the shadow edge of an occluder ``height_mm`` high.
+
+        The penumbra is as wide as the light source seen from the shadow; a Gaussian
+        of half that width matches its 10–90% ramp.
+        """
         size = np.radians(self.params.source_size_deg)
         el = np.radians(max(self.params.elevation_deg, 5.0))
-        return float(height_mm * np.tan(size) / np.sin(el))
+        return float(0.5 * height_mm * np.tan(size) / np.sin(el))
 
     def shade(self, normals: np.ndarray) -> np.ndarray:
         """Brightness of surfaces with unit ``normals`` (..., 3) relative to the table.

@@ -82,7 +82,7 @@ def shade_pawn(
         return None
     colours = []
     light_white = np.ones(3)
-    for k, part in enumerate(parts):
+    for k in range(len(parts)):
         normal, point = hits.normal[k], hits.point[k]
         shade = lighting.shade(normal)
         # Near the table the body sees less sky: darken its lower edge.
@@ -101,7 +101,9 @@ def shade_pawn(
     return idx, rgb[keep], alpha[keep]
 
 
-def _wood_grain(point: np.ndarray, foot: tuple[float, float], rng: np.random.Generator) -> np.ndarray:
+def _wood_grain(
+    point: np.ndarray, foot: tuple[float, float], rng: np.random.Generator
+) -> np.ndarray:
     """Faint rings of the turned wood showing through the paint."""
     phase = rng.uniform(0, 2 * np.pi)
     r = np.hypot(point[:, 0] - foot[0], point[:, 2] * 0.6 + point[:, 1] - foot[1])

@@ -8,16 +8,18 @@ into the photo's pixels. Same seed, same photo and truth.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+import shapely
 
-from engine.board import Point
+from engine.board import Board, Point
 from engine.colours import DEMON, GHOST
 from engine.report import board_to_report
-from synth.boards import SyntheticBoard, generate_board
+from synth.boards import PAWN_WIDTH_MM, SyntheticBoard, generate_board
 from synth.camera import Camera
 from synth.objects import Pawn, SceneObjects
 from synth.render import encode_jpeg, render
@@ -35,7 +37,9 @@ class SyntheticPhoto:
     truth: dict[str, Any]
 
 
-def make_photo(seed: int, difficulty: str = "normal", size: tuple[int, int] = DEFAULT_SIZE) -> SyntheticPhoto:
+def make_photo(
+    seed: int, difficulty: str = "normal", size: tuple[int, int] = DEFAULT_SIZE
+) -> SyntheticPhoto:
     """Generate the synthetic photo of ``seed``.
 
     Parameters
@@ -52,17 +56,68 @@ def make_photo(seed: int, difficulty: str = "normal", size: tuple[int, int] = DE
         For an unknown difficulty or a size smaller than 320 x 240.
     """
     if difficulty not in DIFFICULTIES:
-        raise ValueError(f"unknown difficulty {difficulty!r}; expected one of {', '.join(DIFFICULTIES)}")
+        raise ValueError(
+            f"unknown difficulty {difficulty!r}; expected one of {', '.join(DIFFICULTIES)}"
+        )
     if min(size) < 240 or max(size) < 320:
         raise ValueError(f"photo size {size[0]}x{size[1]} is too small; at least 320x240")
-    board_rng, scene_rng, render_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3))
+    board_rng, scene_rng, render_rng = (
+        np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3)
+    )
     made = generate_board(board_rng, difficulty)
-    objects = scene_objects(made)
-    scene = sample_scene(scene_rng, difficulty, size, objects.extent_mm())
+    # Frame the play area; the prediction pawns then find room in view beside it.
+    scene = sample_scene(scene_rng, difficulty, size, play_area(made.board))
     camera = Camera.from_scene(scene)
-    image = render(objects, scene, camera, render_rng)
+    made = replace(made, board=place_off_board(made.board, camera, board_rng))
+    image = render(scene_objects(made), scene, camera, render_rng)
     truth = photo_truth(made, scene, camera, seed)
     return SyntheticPhoto(image, encode_jpeg(image, scene.sensor.jpeg_quality), truth)
+
+
+def play_area(board: Board) -> tuple[float, float, float, float]:
+    """Bounding box (x0, y0, x1, y1) of the lines and the creatures on the board."""
+    points = [p for ln in board.lines for p in ln.polyline]
+    points += [c.xy for c in board.creatures if c.xy is not None and not c.off_board]
+    xy = np.asarray(points)
+    (x0, y0), (x1, y1) = xy.min(axis=0), xy.max(axis=0)
+    return float(x0), float(y0), float(x1), float(y1)
+
+
+#: Off-board pawns stand at least this far from every line (mm): clearly not in play.
+OFF_BOARD_DISTANCE_MM = 70.0
+
+
+def place_off_board(board: Board, camera: Camera, rng: np.random.Generator) -> Board:
+    """Give the off-board creatures (predictions) a place in view, clearly away from the
+    lines and from each other, as players keep them in front of themselves.
+
+    A creature for which the frame has no room is left out of the photo (and its truth).
+    """
+    width, height = camera.size
+    margin = 0.06 * min(width, height)
+    u, v = np.meshgrid(
+        np.linspace(margin, width - margin, 40), np.linspace(margin, height - margin, 30)
+    )
+    spots = camera.pixel_to_table(np.column_stack([u.ravel(), v.ravel()]))
+    spots = spots[np.isfinite(spots).all(axis=1)]
+    lines = shapely.MultiLineString([[*ln.polyline, ln.polyline[0]] for ln in board.lines])
+    spots = spots[shapely.distance(shapely.points(spots), lines) >= OFF_BOARD_DISTANCE_MM]
+    spots = spots[
+        ~shapely.contains_xy(shapely.Polygon(lines.convex_hull.exterior), spots[:, 0], spots[:, 1])
+    ]
+    taken = [c.xy for c in board.creatures if c.xy is not None]
+    kept = []
+    for creature in board.creatures:
+        if not creature.off_board or creature.xy is not None:
+            kept.append(creature)
+            continue
+        free = [s for s in spots if all(math.dist(s, t) > 2 * PAWN_WIDTH_MM for t in taken)]
+        if not free:
+            continue
+        xy = tuple(float(c) for c in free[int(rng.integers(len(free)))])
+        taken.append(xy)
+        kept.append(replace(creature, xy=xy))
+    return board.with_creatures(tuple(kept))
 
 
 def scene_objects(made: SyntheticBoard) -> SceneObjects:

@@ -8,18 +8,24 @@ The pipeline works in photo space, in display-referred floats (0..1):
    sharp as the photo needs near and far, with no top-down canvas to warp.
 2. Light on the table: a smooth gain (lamp hotspot, window falloff), vignetting, a
    varnish highlight and the soft cast shadows of cords and pawns, drawn as projected
-   outlines on half-resolution layers and blurred by the light's penumbra.
+   outlines on reduced-resolution layers and blurred by the light's penumbra.
 3. Cords are shaded per pixel of a band around their projected centre lines; at every
    crossing the upper cord is drawn again over a short stretch, with a little shadow
    on the lower one. Knot tails are short cords, the knot itself a ray-cast lump.
-4. Pawns are ray-cast, far to near, so nearer ones hide what is behind them.
-5. Camera: colour cast after auto white balance, defocus blur, phone sharpening,
-   signal-dependent sensor noise; :func:`encode_jpeg` adds the compression.
+4. Pawns are ray-cast and drawn far to near, so nearer ones hide what is behind them.
+5. Camera: colour cast left by auto white balance, highlight roll-off, signal-
+   dependent sensor noise, defocus blur and phone sharpening; :func:`encode_jpeg`
+   adds the compression.
+
+The table (steps 1–2) and the objects (3–4) are computed on two threads and then
+composited; each has its own random generator, so results do not depend on timing.
 """
 
 from __future__ import annotations
 
 import io
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -31,6 +37,7 @@ from synth.lighting import Lighting
 from synth.objects import SceneObjects
 from synth.pawns import PawnShape, shade_pawn, shadow_outlines
 from synth.scene import Scene
+from synth.solids import Spheroid
 from synth.textures import table_albedo
 
 __all__ = ["render", "encode_jpeg"]
@@ -63,18 +70,42 @@ def render(
     x0, y0, x1, y1 = scene.board_extent_mm
     lighting = Lighting(scene.light, ((x0 + x1) / 2, (y0 + y1) / 2))
     view = _TableView.build(camera)
-
-    shadows = _draw_shadows(objects, scene, camera, lighting, view.half_shape)
+    knots = _knots(objects, scene, rng)
+    shadows = _draw_shadows(objects, knots, scene, camera, lighting, view.half_shape)
     gain = view.resize_half(view.illumination(lighting) * _vignette(view, scene))
-    table = _lit_table(scene, view, lighting, gain, shadows, rng)
-    photo = cv2.resize(table, (width, height), interpolation=cv2.INTER_LINEAR)
-    flat = photo.reshape(-1, 3)
-
     tint = lighting.colour_gain.astype(np.float32)
     object_gain = gain * shadows.pawn  # cords lie in pawn shadows, not in their own
-    _draw_cords(flat, objects, scene, camera, lighting, object_gain, tint, rng)
-    _draw_pawns(flat, objects, scene, camera, lighting, gain, tint, rng)
-    return _finish(photo, scene, rng)
+    # The table and the objects are independent until they are composited: make the
+    # table on a second thread (NumPy and OpenCV release the GIL), each with its own
+    # generator so the result does not depend on scheduling.
+    table_rng, object_rng = rng.spawn(2)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        table_job = pool.submit(_lit_table, scene, view, lighting, gain, shadows, table_rng)
+        layers = _cord_layers(
+            objects, knots, scene, camera, lighting, object_gain, tint, object_rng
+        )
+        layers += _pawn_layers(objects, scene, camera, lighting, gain, tint, object_rng)
+        table = table_job.result()
+    photo = cv2.resize(table, (width, height), interpolation=cv2.INTER_LINEAR)
+    flat = photo.reshape(-1, 3)
+    for layer in layers:
+        layer.apply(flat)
+    return _finish(photo, scene)
+
+
+_Knot = tuple[list[Spheroid], list[np.ndarray]]
+
+
+def _knots(objects: SceneObjects, scene: Scene, rng: np.random.Generator) -> dict[str, _Knot]:
+    """The lumps and tails of every tie knot (shared by shadows and drawing)."""
+    mat = scene.materials
+    return {
+        colour: knot_geometry(
+            objects.lines[colour], knot, mat.string_diameter_mm, mat.knot_scale, rng
+        )
+        for colour, knot in sorted(objects.knots.items())
+        if knot is not None and colour in objects.lines
+    }
 
 
 def encode_jpeg(image: np.ndarray, quality: int) -> bytes:
@@ -150,22 +181,69 @@ def _lit_table(
     x = view.resize_half(view.coarse_x)
     y = view.resize_half(view.coarse_y)
     albedo = table_albedo(scene.table, x, y, view.footprint_half(), rng)
-    light = gain * shadows.cord * shadows.pawn
     tint = lighting.colour_gain
-    table = cv2.multiply(albedo, cv2.merge([light * np.float32(c) for c in tint]))
+    light = gain * shadows.cord * shadows.pawn
+    # Brightness of the table's brightest channel: what the highlight roll-off and
+    # the signal-dependent noise follow. Rolling off this one field is much cheaper
+    # than rolling off three colour channels, and the texture barely changes it.
+    level = light * np.float32(max(scene.table.rgb) * max(tint))
+    spec = None
     if scene.table.gloss > 0:
         spec = view.resize_half(view.specular(lighting, exponent=25.0))
         spec *= shadows.cord * shadows.pawn
-        spec *= np.float32(scene.table.gloss * lighting.shadow_strength)
-        table += cv2.merge([spec * np.float32(c) for c in tint])
-    # Chroma noise survives the phone's denoiser only as soft blotches: add it at
-    # half resolution, before the resize to full size.
-    noise = np.empty_like(table)
-    cv2.setRNGSeed(int(rng.integers(1 << 31)))
-    sigma = 0.2 * np.sqrt(scene.sensor.noise_a * 0.4 + scene.sensor.noise_b)
-    cv2.randn(noise, (0.0, 0.0, 0.0), (sigma, sigma, sigma))
-    table += noise
+        spec *= np.float32(scene.table.gloss * lighting.shadow_strength * max(tint))
+        level += spec
+    roll_off = _tone(level) / np.maximum(level, np.float32(1e-6))
+    light *= roll_off
+    table = cv2.multiply(albedo, cv2.merge([light * np.float32(c) for c in tint]))
+    if spec is not None:
+        spec *= roll_off
+        table = cv2.add(table, cv2.merge([spec * np.float32(c / max(tint)) for c in tint]))
+    table = cv2.add(table, _table_noise(level * roll_off, scene, rng))
     return cv2.convertScaleAbs(table, alpha=255.0)
+
+
+def _table_noise(level: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
+    """Sensor noise for the half-resolution table, shape (h, w, 3).
+
+    Variance grows with the signal (shot noise) plus a floor (read noise); mostly
+    luminance, as the phone's denoiser leaves it. Made at half resolution, the resize
+    to full size correlates it over a couple of pixels, as demosaicing does.
+    """
+    s = scene.sensor
+    h, w = level.shape
+    cv2.setRNGSeed(int(rng.integers(1 << 31)))
+    # x1.5: the bilinear resize to full size smooths the noise down by about that.
+    sigma = cv2.sqrt(level * np.float32(s.noise_a) + np.float32(s.noise_b)) * np.float32(1.5)
+    luma = np.empty((h, w), np.float32)
+    cv2.randn(luma, np.zeros(1), np.ones(1))
+    channels = []
+    for _ in range(3):
+        chroma = np.empty((h, w), np.float32)
+        cv2.randn(chroma, np.zeros(1), np.full(1, 0.35))
+        channels.append((luma + chroma) * sigma)
+    return cv2.merge(channels)
+
+
+def _object_noise(values: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
+    """Luminance sensor noise for drawn object pixels (values 0..1, shape (n, 3))."""
+    s = scene.sensor
+    level = values.max(axis=1)
+    sigma = np.sqrt(np.float32(s.noise_a) * level + np.float32(s.noise_b))
+    return (rng.standard_normal(len(values), dtype=np.float32) * sigma)[:, None]
+
+
+_KNEE = np.float32(0.8)
+
+
+def _tone(x: np.ndarray) -> np.ndarray:
+    """Phone-like highlight roll-off: linear up to 0.8, then easing towards 1.
+
+    A lamp hotspot or a white pawn facing a low sun would otherwise clip hard; phones
+    compress highlights instead (HDR tone mapping), keeping some shading in them.
+    """
+    over = np.maximum(x - _KNEE, np.float32(0.0))
+    return x - over + over / (np.float32(1.0) + over / (np.float32(1.0) - _KNEE))
 
 
 # ------------------------------------------------------------------------- shadows
@@ -179,77 +257,92 @@ class _Shadows:
 
 def _draw_shadows(
     objects: SceneObjects,
+    knots: dict[str, _Knot],
     scene: Scene,
     camera: Camera,
     lighting: Lighting,
     shape: tuple[int, int],
 ) -> _Shadows:
-    """Draw cast shadows and contact shadows of cords, knots and pawns."""
+    """Draw cast shadows and contact shadows of cords, knots and pawns (half-res)."""
     mat = scene.materials
     radius = mat.string_diameter_mm / 2
-    centre = np.array([[(scene.board_extent_mm[0] + scene.board_extent_mm[2]) / 2,
-                        (scene.board_extent_mm[1] + scene.board_extent_mm[3]) / 2]])
-    scale = float(camera.px_per_mm(centre)[0]) / 2  # half-resolution px per mm
+    x0, y0, x1, y1 = scene.board_extent_mm
+    px_per_mm = float(camera.px_per_mm(np.array([[(x0 + x1) / 2, (y0 + y1) / 2]]))[0])
+    strength = lighting.shadow_strength
 
+    # Cords: a thin shadow cast away from the light, and a contact shadow around them.
     cast = np.zeros(shape, np.uint8)
     contact = np.zeros(shape, np.uint8)
     offset = lighting.shadow_offset(radius * 1.5)
-    for colour, line in objects.lines.items():
+    for line in objects.lines.values():
         pts = np.vstack([line, line[:1]])
-        _polyline(cast, camera, pts + offset, 2 * radius)
-        _polyline(contact, camera, pts, 3.0 * radius)
-        knot = objects.knots.get(colour)
-        if knot is not None:
-            size = mat.knot_scale * mat.string_diameter_mm
-            blob = np.asarray(knot) + lighting.shadow_offset(size * 0.4)
-            _disc(cast, camera, blob, size * 0.55)
-            _disc(contact, camera, np.asarray(knot), size * 0.7)
-    strength = lighting.shadow_strength
+        _polyline(cast, camera, pts + offset, 2 * radius, step=2)
+        _polyline(contact, camera, pts, 3.0 * radius, step=2)
+    for lumps, tails in knots.values():
+        for tail in tails:
+            _polyline(cast, camera, tail + offset, 2 * radius, step=2)
+            _polyline(contact, camera, tail, 3.0 * radius, step=2)
+        for lump in lumps:
+            centre = np.asarray(lump.centre[:2])
+            _disc(cast, camera, centre + lighting.shadow_offset(lump.centre[2]), lump.a, step=2)
+            _disc(contact, camera, centre, 1.3 * lump.a, step=2)
+    scale = px_per_mm / 2
     soft = max(lighting.penumbra_mm(radius * 2) * scale, 0.6)
     cord = 1.0 - strength * _blurred(cast, soft) - 0.28 * _blurred(contact, radius * scale)
 
-    pawn_cast = np.zeros(shape, np.uint8)
-    pawn_contact = np.zeros(shape, np.uint8)
+    # Pawns: big soft shadows, drawn and blurred at quarter resolution.
+    small = ((shape[0] + 1) // 2, (shape[1] + 1) // 2)
+    pawn_cast = np.zeros(small, np.uint8)
+    pawn_contact = np.zeros(small, np.uint8)
     pshape = PawnShape(mat.pawn_width_mm, mat.pawn_height_mm)
     for pawn in objects.pawns:
         for outline in shadow_outlines(pawn.foot_xy_mm, pshape, lighting):
-            _convex(pawn_cast, camera, outline)
+            _convex(pawn_cast, camera, outline, step=4)
         foot = np.asarray(pawn.foot_xy_mm)
-        _disc(pawn_contact, camera, foot, 0.55 * pshape.width_mm)
-    soft = max(lighting.penumbra_mm(0.6 * pshape.height_mm) * scale, 1.0)
-    pawn = (
+        _disc(pawn_contact, camera, foot, 0.55 * pshape.width_mm, step=4)
+    scale = px_per_mm / 4
+    soft = max(lighting.penumbra_mm(0.6 * pshape.height_mm) * scale, 0.5)
+    quarter = (
         1.0
         - strength * _blurred(pawn_cast, soft)
         - 0.3 * _blurred(pawn_contact, 0.15 * pshape.width_mm * scale)
     )
-    return _Shadows(np.clip(cord, 0.05, 1.0), np.clip(pawn, 0.05, 1.0))
+    pawn_light = cv2.resize(quarter, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR)
+    return _Shadows(np.clip(cord, 0.05, 1.0), np.clip(pawn_light, 0.05, 1.0))
 
 
-def _to_half(camera: Camera, pts_mm: np.ndarray) -> np.ndarray:
-    """Project table points into half-resolution pixel coordinates (8× fixed point)."""
+def _to_layer(camera: Camera, pts_mm: np.ndarray, step: int) -> np.ndarray:
+    """Project table points into a layer ``step`` times smaller than the photo.
+
+    Returns 8× fixed-point integer coordinates for cv2's ``shift=3`` drawing.
+    """
     uv = camera.project(pts_mm)
-    half = (uv + 0.5) / 2 - 0.5
-    return np.clip(np.round(half * 8), -(1 << 28), 1 << 28).astype(np.int32)
+    small = (uv + 0.5) / step - 0.5
+    return np.clip(np.round(small * 8), -(1 << 28), 1 << 28).astype(np.int32)
 
 
-def _polyline(layer: np.ndarray, camera: Camera, pts_mm: np.ndarray, width_mm: float) -> None:
+def _polyline(
+    layer: np.ndarray, camera: Camera, pts_mm: np.ndarray, width_mm: float, step: int
+) -> None:
     """Draw a thick polyline, in chunks so its width follows the perspective."""
     chunk = 40
     for start in range(0, len(pts_mm) - 1, chunk):
         part = pts_mm[start : start + chunk + 1]
-        scale = float(camera.px_per_mm(part[len(part) // 2 : len(part) // 2 + 1])[0]) / 2
-        thick = max(int(round(width_mm * scale)), 1)
-        cv2.polylines(layer, [_to_half(camera, part)], False, 255, thick, cv2.LINE_AA, 3)
+        mid = part[len(part) // 2 : len(part) // 2 + 1]
+        thick = max(int(round(width_mm * float(camera.px_per_mm(mid)[0]) / step)), 1)
+        cv2.polylines(layer, [_to_layer(camera, part, step)], False, 255, thick, cv2.LINE_AA, 3)
 
 
-def _disc(layer: np.ndarray, camera: Camera, centre: np.ndarray, radius_mm: float) -> None:
+def _disc(
+    layer: np.ndarray, camera: Camera, centre: np.ndarray, radius_mm: float, step: int
+) -> None:
     angles = np.linspace(0, 2 * np.pi, 32, endpoint=False)
     ring = centre + radius_mm * np.column_stack([np.cos(angles), np.sin(angles)])
-    _convex(layer, camera, ring)
+    _convex(layer, camera, ring, step)
 
 
-def _convex(layer: np.ndarray, camera: Camera, outline_mm: np.ndarray) -> None:
-    pts = _to_half(camera, outline_mm)
+def _convex(layer: np.ndarray, camera: Camera, outline_mm: np.ndarray, step: int) -> None:
+    pts = _to_layer(camera, outline_mm, step)
     hull = cv2.convexHull(pts.reshape(-1, 1, 2))
     cv2.fillConvexPoly(layer, hull, 255, cv2.LINE_AA, 3)
 
@@ -259,7 +352,32 @@ def _blurred(layer: np.ndarray, sigma: float) -> np.ndarray:
     return out.astype(np.float32) * np.float32(1 / 255)
 
 
-# --------------------------------------------------------------------------- cords
+# ------------------------------------------------------------------- cords, pawns
+@dataclass(frozen=True)
+class _Layer:
+    """One drawing step on the photo's pixels ``idx`` (flat indices).
+
+    Either blends colours ``rgb`` (straight, 0..1, before highlight roll-off) with
+    coverage ``alpha`` over what is there, or, when ``dim`` is given, multiplies the
+    pixels by it (a shadow on something already drawn).
+    """
+
+    idx: np.ndarray
+    rgb: np.ndarray | None = None
+    alpha: np.ndarray | None = None
+    dim: np.ndarray | None = None
+
+    def apply(self, flat: np.ndarray) -> None:
+        below = flat[self.idx].astype(np.float32)
+        if self.dim is not None:
+            out = below * self.dim[:, None].astype(np.float32)
+        else:
+            assert self.rgb is not None and self.alpha is not None
+            a = self.alpha[:, None].astype(np.float32)
+            out = below * (1.0 - a) + _tone(self.rgb.astype(np.float32)) * (255.0 * a)
+        flat[self.idx] = np.clip(out + 0.5, 0, 255).astype(np.uint8)
+
+
 def _sample_half(field: np.ndarray, xy: np.ndarray) -> np.ndarray:
     """Bilinear samples of a half-resolution field at full-resolution pixel positions."""
     n = len(xy)
@@ -268,41 +386,43 @@ def _sample_half(field: np.ndarray, xy: np.ndarray) -> np.ndarray:
     # cv2.remap wants maps shorter than 32767 rows: lay the points out as a block.
     cols = 4096
     rows = -(-n // cols)
-    m = np.zeros((rows * cols, 2), np.float32)
-    m[:n] = (xy + 0.5) / 2 - 0.5
-    m = m.reshape(rows, cols, 2)
-    out = cv2.remap(field, m, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    points = np.zeros((rows * cols, 2), np.float32)
+    points[:n] = (xy + 0.5) / 2 - 0.5
+    grid = points.reshape(rows, cols, 2)
+    # A two-channel map1 carries both coordinates; map2 is then None.
+    out = cv2.remap(
+        field, grid, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE  # type: ignore[call-overload]
+    )
     return out.reshape(-1)[:n]
 
 
-def _composite(flat: np.ndarray, idx: np.ndarray, rgb: np.ndarray, alpha: np.ndarray) -> None:
-    """Blend colours (0..1, straight alpha) over the uint8 photo at flat indices."""
-    a = alpha[:, None].astype(np.float32)
-    below = flat[idx].astype(np.float32)
-    out = below * (1.0 - a) + rgb.astype(np.float32) * (255.0 * a)
-    flat[idx] = np.clip(out + 0.5, 0, 255).astype(np.uint8)
+def _lit(rgb: np.ndarray, xy: np.ndarray, gain: np.ndarray, tint: np.ndarray,
+         scene: Scene, rng: np.random.Generator) -> np.ndarray:
+    """Apply the light falling at each pixel, the white-balance cast and sensor noise."""
+    out = rgb * tint * _sample_half(gain, xy)[:, None]
+    return out + _object_noise(out, scene, rng)
 
 
-def _draw_cords(
-    flat: np.ndarray,
+def _cord_layers(
     objects: SceneObjects,
+    knots: dict[str, _Knot],
     scene: Scene,
     camera: Camera,
     lighting: Lighting,
     gain: np.ndarray,
     tint: np.ndarray,
     rng: np.random.Generator,
-) -> None:
+) -> list[_Layer]:
     """Cords in random order, crossings fixed up, then knots with their tails."""
     mat = scene.materials
     radius = mat.string_diameter_mm / 2
+    layers: list[_Layer] = []
 
-    def paint(band: CordBand | None, look: CordLook) -> tuple[np.ndarray, np.ndarray] | None:
+    def paint(band: CordBand | None, look: CordLook) -> _Layer | None:
         if band is None:
             return None
         rgb, alpha = shade_cord(band, look, rng)
-        rgb = rgb * tint * _sample_half(gain, band.xy)[:, None]
-        return rgb, alpha
+        return _Layer(band.idx, _lit(rgb, band.xy, gain, tint, scene, rng), alpha)
 
     drawn: dict[str, tuple[CordBand, np.ndarray]] = {}
     looks: dict[str, CordLook] = {}
@@ -315,10 +435,10 @@ def _draw_cords(
             twist_phase=float(rng.uniform(0, 2 * np.pi)),
         )
         band = trace_cord(camera, objects.lines[colour], radius, closed=True, margin=0.15)
-        painted = paint(band, looks[colour])
-        if painted is not None:
-            _composite(flat, band.idx, *painted)
-            drawn[colour] = (band, painted[1])
+        layer = paint(band, looks[colour])
+        if band is not None and layer is not None and layer.alpha is not None:
+            layers.append(layer)
+            drawn[colour] = (band, layer.alpha)
 
     for xy, upper, lower in objects.crossings:
         if upper not in looks or lower not in drawn:
@@ -329,28 +449,37 @@ def _draw_cords(
         points, along = piece
         band = trace_cord(camera, points, radius, closed=False, margin=1.6,
                           along_start_mm=along, caps=False)
-        painted = paint(band, looks[upper])
-        if painted is not None:
-            _shadow_on_lower(flat, lighting, band, drawn[lower], radius)
-            _composite(flat, band.idx, *painted)
+        layer = paint(band, looks[upper])
+        if band is not None and layer is not None:
+            layers.append(_shadow_on_lower(lighting, band, drawn[lower], radius))
+            layers.append(layer)
 
-    for colour, knot in objects.knots.items():
-        if knot is None or colour not in looks:
-            continue
-        lumps, tails = knot_geometry(objects.lines[colour], knot, mat.string_diameter_mm,
-                                     mat.knot_scale, rng)
+    for colour, (lumps, tails) in knots.items():
         for tail in tails:
             taper = radius * np.linspace(1.0, 0.8, len(tail))
-            band = trace_cord(camera, tail, taper, closed=False, margin=0.2)
-            painted = paint(band, looks[colour])
-            if painted is not None:
-                _composite(flat, band.idx, *painted)
+            layer = paint(trace_cord(camera, tail, taper, closed=False, margin=0.2), looks[colour])
+            if layer is not None:
+                layers.append(layer)
         knot_px = shade_knot(camera, lumps, looks[colour], rng)
         if knot_px is not None:
-            idx, rgb, alpha = knot_px
-            xy = np.column_stack([idx % camera.size[0], idx // camera.size[0]]).astype(float)
-            rgb = rgb * tint * _sample_half(gain, xy)[:, None]
-            _composite_premultiplied(flat, idx, rgb, alpha)
+            layers.append(_solid_layer(*knot_px, camera, gain, tint, scene, rng))
+    return layers
+
+
+def _solid_layer(
+    idx: np.ndarray,
+    premultiplied: np.ndarray,
+    alpha: np.ndarray,
+    camera: Camera,
+    gain: np.ndarray,
+    tint: np.ndarray,
+    scene: Scene,
+    rng: np.random.Generator,
+) -> _Layer:
+    """Layer of a ray-cast solid (knot lump, pawn) from its premultiplied colours."""
+    xy = np.column_stack([idx % camera.size[0], idx // camera.size[0]]).astype(np.float64)
+    straight = premultiplied / np.maximum(alpha, 1e-6)[:, None]
+    return _Layer(idx, _lit(straight, xy, gain, tint, scene, rng), alpha)
 
 
 def _piece_near(
@@ -371,12 +500,11 @@ def _piece_near(
 
 
 def _shadow_on_lower(
-    flat: np.ndarray,
     lighting: Lighting,
     band: CordBand,
     lower: tuple[CordBand, np.ndarray],
     radius: float,
-) -> None:
+) -> _Layer:
     """Darken the lower cord beside the upper one, where the upper cord's shadow falls."""
     # The upper cord rests on the lower one, about one diameter above the table: its
     # shadow lies beside it, shifted away from the light.
@@ -390,22 +518,10 @@ def _shadow_on_lower(
     pos = np.clip(np.searchsorted(lidx, band.idx), 0, len(lidx) - 1)
     on_lower = np.where(lidx[pos] == band.idx, la[pos], 0.0)
     dim = 1.0 - (0.25 + 0.5 * lighting.shadow_strength) * shadow * on_lower
-    flat[band.idx] = (flat[band.idx] * dim[:, None] + 0.5).astype(np.uint8)
+    return _Layer(band.idx, dim=dim)
 
 
-def _composite_premultiplied(
-    flat: np.ndarray, idx: np.ndarray, rgb: np.ndarray, alpha: np.ndarray
-) -> None:
-    """Blend premultiplied colours (0..1) over the uint8 photo at flat indices."""
-    a = alpha[:, None].astype(np.float32)
-    below = flat[idx].astype(np.float32)
-    out = below * (1.0 - a) + rgb.astype(np.float32) * 255.0
-    flat[idx] = np.clip(out + 0.5, 0, 255).astype(np.uint8)
-
-
-# --------------------------------------------------------------------------- pawns
-def _draw_pawns(
-    flat: np.ndarray,
+def _pawn_layers(
     objects: SceneObjects,
     scene: Scene,
     camera: Camera,
@@ -413,15 +529,15 @@ def _draw_pawns(
     gain: np.ndarray,
     tint: np.ndarray,
     rng: np.random.Generator,
-) -> None:
+) -> list[_Layer]:
     """Ray-cast the pawns far to near (painter's order)."""
     mat = scene.materials
     shape = PawnShape(mat.pawn_width_mm, mat.pawn_height_mm)
     if not objects.pawns:
-        return
+        return []
     middles = np.array([[*p.foot_xy_mm, shape.height_mm / 2] for p in objects.pawns])
-    order = np.argsort(-camera.depth(middles))
-    for i in order:
+    layers = []
+    for i in np.argsort(-camera.depth(middles), kind="stable"):
         pawn = objects.pawns[i]
         out = shade_pawn(
             camera,
@@ -433,34 +549,18 @@ def _draw_pawns(
             facing_rad=float(rng.uniform(0, 2 * np.pi)),
             rng=rng,
         )
-        if out is None:
-            continue
-        idx, rgb, alpha = out
-        xy = np.column_stack([idx % camera.size[0], idx // camera.size[0]]).astype(float)
-        rgb = rgb * tint * _sample_half(gain, xy)[:, None]
-        _composite_premultiplied(flat, idx, rgb, alpha)
+        if out is not None:
+            layers.append(_solid_layer(*out, camera, gain, tint, scene, rng))
+    return layers
 
 
 # -------------------------------------------------------------------------- camera
-def _finish(img: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
-    """Defocus, phone sharpening and luminance noise on the uint8 photo."""
+def _finish(img: np.ndarray, scene: Scene) -> np.ndarray:
+    """Defocus and the phone's sharpening, on the uint8 photo."""
     s = scene.sensor
-    height, width = img.shape[:2]
     focus = max(s.defocus_sigma_px, 0.3)
     k = 2 * int(np.ceil(2.5 * focus)) + 1  # cv2's default kernel is wider than needed
     soft = cv2.GaussianBlur(img, (k, k), focus)
     # The phone's unsharp mask: a small-radius boost of what the blur left.
     halo = cv2.GaussianBlur(soft, (5, 5), 1.0)
-    img = cv2.addWeighted(soft, 1.0 + s.sharpen, halo, -s.sharpen, 0.0)
-    # Noise variance grows with the signal (shot noise) plus a floor (read noise).
-    # Made at half resolution and resized up: demosaicing and denoising leave
-    # sensor noise correlated over a couple of pixels.
-    levels = np.arange(256) / 255.0
-    lut = np.clip(np.sqrt(s.noise_a * levels + s.noise_b) * 255.0 * 16, 0, 255)
-    sigma = cv2.LUT(cv2.cvtColor(img, cv2.COLOR_RGB2GRAY), lut.astype(np.uint8))
-    half = np.empty(((height + 1) // 2, (width + 1) // 2), np.float32)
-    cv2.setRNGSeed(int(rng.integers(1 << 31)))
-    cv2.randn(half, 0.0, 1.6 * 16.0)  # x16 fixed point; 1.6 undoes the resize's smoothing
-    unit = cv2.resize(half.astype(np.int16), (width, height), interpolation=cv2.INTER_LINEAR)
-    noise = cv2.multiply(unit, sigma.astype(np.int16), scale=1.0 / 256.0)
-    return cv2.add(img, cv2.merge([noise, noise, noise]), dtype=cv2.CV_8U)
+    return cv2.addWeighted(soft, 1.0 + s.sharpen, halo, -s.sharpen, 0.0)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from synth.camera import Camera, fit_camera_distance
+from synth.camera import fit_camera_distance
 
 __all__ = [
     "DIFFICULTIES",
@@ -88,31 +88,62 @@ _LIGHTS = {
     "normal": ["lamp_side", "window", "overhead_soft"],
     "hard": ["lamp_side", "window", "overhead_soft", "harsh_side"],
 }
-# Per difficulty: (low, high) ranges of the continuous knobs.
+Span = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class _Ranges:
+    """How far one difficulty lets the continuous knobs go: (low, high) spans."""
+
+    tilt: Span
+    fill: Span
+    k1: float  # |k1| at most
+    temp: Span
+    awb: Span
+    unevenness: Span
+    vignette: Span
+    noise_a: Span
+    blur: Span  # defocus sigma, pixels of a 12 MP photo
+    jpeg: tuple[int, int]
+    exposure: Span
+    hue: float  # hue jitter of cord and paint colours, at most
+
+
 _RANGES = {
-    "easy": dict(
+    "easy": _Ranges(
         tilt=(0.0, 10.0), fill=(0.6, 0.9), k1=0.02, temp=(3000, 6500), awb=(0.75, 0.95),
         unevenness=(0.0, 0.3), vignette=(0.05, 0.2), noise_a=(2e-4, 8e-4),
         blur=(0.4, 0.9), jpeg=(85, 95), exposure=(0.92, 1.08), hue=0.01,
     ),
-    "normal": dict(
+    "normal": _Ranges(
         tilt=(0.0, 20.0), fill=(0.5, 0.9), k1=0.04, temp=(2700, 7500), awb=(0.6, 0.9),
         unevenness=(0.1, 0.6), vignette=(0.1, 0.3), noise_a=(4e-4, 1.5e-3),
         blur=(0.5, 1.3), jpeg=(75, 95), exposure=(0.82, 1.15), hue=0.02,
     ),
-    "hard": dict(
+    "hard": _Ranges(
         tilt=(5.0, 35.0), fill=(0.5, 0.9), k1=0.08, temp=(2400, 8000), awb=(0.4, 0.8),
         unevenness=(0.3, 1.0), vignette=(0.15, 0.45), noise_a=(8e-4, 4e-3),
         blur=(0.7, 2.0), jpeg=(70, 90), exposure=(0.68, 1.3), hue=0.03,
     ),
 }
-# Light kinds: elevation range (deg), colour temperature range (K, clipped to the
-# difficulty's range), key-to-fill ratio range, angular source size (deg) -> softness.
+
+
+@dataclass(frozen=True)
+class _LightKind:
+    """Typical ranges of one kind of light."""
+
+    elevation: Span  # degrees
+    temp: Span  # kelvin, clipped to the difficulty's range
+    key_fill: Span
+    size: Span  # apparent size of the source, degrees: bigger is softer
+    distance: Span | None  # lamp distance from the board (mm); None for daylight
+
+
 _LIGHT_KINDS = {
-    "lamp_side": dict(elev=(30, 55), temp=(2600, 3600), key_fill=(3, 9), size=(4, 9)),
-    "window": dict(elev=(15, 40), temp=(5500, 7500), key_fill=(2, 5), size=(10, 20)),
-    "overhead_soft": dict(elev=(70, 90), temp=(3800, 5200), key_fill=(1.5, 3), size=(20, 35)),
-    "harsh_side": dict(elev=(12, 30), temp=(4500, 6000), key_fill=(6, 15), size=(0.5, 2)),
+    "lamp_side": _LightKind((30, 55), (2600, 3600), (3, 9), (4, 9), (600, 1300)),
+    "window": _LightKind((15, 40), (5500, 7500), (2, 5), (10, 20), None),
+    "overhead_soft": _LightKind((70, 90), (3800, 5200), (1.5, 3), (20, 35), (900, 1600)),
+    "harsh_side": _LightKind((12, 30), (4500, 6000), (6, 15), (0.5, 2), None),
 }
 
 
@@ -168,8 +199,8 @@ class CameraParams:
     The camera looks at ``target_xy_mm`` on the table from ``distance_mm`` away, its
     optical axis tilted ``tilt_deg`` from straight down towards ``tilt_azimuth_deg``,
     and rotated ``roll_deg`` about the optical axis. ``k1`` is the radial distortion
-    coefficient (OpenCV convention), ``fill`` the share of the frame the board's
-    bounding box spans along its tighter image axis.
+    coefficient (OpenCV convention), ``fill`` the share of the frame the board spans
+    along its tighter image axis (a rounded box inscribed in its bounding box).
     """
 
     tilt_deg: float
@@ -224,7 +255,9 @@ class Scene:
 
     def to_json(self) -> dict:
         """Return the scene as plain JSON types (dicts, lists, str, float, int)."""
-        return _plain(dataclasses.asdict(self))
+        plain = _plain(dataclasses.asdict(self))
+        assert isinstance(plain, dict)
+        return plain
 
 
 def _plain(value: object) -> object:
@@ -278,16 +311,16 @@ def sample_scene(
     r = _RANGES[difficulty]
     width, height = int(size[0]), int(size[1])
     table = _sample_table(rng, difficulty)
-    light = _sample_light(rng, difficulty, table)
+    light = _sample_light(rng, difficulty)
     camera = _sample_camera(rng, r, (width, height), (x0, y0, x1, y1))
     diag_scale = np.hypot(width, height) / 5040.0  # ranges are quoted for a 12 MP photo
     sensor = SensorParams(
-        noise_a=float(rng.uniform(*r["noise_a"])),
+        noise_a=float(rng.uniform(*r.noise_a)),
         noise_b=float(rng.uniform(1e-5, 1e-4)),
-        vignette=float(rng.uniform(*r["vignette"])),
-        defocus_sigma_px=float(rng.uniform(*r["blur"]) * diag_scale),
+        vignette=float(rng.uniform(*r.vignette)),
+        defocus_sigma_px=float(rng.uniform(*r.blur) * diag_scale),
         sharpen=float(rng.uniform(0.2, 0.8)),
-        jpeg_quality=int(rng.integers(r["jpeg"][0], r["jpeg"][1] + 1)),
+        jpeg_quality=int(rng.integers(r.jpeg[0], r.jpeg[1] + 1)),
     )
     return Scene(
         difficulty=difficulty,
@@ -297,7 +330,7 @@ def sample_scene(
         light=light,
         camera=camera,
         sensor=sensor,
-        materials=_sample_materials(rng, r["hue"]),
+        materials=_sample_materials(rng, r.hue),
     )
 
 
@@ -333,52 +366,51 @@ def _sample_table(rng: np.random.Generator, difficulty: str) -> TableParams:
     )
 
 
-def _sample_light(rng: np.random.Generator, difficulty: str, table: TableParams) -> LightParams:
+def _sample_light(rng: np.random.Generator, difficulty: str) -> LightParams:
     r = _RANGES[difficulty]
     kind = str(rng.choice(_LIGHTS[difficulty]))
     k = _LIGHT_KINDS[kind]
     # The kind sets the typical colour; the difficulty decides how far it may stray.
-    lo, hi = max(k["temp"][0], r["temp"][0]), min(k["temp"][1], r["temp"][1])
+    lo, hi = max(k.temp[0], r.temp[0]), min(k.temp[1], r.temp[1])
     if lo >= hi:
-        lo, hi = r["temp"]
-    distance = {"lamp_side": (600, 1300), "overhead_soft": (900, 1600)}.get(kind)
-    unevenness = float(rng.uniform(*r["unevenness"]))
+        lo, hi = r.temp
+    unevenness = float(rng.uniform(*r.unevenness))
     if kind == "harsh_side":
         unevenness *= 0.5  # sunlight is even; its difficulty is the shadows
     return LightParams(
         kind=kind,
         temperature_k=float(rng.uniform(lo, hi)),
-        awb_correction=float(rng.uniform(*r["awb"])),
+        awb_correction=float(rng.uniform(*r.awb)),
         azimuth_deg=float(rng.uniform(0, 360)),
-        elevation_deg=float(rng.uniform(*k["elev"])),
-        distance_mm=float(rng.uniform(*distance)) if distance else float("inf"),
-        key_fill_ratio=float(rng.uniform(*k["key_fill"])),
-        source_size_deg=float(rng.uniform(*k["size"])),
+        elevation_deg=float(rng.uniform(*k.elevation)),
+        distance_mm=float(rng.uniform(*k.distance)) if k.distance else float("inf"),
+        key_fill_ratio=float(rng.uniform(*k.key_fill)),
+        source_size_deg=float(rng.uniform(*k.size)),
         unevenness=unevenness,
-        exposure=float(rng.uniform(*r["exposure"])),
+        exposure=float(rng.uniform(*r.exposure)),
     )
 
 
 def _sample_camera(
     rng: np.random.Generator,
-    r: dict,
+    r: _Ranges,
     size: tuple[int, int],
     extent: tuple[float, float, float, float],
 ) -> CameraParams:
-    fill = float(rng.uniform(*r["fill"]))
+    fill = float(rng.uniform(*r.fill))
     params = CameraParams(
-        tilt_deg=float(rng.uniform(*r["tilt"])),
+        tilt_deg=float(rng.uniform(*r.tilt)),
         tilt_azimuth_deg=float(rng.uniform(0, 360)),
         roll_deg=float(rng.uniform(0, 360)),
         distance_mm=600.0,
         target_xy_mm=((extent[0] + extent[2]) / 2, (extent[1] + extent[3]) / 2),
         focal_mm_equiv=float(rng.normal(26.0, 0.6)),
-        k1=float(rng.uniform(-r["k1"], r["k1"])),
+        k1=float(rng.uniform(-r.k1, r.k1)),
         fill=fill,
     )
     # Hand-held photos are rarely centred: shift the board within the spare margin.
-    offset = rng.uniform(-0.5, 0.5, size=2) * (1.0 - fill) * 0.8
-    distance, target = fit_camera_distance(params, size, extent, fill, tuple(offset))
+    offset = rng.uniform(-0.5, 0.5, size=2) * (1.0 - fill) * 0.5
+    distance, target = fit_camera_distance(params, size, extent, fill, (offset[0], offset[1]))
     return dataclasses.replace(params, distance_mm=distance, target_xy_mm=target)
 
 
@@ -416,7 +448,3 @@ def _clip_rgb(rgb: object) -> RGB:
     a = np.clip(np.asarray(rgb, dtype=float), 0.0, 1.0)
     return (float(a[0]), float(a[1]), float(a[2]))
 
-
-def camera_for(scene: Scene) -> Camera:
-    """Build the :class:`~synth.camera.Camera` of ``scene`` (same as ``Camera.from_scene``)."""
-    return Camera.from_scene(scene)

@@ -34,7 +34,12 @@ class Spheroid:
         x, y, z = self.centre
         zs = (max(z - self.c, 0.0), z + self.c)
         return np.array(
-            [(x + sx * self.a, y + sy * self.a, zz) for sx in (-1, 1) for sy in (-1, 1) for zz in zs]
+            [
+                (x + sx * self.a, y + sy * self.a, zz)
+                for sx in (-1, 1)
+                for sy in (-1, 1)
+                for zz in zs
+            ]
         )
 
 
@@ -76,14 +81,13 @@ def raycast(camera: Camera, parts: list[Spheroid]) -> Hits | None:
     o = camera.centre_mm
     # Size of one pixel per mm of ray length, for anti-aliasing the silhouette.
     px_angle = 1.0 / camera.focal_px
-    ts, covs, points, normals = [], [], [], []
-    for part in parts:
-        t, cov, p, n = _intersect(o, d, part, px_angle)
-        ts.append(t)
-        covs.append(cov)
-        points.append(p)
-        normals.append(n)
-    return Hits(ys, xs, np.array(ts), np.array(covs), np.array(points), np.array(normals))
+    found = [_intersect(o, d, part, px_angle) for part in parts]
+    t, coverage, point, normal = (np.array(a) for a in zip(*found, strict=True))
+    # Keep only pixels some part covers: the window's corners are mostly table.
+    hit = np.flatnonzero(coverage.max(axis=0) > 0.0)
+    if len(hit) == 0:
+        return None
+    return Hits(ys[hit], xs[hit], t[:, hit], coverage[:, hit], point[:, hit], normal[:, hit])
 
 
 def _intersect(

@@ -67,7 +67,7 @@ def table_albedo(
     # Channel by channel: NumPy broadcasting over a last axis of 3 is very slow.
     channels = [
         np.clip(mix * np.float32(dark - base) + np.float32(base), 0.0, 1.0)
-        for base, dark in zip(table.rgb, table.rgb2)
+        for base, dark in zip(table.rgb, table.rgb2, strict=True)
     ]
     return cv2.merge(channels)
 
@@ -143,7 +143,7 @@ def _cloth(t: TableParams, u, v, footprint, rng) -> np.ndarray:
     strength = np.float32(t.texture_strength)
     folds = _noise(rng, u, v, 120.0, 60.0, smooth=1.5) * 0.35
     blotch = _noise(rng, u, v, 12.0, 12.0) * 0.05
-    period = np.float32(rng.uniform(0.8, 1.6))
+    period = float(rng.uniform(0.8, 1.6))
     k = np.float32(2 * np.pi / period)
     fade = _fade(period, footprint)
     # Over-under weave: warp and weft threads alternate, a checker of tiny bumps.

@@ -1,0 +1,156 @@
+"""Tests of the synthetic photo renderer (small images, so they run fast)."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+from shapely.geometry import LineString
+
+from synth.camera import Camera
+from synth.objects import Pawn, SceneObjects
+from synth.overlay import draw_truth
+from synth.render import encode_jpeg, render
+from synth.scene import DIFFICULTIES, sample_scene
+
+SIZE = (800, 600)
+COLOURS = ("red", "yellow", "green", "blue")
+
+
+def _loop(centre: tuple[float, float], radius: float) -> np.ndarray:
+    t = np.linspace(0, 2 * np.pi, int(2 * np.pi * radius / 1.5), endpoint=False)
+    wobble = 1 + 0.08 * np.cos(3 * t)
+    return np.column_stack([centre[0] + radius * wobble * np.cos(t),
+                            centre[1] + radius * wobble * np.sin(t)])
+
+
+def _board(pawns: list[Pawn] | None = None) -> SceneObjects:
+    centres = [(-60, -50), (60, -50), (-60, 50), (60, 50)]
+    lines = {c: _loop(xy, 190) for c, xy in zip(COLOURS, centres, strict=True)}
+    crossings = []
+    for i, a in enumerate(COLOURS):
+        for b in COLOURS[i + 1 :]:
+            la = LineString(np.vstack([lines[a], lines[a][:1]]))
+            lb = LineString(np.vstack([lines[b], lines[b][:1]]))
+            inter = la.intersection(lb)
+            for p in getattr(inter, "geoms", [inter]):
+                crossings.append(((p.x, p.y), a, b))
+    knots = {c: tuple(lines[c][len(lines[c]) // 3]) for c in COLOURS}
+    return SceneObjects(lines=lines, knots=knots, crossings=crossings, pawns=pawns or [])
+
+
+def _scene(seed: int, difficulty: str = "easy", objects: SceneObjects | None = None, **table):
+    objects = objects or _board()
+    scene = sample_scene(np.random.default_rng(seed), difficulty, SIZE, objects.extent_mm())
+    if table:
+        scene = dataclasses.replace(scene, table=dataclasses.replace(scene.table, **table))
+    return scene
+
+
+def test_invalid_difficulty_raises():
+    with pytest.raises(ValueError):
+        sample_scene(np.random.default_rng(0), "insane", SIZE, (-100, -100, 100, 100))
+
+
+def test_scene_is_plain_json_and_frames_the_board():
+    objects = _board()
+    for difficulty in DIFFICULTIES:
+        scene = _scene(3, difficulty, objects)
+        text = json.dumps(scene.to_json())
+        assert json.loads(text)["difficulty"] == difficulty
+        cam = Camera.from_scene(scene)
+        uv = cam.project(np.concatenate(list(objects.lines.values())))
+        span = (uv.max(axis=0) - uv.min(axis=0)) / np.array(SIZE)
+        assert 0.45 <= span.max() <= 0.95
+        # Every string is in the photo.
+        assert np.all(uv >= 0) and np.all(uv <= np.array(SIZE))
+
+
+def test_tilt_respects_difficulty():
+    limits = {"easy": 10.0, "normal": 20.0, "hard": 35.0}
+    for difficulty, limit in limits.items():
+        tilts = [_scene(s, difficulty).camera.tilt_deg for s in range(20)]
+        assert max(tilts) <= limit
+
+
+def test_camera_round_trip():
+    cam = Camera.from_scene(_scene(5, "hard"))
+    pts = np.array([[0.0, 0.0], [120.0, -80.0], [-150.0, 60.0]])
+    back = cam.pixel_to_table(cam.project(pts))
+    np.testing.assert_allclose(back, pts, atol=1e-6)
+    # A point above the table is nearer to the camera than its foot.
+    assert cam.depth(np.array([[0, 0, 25.0]]))[0] < cam.depth(np.array([[0, 0, 0.0]]))[0]
+
+
+def test_same_seed_same_image():
+    objects = _board([Pawn("demon", "red", (0.0, 0.0))])
+    scene = _scene(1, "normal", objects)
+    cam = Camera.from_scene(scene)
+    a = render(objects, scene, cam, np.random.default_rng(42))
+    b = render(objects, scene, cam, np.random.default_rng(42))
+    assert a.shape == (SIZE[1], SIZE[0], 3) and a.dtype == np.uint8
+    np.testing.assert_array_equal(a, b)
+
+
+def test_pawn_covers_its_foot():
+    foot = (5.0, 8.0)
+    pawn = Pawn("demon", "red", foot)
+    with_pawn = _board([pawn])
+    without = _board()
+    scene = _scene(2, "easy", with_pawn, kind="cloth", rgb=(0.6, 0.6, 0.6), rgb2=(0.55, 0.55, 0.55))
+    cam = Camera.from_scene(scene)
+    u, v = np.round(cam.project(np.array([foot]))[0]).astype(int)
+    assert 0 <= u < SIZE[0] and 0 <= v < SIZE[1]
+    img = render(with_pawn, scene, cam, np.random.default_rng(0)).astype(float)
+    ref = render(without, scene, cam, np.random.default_rng(0)).astype(float)
+    here = img[v - 2 : v + 3, u - 2 : u + 3].mean(axis=(0, 1))
+    table = ref[v - 2 : v + 3, u - 2 : u + 3].mean(axis=(0, 1))
+    assert np.abs(here - table).max() > 40
+    # Red paint: red clearly above green and blue, unlike the grey cloth.
+    assert here[0] > here[1] + 40 and here[0] > here[2] + 40
+
+
+def test_cords_stand_out_from_the_table():
+    objects = _board()
+    scene = _scene(4, "easy", objects, kind="cloth", rgb=(0.78, 0.72, 0.6), rgb2=(0.7, 0.65, 0.54))
+    cam = Camera.from_scene(scene)
+    img = render(objects, scene, cam, np.random.default_rng(0)).astype(float)
+    for colour, line in objects.lines.items():
+        pts = line[::25]
+        nxt = np.roll(line, -1, axis=0)[::25]
+        tangent = (nxt - pts) / np.linalg.norm(nxt - pts, axis=1, keepdims=True)
+        normal = np.column_stack([-tangent[:, 1], tangent[:, 0]])
+        on = np.round(cam.project(pts)).astype(int)
+        off = np.round(cam.project(pts + 9.0 * normal)).astype(int)
+        ok = np.all((on >= 0) & (on < SIZE) & (off >= 0) & (off < SIZE), axis=1)
+        diff = np.abs(img[on[ok, 1], on[ok, 0]] - img[off[ok, 1], off[ok, 0]]).max(axis=1)
+        assert np.median(diff) > 30, colour
+
+
+def test_jpeg_and_overlay():
+    objects = _board([Pawn("ghost", "white", (0.0, 0.0))])
+    scene = _scene(6, "hard", objects)
+    cam = Camera.from_scene(scene)
+    img = render(objects, scene, cam, np.random.default_rng(0))
+    data = encode_jpeg(img, scene.sensor.jpeg_quality)
+    decoded = Image.open(io.BytesIO(data))
+    assert decoded.format == "JPEG" and decoded.size == SIZE
+    truth = {
+        "lines": {
+            c: {"polyline": cam.project(line).tolist(), "knot": None}
+            for c, line in objects.lines.items()
+        },
+        "crossings": [{"id": 0, "xy": [400, 300], "lines": ["blue", "red"]}],
+        "fields": [],
+        "creatures": [{"id": 0, "kind": "ghost", "colour": "white", "xy": [400, 300], "field": None,
+                       "crossing": None, "off_board": True}],
+        "scores": {"red": 1, "yellow": 0, "green": 0, "blue": 0, "white": 1},
+        "winners": ["red", "white"],
+        "violations": [{"rule": "ghost-in-outer-field", "creatures": [0], "message": ""}],
+    }
+    drawn = draw_truth(img, truth)
+    assert drawn.shape == img.shape and np.any(drawn != img)
