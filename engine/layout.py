@@ -26,11 +26,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import shapely
 from numpy.typing import NDArray
-from shapely.geometry import LinearRing, LineString
+from shapely.geometry import LinearRing, MultiLineString
 
 from engine.board import Board
 from engine.colours import LINE_COLOURS
@@ -417,25 +418,25 @@ def _fits(
     high = np.max([loop.coarse.high, *(p.coarse.high for p in placed.values())], axis=0)
     if np.any(high - low > 2.0 * (limits.half_size - _EDGE_MARGIN)):
         return "extent"
-    # Cheap checks first: most candidates fail before any angle is measured.
+    # Cheap checks first: most candidates fail (on a crossing too close to another)
+    # before all crossings are found, let alone any angle measured.
+    gap = limits.min_crossing_gap + _GAP_MARGIN
     points: dict[str, FloatArray] = {}
+    taken = np.array([h.xy for h in hits]).reshape(-1, 2)
     for other, placed_loop in placed.items():
         found = _crossing_points(loop.coarse, placed_loop.coarse)
         if found is None:
             return "overlap"
+        if len(found):
+            if _too_close(found, taken, gap):
+                return "gap"
+            taken = np.vstack([taken, found])
         points[other] = found
-    count = sum(len(xy) for xy in points.values())
+    count = len(taken) - len(hits)
     if not fewest <= count <= most:
         return "count"
     if not _degrees_can_work({o for o, xy in points.items() if len(xy)}, placed, hits):
         return "degree"
-    if count:
-        new_xy = np.vstack(list(points.values()))
-        old_xy = np.array([h.xy for h in hits] + [tuple(xy) for xy in new_xy])
-        distance = np.hypot(*(new_xy[:, None, :] - old_xy[None, :, :]).transpose(2, 0, 1))
-        distance[np.arange(count), len(hits) + np.arange(count)] = np.inf
-        if distance.min() < limits.min_crossing_gap + _GAP_MARGIN:
-            return "gap"
     loops = {c: p.coarse for c, p in placed.items()}
     loops[colour] = loop.coarse
     new_hits = [
@@ -450,6 +451,15 @@ def _fits(
         if _near_misses(loop.coarse, loops[other], points[other], near, reach).size:
             return "near"
     return new_hits
+
+
+def _too_close(new: FloatArray, old: FloatArray, gap: float) -> bool:
+    """Whether two of the points ``new``, or one of them and one of ``old``, are closer
+    than ``gap``."""
+    both = np.vstack([old, new])
+    distance = np.hypot(*(new[:, None, :] - both[None, :, :]).transpose(2, 0, 1))
+    distance[np.arange(len(new)), len(old) + np.arange(len(new))] = np.inf
+    return bool(distance.min() < gap)
 
 
 def _degrees_can_work(crossed: set[str], placed: dict[str, _Placed], hits: Sequence[_Hit]) -> bool:
@@ -524,14 +534,14 @@ def check_layout_quality(layout: Layout, limits: QualityLimits = DEFAULT_LIMITS)
         board = layout.board()
     except (LayoutError, ValueError) as error:
         return [*reasons, f"not a legal layout: {error}"]
-    loops = {line.colour: _LoopGeometry(np.asarray(line.polyline, float)) for line in board.lines}
+    loops = {line.colour: _LoopGeometry(_as_array(line.polyline)) for line in board.lines}
     hits = _board_hits(loops, board)
     reasons += _loop_problems(loops, limits)
     reasons += _crossing_problems(loops, hits, limits)
     reasons += _closeness_problems(loops, hits, limits)
     for f in board.fields:
         if not f.outer and f.polygon is not None:
-            outline = np.asarray(f.polygon, dtype=float)
+            outline = _as_array(f.polygon)
             area = abs(_signed_area(outline))
             if area < limits.min_field_area:
                 reasons.append(
@@ -619,15 +629,15 @@ def _closeness_problems(
     near = limits.near_distance
     reach = 1.3 * near / math.sin(math.radians(max(limits.min_crossing_angle, 1.0)))
     reasons = []
-    for a, loop in loops.items():
-        for b, other in loops.items():
-            if a == b:
-                where = _near_misses(loop, loop, np.empty((0, 2)), near, reach)
-                if where.size:
-                    reasons.append(
-                        f"the {a} loop comes within {near:.0f} mm of itself at {_fmt(where[0])}"
-                    )
-                continue
+    colours = list(loops)
+    for n, a in enumerate(colours):
+        loop = loops[a]
+        where = _pinches(loop, near)
+        if where.size:
+            reasons.append(f"the {a} loop comes within {near:.0f} mm of itself at {_fmt(where[0])}")
+        # Closeness is mutual: checking one line of each pair against the other will do.
+        for b in colours[n + 1 :]:
+            other = loops[b]
             xy = np.array([h.xy for h in hits if {a, b} == set(h.colours)]).reshape(-1, 2)
             where = _near_misses(loop, other, xy, near, reach)
             if where.size:
@@ -645,19 +655,36 @@ def _near_misses(
 
     A line that comes closer than ``near`` to another must pass through the curves
     parallel to the other line at distance ``near``. Near a crossing at angle ``alpha``
-    it does so ``near / sin(alpha)`` from the crossing; anywhere else it is a near miss
-    (or, if ``loop`` is ``other``, a loop that nearly touches itself). This assumes the
-    other line bends no tighter than ``near``, which the bend-radius check ensures.
+    it does so ``near / sin(alpha)`` from the crossing; anywhere else it is a near miss.
+    This assumes the other line bends no tighter than ``near``, which the bend-radius
+    check ensures.
     """
-    points = [
-        np.asarray(shapely.get_coordinates(loop.ring.intersection(parallel)))
-        for parallel in other.parallels(near)
-    ]
-    where = np.vstack(points).reshape(-1, 2)
+    shared = loop.ring.intersection(other.parallels(near))
+    where = np.asarray(shapely.get_coordinates(shared), dtype=float).reshape(-1, 2)
     if where.size == 0 or crossings.size == 0:
         return where
     distance = np.hypot(*(where[:, None, :] - crossings[None, :, :]).transpose(2, 0, 1))
     return where[distance.min(axis=1) > reach]  # type: ignore[no-any-return]
+
+
+def _pinches(loop: _LoopGeometry, near: float) -> FloatArray:
+    """Where a loop comes within ``near`` of a part of itself that is far along the loop.
+
+    The loop crosses its own parallel curves there. So it also does, harmlessly, where
+    it bends tighter than ``near`` (the inner parallel curls up); those crossings are
+    told apart by how far along the loop the nearby parts lie.
+    """
+    shared = loop.ring.intersection(loop.parallels(near))
+    points = np.asarray(shapely.get_coordinates(shared), dtype=float).reshape(-1, 2)
+    if points.size == 0:
+        return points
+    arc, distance = loop.project_all(points)  # (k, n) each: onto every segment
+    own = arc[np.arange(len(points)), np.argmin(distance, axis=1)]
+    apart = np.abs(arc - own[:, None]) % loop.length
+    apart = np.minimum(apart, loop.length - apart)
+    far = (distance <= near * 1.05) & (apart > 3.0 * near)
+    pinched: FloatArray = points[far.any(axis=1)]
+    return pinched
 
 
 def _knot_problems(
@@ -735,7 +762,7 @@ class _LoopGeometry:
         self.low: FloatArray = coords.min(axis=0)
         self.high: FloatArray = coords.max(axis=0)
         self.ring = LinearRing(coords)
-        self._parallels: dict[float, tuple[LineString, LineString]] = {}
+        self._parallels: dict[float, MultiLineString] = {}
 
     def tangents(self, arc: FloatArray, segment: IntArray) -> FloatArray:
         """Unit tangents (k, 2) at arc lengths ``arc`` on segments ``segment``."""
@@ -746,27 +773,33 @@ class _LoopGeometry:
         tangents: FloatArray = directions[np.clip(index, 0, len(directions) - 1)]
         return tangents
 
-    def locate(self, points: FloatArray) -> tuple[FloatArray, IntArray]:
-        """Arc length of the loop point nearest to each of ``points`` (k, 2), and the
-        index of the segment it lies on."""
-        dx = points[:, 0, None] - self.coords[None, :, 0]  # (k, n)
+    def project_all(self, points: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Arc length of the point nearest to each of ``points`` (k, 2) on every segment,
+        and its distance: two (k, n) arrays."""
+        dx = points[:, 0, None] - self.coords[None, :, 0]
         dy = points[:, 1, None] - self.coords[None, :, 1]
         sx, sy = self.steps[:, 0], self.steps[:, 1]
         t = np.clip((dx * sx + dy * sy) * self.inverse_square, 0.0, 1.0)
-        gap = (dx - t * sx) ** 2 + (dy - t * sy) ** 2
-        segment = np.argmin(gap, axis=1)
-        rows = np.arange(len(points))
-        return self.arc[segment] + t[rows, segment] * self.step_length[segment], segment
+        distance = np.hypot(dx - t * sx, dy - t * sy)
+        return self.arc[:-1] + t * self.step_length, distance
 
-    def parallels(self, distance: float) -> tuple[LineString, LineString]:
+    def locate(self, points: FloatArray) -> tuple[FloatArray, IntArray]:
+        """Arc length of the loop point nearest to each of ``points`` (k, 2), and the
+        index of the segment it lies on."""
+        arc, distance = self.project_all(points)
+        segment = np.argmin(distance, axis=1)
+        return arc[np.arange(len(points)), segment], segment
+
+    def parallels(self, distance: float) -> MultiLineString:
         """The two closed curves at ``distance`` on either side of the loop."""
         if distance not in self._parallels:
             tangent = np.roll(self.coords, -1, axis=0) - np.roll(self.coords, 1, axis=0)
             tangent /= np.maximum(np.hypot(tangent[:, 0], tangent[:, 1]), 1e-12)[:, None]
             normal = distance * np.column_stack([-tangent[:, 1], tangent[:, 0]])
-            self._parallels[distance] = (
-                LineString(np.vstack([self.coords + normal, self.coords[:1] + normal[:1]])),
-                LineString(np.vstack([self.coords - normal, self.coords[:1] - normal[:1]])),
+            outside = self.coords + normal
+            inside = self.coords - normal
+            self._parallels[distance] = MultiLineString(
+                [np.vstack([outside, outside[:1]]), np.vstack([inside, inside[:1]])]
             )
         return self._parallels[distance]
 
@@ -781,12 +814,6 @@ class _LoopGeometry:
         worst = int(np.argmax(total))
         radius = width * mean_step / total[worst] if total[worst] > 0 else math.inf
         return radius, self.coords[(worst + width // 2) % len(self.coords)]
-
-
-def _pair_crossings(loops: dict[str, _LoopGeometry], a: str, b: str) -> list[_Hit] | None:
-    """Where loops ``a`` and ``b`` cross, or ``None`` if they overlap along a stretch."""
-    points = _crossing_points(loops[a], loops[b])
-    return None if points is None else _hits_between(loops, a, b, points)
 
 
 def _crossing_points(a: _LoopGeometry, b: _LoopGeometry) -> FloatArray | None:
@@ -828,6 +855,12 @@ def _hits_between(
 def _signed_area(outline: FloatArray) -> float:
     x, y = outline[:, 0], outline[:, 1]
     return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+
+
+def _as_array(points: Sequence[XY]) -> FloatArray:
+    """(n, 2) array of a sequence of (x, y) pairs (faster than ``np.asarray``)."""
+    flat = np.fromiter(chain.from_iterable(points), dtype=float, count=2 * len(points))
+    return flat.reshape(-1, 2)
 
 
 def _as_points(coords: FloatArray) -> tuple[XY, ...]:
