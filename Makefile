@@ -5,7 +5,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck unit bench clean
+.PHONY: install run test lint typecheck unit bench samples clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -32,6 +32,11 @@ test: lint typecheck unit
 
 bench: install
 	$(PYTHON) benchmarks/engine.py
+	$(PYTHON) benchmarks/synth.py
+
+# Make sample_images/ again after changing the generator (tests check they reproduce).
+samples: install
+	$(PYTHON) -m synth.samples sample_images --overlays out/sample_overlays
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

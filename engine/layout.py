@@ -201,16 +201,19 @@ def random_layout(
 
 
 #: Kinds of layout, and how often each is drawn (see :class:`_Style`).
-_FAMILIES = ("frame", "hash", "cluster", "star")
-_FAMILY_WEIGHTS = (0.35, 0.3, 0.15, 0.2)
+_FAMILIES = ("hand", "frame", "hash", "cluster", "star")
+_FAMILY_WEIGHTS = (0.6, 0.1, 0.12, 0.06, 0.12)
 
 
 @dataclass(frozen=True)
 class _Style:
     """What one layout looks like: where the loops lie, how they point, how lumpy they are.
 
-    Four families of layouts, each with random proportions:
+    Five families of layouts, each with random proportions:
 
+    - ``hand``: four irregular hand-laid loops (see :func:`_draw_hand_loop`), lumpy
+      and often bent into bays and bulges, lying around the middle at random distances
+      and overlapping their neighbours (8 to 20 crossings);
     - ``frame``: four ovals along the sides of a square, each crossing its two
       neighbours near the corners (8 to 14 crossings: a ring);
     - ``hash``: the same in a small square, so that each oval crosses the two across
@@ -229,6 +232,7 @@ class _Style:
     aspects: FloatArray  # (4,) each loop's typical ratio of length to width
     lumpiness: float  # 0 (smooth) .. 1 (lumpy)
     jitter: float  # how far a loop may stray from its aim (mm; a hundredth in radians)
+    hand: bool = False  # irregular hand-laid loops rather than lumpy ovals
 
     @classmethod
     def draw(cls, rng: np.random.Generator, family: str) -> _Style:
@@ -236,6 +240,17 @@ class _Style:
         corners = turn + np.arange(4) * math.pi / 2 + rng.normal(0.0, 0.1, size=4)
         around = np.column_stack([np.cos(corners), np.sin(corners)])
         order = tuple(str(c) for c in rng.permutation(LINE_COLOURS))
+        if family == "hand":
+            # Around a square of random size, each loop at its own distance: from a
+            # ring of loops that each cross their neighbours to a heap in the middle.
+            spread = rng.uniform(20.0, 150.0)
+            centres = spread * rng.uniform(0.6, 1.3, size=(4, 1)) * around
+            turns = rng.uniform(0.0, 2.0 * math.pi, size=4)
+            aspects = rng.uniform(1.0, 1.9, size=4)
+            lumpiness, jitter = rng.uniform(0.6, 1.0), 30.0
+            index = (rng.integers(4) + rng.choice([-1, 1]) * np.arange(4)) % 4
+            centres = centres[index]
+            return cls(order, centres, turns, aspects, lumpiness, jitter, hand=True)
         if family in ("frame", "hash"):
             if family == "frame":
                 spread, aspect = rng.uniform(110.0, 190.0), rng.uniform(1.3, 3.2)
@@ -280,7 +295,10 @@ def _attempt(
         most = max_crossings - len(hits)
         found = None
         for _ in range(tries_per_loop):
-            loop = _propose(rng, style, i, limits)
+            proposed = _propose(rng, style, i, limits)
+            if proposed is None:
+                continue
+            loop = proposed
             for nudge in range(_NUDGES + 1):
                 if nudge:
                     loop = loop.moved(rng.normal(0.0, _NUDGE_MM, size=2))
@@ -314,15 +332,23 @@ def _attempt(
     return layout
 
 
-def _propose(rng: np.random.Generator, style: _Style, index: int, limits: QualityLimits) -> _Placed:
-    """Draw loop number ``index`` (in placing order) of a layout in ``style``."""
+def _propose(
+    rng: np.random.Generator, style: _Style, index: int, limits: QualityLimits
+) -> _Placed | None:
+    """Draw loop number ``index`` (in placing order) of a layout in ``style``; ``None``
+    if a hand-laid loop came out too tightly bent or pinched (rarely)."""
     centre = style.centres[index] + rng.normal(0.0, style.jitter, size=2)
     low, high = limits.length_range
     length = rng.uniform(low + 1.0, high - 1.0)
     aspect = style.aspects[index] * rng.uniform(0.9, 1.1)
     turn = style.turns[index] + rng.normal(0.0, style.jitter / 100.0)
-    outline = _draw_loop(rng, style.lumpiness * rng.uniform(0.0, 1.0), aspect, turn) + centre
-    return _Placed.from_outline(outline, length)
+    if style.hand:
+        outline = _draw_hand_loop(rng, style.lumpiness, aspect, turn, length, limits)
+        if outline is None:
+            return None
+    else:
+        outline = _draw_loop(rng, style.lumpiness * rng.uniform(0.0, 1.0), aspect, turn)
+    return _Placed.from_outline(outline + centre, length)
 
 
 #: The dense outline every loop is drawn as, before it is sampled evenly.
@@ -344,10 +370,111 @@ def _draw_loop(
     amplitude = lumpiness * rng.uniform(0.0, 1.0, size=_HARMONICS.size) * 0.4 / _HARMONICS
     phase = rng.uniform(0.0, 2.0 * math.pi, size=_HARMONICS.size)
     radius = 1.0 + (amplitude * np.cos(phase)) @ _COS - (amplitude * np.sin(phase)) @ _SIN
+    return (radius[:, None] * _CIRCLE) @ _stretch(aspect, turn)
+
+
+def _stretch(aspect: float, turn: float) -> FloatArray:
+    """The 2x2 matrix (acting on row vectors) that stretches the x axis by ``aspect``
+    relative to y, keeping areas, then turns by ``turn``."""
     stretch = math.sqrt(aspect)
     cos, sin = math.cos(turn), math.sin(turn)
-    transform = np.array([[stretch * cos, stretch * sin], [-sin / stretch, cos / stretch]])
-    return (radius[:, None] * _CIRCLE) @ transform  # type: ignore[no-any-return]
+    return np.array([[stretch * cos, stretch * sin], [-sin / stretch, cos / stretch]])
+
+
+#: Hand-laid loops (see :func:`_draw_hand_loop`): how many pushes shape one, how smooth
+#: the cord is made (Gaussian smoothing along the loop, mm; stronger only if a bend is
+#: still too tight), and what a loop must keep to be used: bends no tighter than
+#: _HAND_MIN_BEND_MM (well above the quality limit, like a real cord), and parts farther
+#: apart than _HAND_CLEARANCE_ARC_MM along the loop at least _HAND_CLEARANCE_MM apart.
+_HAND_PUSHES = (2, 8)
+_HAND_SMOOTHING_MM = (6.0, 14.0, 24.0)
+_HAND_MIN_BEND_MM = 25.0
+_HAND_CLEARANCE_MM = 25.0
+_HAND_CLEARANCE_ARC_MM = 60.0
+_HAND_FREQUENCIES = np.fft.fftfreq(_THETA.size, 1.0 / _THETA.size)
+
+
+def _draw_hand_loop(
+    rng: np.random.Generator,
+    strength: float,
+    aspect: float,
+    turn: float,
+    length: float,
+    limits: QualityLimits,
+) -> FloatArray | None:
+    """An irregular closed curve around the origin, the way a cord is laid by hand.
+
+    A circle is pushed around a few times, as by a finger: each push moves the plane
+    near a point of the loop, mostly inwards (a bay) or outwards (a bulge), by a
+    Gaussian bump ``amp * exp(-|p - c|² / 2 sigma²)`` with ``amp < sigma e^½``, so that
+    each push is a smooth one-to-one map of the plane and the loop stays simple. The
+    result, not star-shaped in general, is stretched to about ``aspect``, turned by
+    ``turn``, scaled to arc length ``length`` (mm) and smoothed like a stiff cord.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        (720, 2) points evenly spaced along the curve, or ``None`` if it bends tighter
+        than :data:`_HAND_MIN_BEND_MM` or comes close to itself.
+    """
+    points = _CIRCLE.copy()
+    for _ in range(int(rng.integers(*_HAND_PUSHES))):
+        i = int(rng.integers(len(points)))
+        tangent = points[(i + 1) % len(points)] - points[i - 1]
+        # The loop runs counter-clockwise (pushes keep its orientation): (ty, -tx) is out.
+        normal = np.array([tangent[1], -tangent[0]]) / max(math.hypot(*tangent), 1e-12)
+        sign = 1.0 if rng.uniform() < 0.4 else -1.0
+        direction = sign * normal + rng.normal(0.0, 0.4, size=2)
+        direction /= max(math.hypot(*direction), 1e-12)
+        sigma = rng.uniform(0.3, 0.8)
+        centre = points[i] - sign * normal * sigma * rng.uniform(0.0, 0.6)
+        amplitude = strength * rng.uniform(0.3, 0.95) * sigma * math.exp(0.5)
+        offset = points - centre
+        weight = np.exp(-(offset[:, 0] ** 2 + offset[:, 1] ** 2) / (2.0 * sigma**2))
+        points = points + amplitude * weight[:, None] * direction
+    points = points @ _stretch(aspect, turn)
+    points *= length / _perimeter(points)
+    for smoothing in _HAND_SMOOTHING_MM:
+        smooth = _smoothed(points, smoothing)
+        steps = np.diff(np.vstack([smooth, smooth[:1]]), axis=0)
+        if _min_bend_radius(steps, limits.bend_window)[0] >= _HAND_MIN_BEND_MM:
+            break
+    else:
+        return None
+    if _comes_close_to_itself(smooth, _HAND_CLEARANCE_MM, _HAND_CLEARANCE_ARC_MM):
+        return None
+    return smooth
+
+
+def _perimeter(points: FloatArray) -> float:
+    steps = np.diff(np.vstack([points, points[:1]]), axis=0)
+    return float(np.hypot(steps[:, 0], steps[:, 1]).sum())
+
+
+def _smoothed(points: FloatArray, sigma: float) -> FloatArray:
+    """The closed curve ``points`` resampled evenly along its length (720 points) and
+    smoothed with a Gaussian of ``sigma`` (in units of ``points``) along the curve."""
+    closed = np.vstack([points, points[:1]])
+    steps = np.diff(closed, axis=0)
+    arc = np.concatenate([[0.0], np.cumsum(np.hypot(steps[:, 0], steps[:, 1]))])
+    s = np.arange(_THETA.size) * (arc[-1] / _THETA.size)
+    z = np.interp(s, arc, closed[:, 0]) + 1j * np.interp(s, arc, closed[:, 1])
+    damping = np.exp(-0.5 * (2.0 * math.pi * sigma / arc[-1] * _HAND_FREQUENCIES) ** 2)
+    z = np.fft.ifft(np.fft.fft(z) * damping)
+    return np.column_stack([z.real, z.imag])
+
+
+def _comes_close_to_itself(points: FloatArray, clearance: float, apart: float) -> bool:
+    """Whether two points of the closed curve that lie more than ``apart`` from each
+    other along it are less than ``clearance`` apart (checked every 6 mm or so)."""
+    length = _perimeter(points)
+    step = max(1, round(_SEARCH_SPACING_MM * len(points) / length))
+    coarse = points[::step]
+    distance = np.hypot(*(coarse[:, None, :] - coarse[None, :, :]).transpose(2, 0, 1))
+    index = np.arange(len(coarse))
+    along = np.abs(index[:, None] - index[None, :])
+    along = np.minimum(along, len(coarse) - along) * (length / len(coarse))
+    return bool((distance[along > apart] < clearance).any())
 
 
 class _Placed:
@@ -805,15 +932,22 @@ class _LoopGeometry:
 
     def min_bend_radius(self, window: float) -> tuple[float, FloatArray]:
         """Smallest arc / turning ratio over any stretch of about ``window`` mm."""
-        heading = np.arctan2(self.steps[:, 1], self.steps[:, 0])
-        turn = np.angle(np.exp(1j * (np.roll(heading, -1) - heading)))
-        mean_step = self.length / len(self.steps)
-        width = max(1, round(window / mean_step))
-        wrapped = np.concatenate([turn, turn[:width]])
-        total = np.abs(np.convolve(wrapped, np.ones(width), mode="valid")[: len(turn)])
-        worst = int(np.argmax(total))
-        radius = width * mean_step / total[worst] if total[worst] > 0 else math.inf
-        return radius, self.coords[(worst + width // 2) % len(self.coords)]
+        radius, index = _min_bend_radius(self.steps, window)
+        return radius, self.coords[index]
+
+
+def _min_bend_radius(steps: FloatArray, window: float) -> tuple[float, int]:
+    """Smallest arc / turning ratio over any stretch of about ``window`` of the closed
+    polyline with segments ``steps`` (n, 2), and the index of a point in that stretch."""
+    heading = np.arctan2(steps[:, 1], steps[:, 0])
+    turn = np.angle(np.exp(1j * (np.roll(heading, -1) - heading)))
+    mean_step = float(np.hypot(steps[:, 0], steps[:, 1]).sum()) / len(steps)
+    width = max(1, round(window / mean_step))
+    wrapped = np.concatenate([turn, turn[:width]])
+    total = np.abs(np.convolve(wrapped, np.ones(width), mode="valid")[: len(turn)])
+    worst = int(np.argmax(total))
+    radius = width * mean_step / total[worst] if total[worst] > 0 else math.inf
+    return radius, (worst + width // 2) % len(steps)
 
 
 def _crossing_points(a: _LoopGeometry, b: _LoopGeometry) -> FloatArray | None:

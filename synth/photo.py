@@ -55,23 +55,40 @@ def make_photo(
     ValueError
         For an unknown difficulty or a size smaller than 320 x 240.
     """
+    plan = plan_photo(seed, difficulty, size)
+    image = render(scene_objects(plan.board), plan.scene, plan.camera, plan.render_rng)
+    truth = photo_truth(plan.board, plan.scene, plan.camera, seed)
+    return SyntheticPhoto(image, encode_jpeg(image, plan.scene.sensor.jpeg_quality), truth)
+
+
+@dataclass(frozen=True)
+class PhotoPlan:
+    """Everything about a photo but its pixels: cheap to make, and enough to pick seeds."""
+
+    board: SyntheticBoard
+    scene: Scene
+    camera: Camera
+    render_rng: np.random.Generator
+
+
+def plan_photo(
+    seed: int, difficulty: str = "normal", size: tuple[int, int] = DEFAULT_SIZE
+) -> PhotoPlan:
+    """The board, scene and camera of the photo of ``seed`` (see :func:`make_photo`)."""
     if difficulty not in DIFFICULTIES:
         raise ValueError(
             f"unknown difficulty {difficulty!r}; expected one of {', '.join(DIFFICULTIES)}"
         )
     if min(size) < 240 or max(size) < 320:
         raise ValueError(f"photo size {size[0]}x{size[1]} is too small; at least 320x240")
-    board_rng, scene_rng, render_rng = (
-        np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3)
-    )
+    streams = np.random.SeedSequence(seed).spawn(3)
+    board_rng, scene_rng, render_rng = (np.random.default_rng(s) for s in streams)
     made = generate_board(board_rng, difficulty)
     # Frame the play area; the prediction pawns then find room in view beside it.
     scene = sample_scene(scene_rng, difficulty, size, play_area(made.board))
     camera = Camera.from_scene(scene)
     made = replace(made, board=place_off_board(made.board, camera, board_rng))
-    image = render(scene_objects(made), scene, camera, render_rng)
-    truth = photo_truth(made, scene, camera, seed)
-    return SyntheticPhoto(image, encode_jpeg(image, scene.sensor.jpeg_quality), truth)
+    return PhotoPlan(made, scene, camera, render_rng)
 
 
 def play_area(board: Board) -> tuple[float, float, float, float]:

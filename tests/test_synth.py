@@ -119,15 +119,36 @@ def test_sample_images_are_consistent_and_reproducible(path: Path) -> None:
 
 def test_synth_command_writes_pairs_and_overlays(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "cli", "synth", "--count", "2", "--seed", "40", "--out", str(tmp_path),
-         "--size", "480x360", "--difficulty", "hard", "--overlay"],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "cli",
+            "synth",
+            "--count",
+            "2",
+            "--seed",
+            "40",
+            "--out",
+            str(tmp_path),
+            "--size",
+            "480x360",
+            "--difficulty",
+            "hard",
+            "--overlay",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == [
-        "synth_hard_000040.jpg", "synth_hard_000040.overlay.jpg", "synth_hard_000040.truth.json",
-        "synth_hard_000041.jpg", "synth_hard_000041.overlay.jpg", "synth_hard_000041.truth.json",
+        "synth_hard_000040.jpg",
+        "synth_hard_000040.overlay.jpg",
+        "synth_hard_000040.truth.json",
+        "synth_hard_000041.jpg",
+        "synth_hard_000041.overlay.jpg",
+        "synth_hard_000041.truth.json",
     ]
     truth = json.loads((tmp_path / "synth_hard_000041.truth.json").read_text())
     assert truth == make_photo(41, "hard", (480, 360)).truth
@@ -136,13 +157,18 @@ def test_synth_command_writes_pairs_and_overlays(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["--size", "big"], "--size must look like"), (["--size", "10x10"], "between"),
-     (["--count", "0"], "at least 1")],
+    [
+        (["--size", "big"], "--size must look like"),
+        (["--size", "10x10"], "between"),
+        (["--count", "0"], "at least 1"),
+    ],
 )
 def test_synth_command_rejects_bad_arguments(tmp_path: Path, args: list[str], message: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "cli", "synth", "--out", str(tmp_path), *args],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 2
     assert message in done.stderr
