@@ -3,7 +3,7 @@
 Run ``python benchmarks/engine.py``. Prints the median of repeated measurements next to
 its target with PASS or MISS, and exits with status 1 if any figure misses.
 
-- topology: ``build_board`` of a layout with about 20 crossings (target <= 20 ms);
+- topology: ``build_board`` of random layouts with 20 crossings (target <= 20 ms);
 - scoring: ``score`` of the final board of a simulated 4-player game (target <= 1 ms);
 - games: simulated 4-player games per second with the random policy, over 1,000 games
   in batches of 100, layouts prepared beforehand (target >= 200 games/s).
@@ -12,7 +12,6 @@ its target with PASS or MISS, and exits with status 1 if any figure misses.
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import sys
 import time
@@ -31,8 +30,6 @@ from engine.scoring import score  # noqa: E402
 from engine.topology import build_board  # noqa: E402
 
 #: Seeds whose default random layout had 18 to 22 crossings (checked when run).
-TWENTY_CROSSING_SEEDS = (40, 179, 53, 207, 109, 246, 276, 287)
-CROSSINGS = range(18, 23)
 
 
 def median_seconds(work: Callable[[], object], repeat: int) -> float:
@@ -45,44 +42,9 @@ def median_seconds(work: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
-def twenty_crossing_layouts(scan: int) -> list[Layout]:
-    """Layouts of 18 to 22 crossings.
-
-    The known seeds first, then (if fewer than two qualify) seeds 0 .. ``scan`` - 1,
-    and finally, if random layouts still give none, a hand-made one of four lumpy
-    loops of cord length with 20 crossings.
-    """
-    layouts = [lay for lay in map(random_layout, TWENTY_CROSSING_SEEDS) if _about_twenty(lay)]
-    for seed in range(scan):
-        if len(layouts) >= 2:
-            break
-        layout = random_layout(seed)
-        if _about_twenty(layout):
-            layouts.append(layout)
-    return layouts or [lumpy_layout()]
-
-
-def _about_twenty(layout: Layout) -> bool:
-    return len(layout.board().crossings) in CROSSINGS
-
-
-def lumpy_layout() -> Layout:
-    """Four lumpy loops about 1.2 m long, centred close together: 20 crossings."""
-    specs = {
-        "red": (-15.0, -15.0, 180.0, 3, 0.3),
-        "yellow": (15.0, -15.0, 185.0, 3, 1.0),
-        "green": (15.0, 15.0, 190.0, 4, 2.1),
-        "blue": (-15.0, 15.0, 175.0, 4, 2.9),
-    }
-    lines = {}
-    for colour, (cx, cy, radius, lobes, phase) in specs.items():
-        points = []
-        for i in range(800):
-            t = 2 * math.pi * i / 800
-            r = radius * (1 + 0.12 * math.cos(lobes * t + phase))
-            points.append((cx + r * math.cos(t), cy + r * math.sin(t)))
-        lines[colour] = tuple(points)
-    return Layout(lines=lines, knots={})
+def twenty_crossing_layouts(count: int = 4) -> list[Layout]:
+    """Random legal layouts with exactly 20 crossings (seeds 0 .. count - 1)."""
+    return [random_layout(seed, min_crossings=20, max_crossings=20) for seed in range(count)]
 
 
 def topology_ms(layouts: Sequence[Layout], repeat: int) -> float:
@@ -130,14 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--scan", type=int, default=0,
-                        help="seeds to try for ~20-crossing random layouts if the known fail")
     args = parser.parse_args(argv)
-    layouts = twenty_crossing_layouts(args.scan)
+    layouts = twenty_crossing_layouts()
     boards = [layout.board() for layout in layouts]
     crossings = ", ".join(str(len(b.crossings)) for b in boards)
-    kind = "hand-made lumpy layout" if not layouts[0].knots else "random layouts"
-    print(f"layouts: {len(boards)} ({kind}) with {crossings} crossings")
+    print(f"layouts: {len(boards)} random layouts with {crossings} crossings")
     finished = finished_boards(boards, 10)
     creatures = statistics.median(len(b.creatures) for b in finished)
     print(f"finished boards: median {creatures:g} creatures")

@@ -1,21 +1,30 @@
 """Seeded random legal layouts of the four power lines, for tests and synthetic photos.
 
 A layout is what the oldest player lays on the table: four closed cords (red, yellow,
-green, blue), each of a fixed length between 1.1 and 1.3 m, crossing each other. The
-generator draws each loop as a smooth star-shaped curve around its own centre,
+green, blue), each of a fixed length between 1.1 and 1.3 m, crossing each other. Each
+layout follows one of a few families (see ``_Style``) with random proportions, so that
+layouts range from 8 to 24 crossings:
+
+- most (``hand``) are four irregular loops as a hand lays a cord: a circle pushed in and
+  out a few times (bays and bulges, often not convex, not even star-shaped), stretched,
+  smoothed like a stiff cord, and kept only if it never bends tightly nor comes close
+  to itself (see :func:`_draw_hand_loop`); the loops lie around the middle at random
+  distances, from a ring to a heap;
+- the others are smooth star-shaped curves around their own centre,
 
     r(theta) = 1 + sum_k a_k cos(k theta + phi_k),   k = 2 .. 5,
 
-stretched along a random axis (round to elongated), rotated, and scaled so that its arc
-length is exactly the cord's length. Each layout follows one of a few families (a ring or
-frame of ovals, a # sign, a lumpy cluster, a star of long ovals; see ``_Style``) with
-random proportions, so that layouts range from 8 to 24 crossings.
+  stretched along a random axis (round to elongated) and rotated, in regular patterns:
+  a ring or frame of ovals, a # sign, a lumpy cluster, a star of long ovals.
 
-The loops are placed one after the other: each new loop is redrawn (or moved) until it
-crosses the loops already on the table cleanly (clear angles, crossings well apart, no
-near misses), which is much faster than redrawing whole layouts. The finished layout
-must then pass :func:`check_layout_quality`, which says why a layout that real players
-could not lay cleanly, or that a camera could not read without guessing, is not good.
+Every loop is scaled so that its arc length is exactly the cord's length.
+
+The loops are placed one after the other: each new loop is redrawn (or turned, or moved)
+until it crosses the loops already on the table cleanly (clear angles, crossings well
+apart, no near misses), which is much faster than redrawing whole layouts. The finished
+layout must then pass :func:`check_layout_quality`, which says why a layout that real
+players could not lay cleanly, or that a camera could not read without guessing, is not
+good.
 
 All coordinates are table millimetres with the origin at the middle of the play area.
 Everything is deterministic for a given seed.
@@ -30,6 +39,7 @@ from itertools import chain
 
 import numpy as np
 import shapely
+from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
 from shapely.geometry import LinearRing, MultiLineString
 
@@ -190,8 +200,17 @@ def random_layout(
     if max_attempts < 1 or tries_per_loop < 1:
         raise ValueError("max_attempts and tries_per_loop must be positive")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    weights = np.array(
+        [
+            weight if low <= max_crossings and min_crossings <= high else 0.0
+            for weight, (low, high) in zip(_FAMILY_WEIGHTS, _FAMILY_CROSSINGS, strict=True)
+        ]
+    )
+    if not weights.any():
+        weights = np.array(_FAMILY_WEIGHTS)
     for _ in range(max_attempts):
-        layout = _attempt(rng, limits, min_crossings, max_crossings, tries_per_loop)
+        family = str(rng.choice(_FAMILIES, p=weights / weights.sum()))
+        layout = _attempt(rng, family, limits, min_crossings, max_crossings, tries_per_loop)
         if layout is not None:
             return layout
     raise RuntimeError(
@@ -200,9 +219,12 @@ def random_layout(
     )
 
 
-#: Kinds of layout, and how often each is drawn (see :class:`_Style`).
+#: Kinds of layout, how often each is drawn (see :class:`_Style`), and the numbers of
+#: crossings each usually gives: a family is only drawn if that range meets the range
+#: asked for (unless none does), so that a narrow range is found quickly.
 _FAMILIES = ("hand", "frame", "hash", "cluster", "star")
-_FAMILY_WEIGHTS = (0.6, 0.1, 0.12, 0.06, 0.12)
+_FAMILY_WEIGHTS = (0.66, 0.08, 0.12, 0.04, 0.1)
+_FAMILY_CROSSINGS = ((8, 18), (8, 14), (12, 20), (10, 14), (20, 24))
 
 
 @dataclass(frozen=True)
@@ -212,8 +234,8 @@ class _Style:
     Five families of layouts, each with random proportions:
 
     - ``hand``: four irregular hand-laid loops (see :func:`_draw_hand_loop`), lumpy
-      and often bent into bays and bulges, lying around the middle at random distances
-      and overlapping their neighbours (8 to 20 crossings);
+      and often bent into bays and bulges, around a square of random size, each
+      crossing its neighbours, maybe all others (8 to 22 crossings, mostly 10 to 16);
     - ``frame``: four ovals along the sides of a square, each crossing its two
       neighbours near the corners (8 to 14 crossings: a ring);
     - ``hash``: the same in a small square, so that each oval crosses the two across
@@ -243,11 +265,11 @@ class _Style:
         if family == "hand":
             # Around a square of random size, each loop at its own distance: from a
             # ring of loops that each cross their neighbours to a heap in the middle.
-            spread = rng.uniform(20.0, 150.0)
+            spread = rng.uniform(*_HAND_SPREAD)
             centres = spread * rng.uniform(0.6, 1.3, size=(4, 1)) * around
-            turns = rng.uniform(0.0, 2.0 * math.pi, size=4)
+            turns = np.zeros(4)  # each try turns its loop at random
             aspects = rng.uniform(1.0, 1.9, size=4)
-            lumpiness, jitter = rng.uniform(0.6, 1.0), 30.0
+            lumpiness, jitter = rng.uniform(0.6, 1.0), _HAND_JITTER
             index = (rng.integers(4) + rng.choice([-1, 1]) * np.arange(4)) % 4
             centres = centres[index]
             return cls(order, centres, turns, aspects, lumpiness, jitter, hand=True)
@@ -280,13 +302,14 @@ class _Style:
 
 def _attempt(
     rng: np.random.Generator,
+    family: str,
     limits: QualityLimits,
     min_crossings: int,
     max_crossings: int,
     tries_per_loop: int,
 ) -> Layout | None:
-    """Place the four loops one by one; ``None`` if this layout is abandoned."""
-    family = str(rng.choice(_FAMILIES, p=_FAMILY_WEIGHTS))
+    """Place the four loops of a layout of ``family`` one by one; ``None`` if this
+    layout is abandoned."""
     style = _Style.draw(rng, family)
     placed: dict[str, _Placed] = {}
     hits: list[_Hit] = []
@@ -294,11 +317,13 @@ def _attempt(
         fewest = min_crossings - len(hits) if i == len(style.order) - 1 else 0
         most = max_crossings - len(hits)
         found = None
-        for _ in range(tries_per_loop):
-            proposed = _propose(rng, style, i, limits)
-            if proposed is None:
+        shape = None
+        for t in range(tries_per_loop):
+            if style.hand and t % _HAND_SHAPE_REUSE == 0:
+                shape = _hand_shape(rng, style, i, limits)
+            if style.hand and shape is None:
                 continue
-            loop = proposed
+            loop = _propose(rng, style, i, limits, shape)
             for nudge in range(_NUDGES + 1):
                 if nudge:
                     loop = loop.moved(rng.normal(0.0, _NUDGE_MM, size=2))
@@ -333,22 +358,44 @@ def _attempt(
 
 
 def _propose(
-    rng: np.random.Generator, style: _Style, index: int, limits: QualityLimits
-) -> _Placed | None:
-    """Draw loop number ``index`` (in placing order) of a layout in ``style``; ``None``
-    if a hand-laid loop came out too tightly bent or pinched (rarely)."""
+    rng: np.random.Generator,
+    style: _Style,
+    index: int,
+    limits: QualityLimits,
+    shape: tuple[FloatArray, float] | None = None,
+) -> _Placed:
+    """Draw loop number ``index`` (in placing order) of a layout in ``style``: for a
+    hand-laid layout, ``shape`` (from :func:`_hand_shape`) turned at random."""
     centre = style.centres[index] + rng.normal(0.0, style.jitter, size=2)
+    if shape is not None:
+        outline, length = shape
+        turn = rng.uniform(0.0, 2.0 * math.pi)
+        cos, sin = math.cos(turn), math.sin(turn)
+        return _Placed.from_outline(outline @ np.array([[cos, sin], [-sin, cos]]) + centre, length)
     low, high = limits.length_range
     length = rng.uniform(low + 1.0, high - 1.0)
     aspect = style.aspects[index] * rng.uniform(0.9, 1.1)
     turn = style.turns[index] + rng.normal(0.0, style.jitter / 100.0)
-    if style.hand:
-        outline = _draw_hand_loop(rng, style.lumpiness, aspect, turn, length, limits)
-        if outline is None:
-            return None
-    else:
-        outline = _draw_loop(rng, style.lumpiness * rng.uniform(0.0, 1.0), aspect, turn)
+    outline = _draw_loop(rng, style.lumpiness * rng.uniform(0.0, 1.0), aspect, turn)
     return _Placed.from_outline(outline + centre, length)
+
+
+def _hand_shape(
+    rng: np.random.Generator, style: _Style, index: int, limits: QualityLimits
+) -> tuple[FloatArray, float] | None:
+    """A hand-laid loop for place ``index`` of a layout in ``style``, around the origin,
+    and its cord's length; ``None`` if a few drawings all bent too tightly (rare).
+
+    Turning a loop keeps its bends and its clearance from itself: each shape is tried
+    in :data:`_HAND_SHAPE_REUSE` random turns before a new one is drawn."""
+    low, high = limits.length_range
+    for _ in range(_HAND_DRAWS):
+        length = rng.uniform(low + 1.0, high - 1.0)
+        aspect = style.aspects[index] * rng.uniform(0.9, 1.1)
+        outline = _draw_hand_loop(rng, style.lumpiness, aspect, length)
+        if outline is not None:
+            return outline, length
+    return None
 
 
 #: The dense outline every loop is drawn as, before it is sampled evenly.
@@ -370,7 +417,8 @@ def _draw_loop(
     amplitude = lumpiness * rng.uniform(0.0, 1.0, size=_HARMONICS.size) * 0.4 / _HARMONICS
     phase = rng.uniform(0.0, 2.0 * math.pi, size=_HARMONICS.size)
     radius = 1.0 + (amplitude * np.cos(phase)) @ _COS - (amplitude * np.sin(phase)) @ _SIN
-    return (radius[:, None] * _CIRCLE) @ _stretch(aspect, turn)
+    outline: FloatArray = (radius[:, None] * _CIRCLE) @ _stretch(aspect, turn)
+    return outline
 
 
 def _stretch(aspect: float, turn: float) -> FloatArray:
@@ -381,26 +429,34 @@ def _stretch(aspect: float, turn: float) -> FloatArray:
     return np.array([[stretch * cos, stretch * sin], [-sin / stretch, cos / stretch]])
 
 
-#: Hand-laid loops (see :func:`_draw_hand_loop`): how many pushes shape one, how smooth
-#: the cord is made (Gaussian smoothing along the loop, mm; stronger only if a bend is
-#: still too tight), and what a loop must keep to be used: bends no tighter than
-#: _HAND_MIN_BEND_MM (well above the quality limit, like a real cord), and parts farther
-#: apart than _HAND_CLEARANCE_ARC_MM along the loop at least _HAND_CLEARANCE_MM apart.
-_HAND_PUSHES = (2, 8)
-_HAND_SMOOTHING_MM = (6.0, 14.0, 24.0)
-_HAND_MIN_BEND_MM = 25.0
+#: Hand-laid loops (see :func:`_draw_hand_loop`): how many pushes shape one; the chance
+#: that a push makes a bay (inwards) rather than a bulge; the width of a push (sigma, in
+#: radii of the starting circle) and its depth (a fraction of the most that keeps the
+#: push one-to-one). Then how smooth the cord is made (Gaussian smoothing along the
+#: loop, mm; each only if the one before leaves a bend too tight), and what a loop must
+#: keep to be used: bends no tighter than _HAND_MIN_BEND_MM (above the quality limit),
+#: and parts farther apart than _HAND_CLEARANCE_ARC_MM along the loop at least
+#: _HAND_CLEARANCE_MM apart (a bay is never a narrow slot). Each shape is tried in
+#: _HAND_SHAPE_REUSE turns, and _HAND_DRAWS drawings may fail before a try is lost.
+#: A hand-laid layout aims its loops at the corners of a square _HAND_SPREAD mm from
+#: the middle (each corner from 0.6 to 1.3 times that), give or take _HAND_JITTER mm.
+_HAND_PUSHES = (3, 9)
+_HAND_BAY_CHANCE = 0.8
+_HAND_PUSH_WIDTH = (0.3, 0.8)
+_HAND_PUSH_DEPTH = (0.65, 0.95)
+_HAND_SMOOTHING_MM = (6.0, 10.0, 14.0, 18.0, 22.0, 26.0)
+_HAND_MIN_BEND_MM = 18.0
 _HAND_CLEARANCE_MM = 25.0
 _HAND_CLEARANCE_ARC_MM = 60.0
+_HAND_SHAPE_REUSE = 3
+_HAND_DRAWS = 5
+_HAND_SPREAD = (20.0, 150.0)
+_HAND_JITTER = 30.0
 _HAND_FREQUENCIES = np.fft.fftfreq(_THETA.size, 1.0 / _THETA.size)
 
 
 def _draw_hand_loop(
-    rng: np.random.Generator,
-    strength: float,
-    aspect: float,
-    turn: float,
-    length: float,
-    limits: QualityLimits,
+    rng: np.random.Generator, strength: float, aspect: float, length: float
 ) -> FloatArray | None:
     """An irregular closed curve around the origin, the way a cord is laid by hand.
 
@@ -408,42 +464,55 @@ def _draw_hand_loop(
     near a point of the loop, mostly inwards (a bay) or outwards (a bulge), by a
     Gaussian bump ``amp * exp(-|p - c|² / 2 sigma²)`` with ``amp < sigma e^½``, so that
     each push is a smooth one-to-one map of the plane and the loop stays simple. The
-    result, not star-shaped in general, is stretched to about ``aspect``, turned by
-    ``turn``, scaled to arc length ``length`` (mm) and smoothed like a stiff cord.
+    result, not star-shaped in general, is stretched to about ``aspect`` along x and
+    scaled to arc length ``length`` (mm). Then it is smoothed like a stiff cord, a
+    little more each time, until it nowhere bends tighter than :data:`_HAND_MIN_BEND_MM`.
+    ``strength`` (0 .. 1) scales the depth of all pushes.
 
     Returns
     -------
     numpy.ndarray or None
-        (720, 2) points evenly spaced along the curve, or ``None`` if it bends tighter
-        than :data:`_HAND_MIN_BEND_MM` or comes close to itself.
+        (720, 2) points about evenly spaced along the curve, or ``None`` if it still
+        bends too tightly after the strongest smoothing, or comes close to itself.
     """
-    points = _CIRCLE.copy()
-    for _ in range(int(rng.integers(*_HAND_PUSHES))):
-        i = int(rng.integers(len(points)))
-        tangent = points[(i + 1) % len(points)] - points[i - 1]
+    count = int(rng.integers(*_HAND_PUSHES))
+    picks = rng.integers(_THETA.size, size=count)
+    bays = rng.uniform(size=count) < _HAND_BAY_CHANCE
+    sways = rng.normal(0.0, 0.4, size=(count, 2))
+    widths = rng.uniform(*_HAND_PUSH_WIDTH, size=count)
+    backs = rng.uniform(0.0, 0.2, size=count)
+    depths = strength * rng.uniform(*_HAND_PUSH_DEPTH, size=count) * math.exp(0.5)
+    x, y = _CIRCLE[:, 0].copy(), _CIRCLE[:, 1].copy()
+    for i, bay, sway, sigma, back, depth in zip(
+        picks, bays, sways, widths, backs, depths, strict=True
+    ):
+        tx, ty = x[(i + 1) % x.size] - x[i - 1], y[(i + 1) % y.size] - y[i - 1]
         # The loop runs counter-clockwise (pushes keep its orientation): (ty, -tx) is out.
-        normal = np.array([tangent[1], -tangent[0]]) / max(math.hypot(*tangent), 1e-12)
-        sign = 1.0 if rng.uniform() < 0.4 else -1.0
-        direction = sign * normal + rng.normal(0.0, 0.4, size=2)
-        direction /= max(math.hypot(*direction), 1e-12)
-        sigma = rng.uniform(0.3, 0.8)
-        centre = points[i] - sign * normal * sigma * rng.uniform(0.0, 0.6)
-        amplitude = strength * rng.uniform(0.3, 0.95) * sigma * math.exp(0.5)
-        offset = points - centre
-        weight = np.exp(-(offset[:, 0] ** 2 + offset[:, 1] ** 2) / (2.0 * sigma**2))
-        points = points + amplitude * weight[:, None] * direction
-    points = points @ _stretch(aspect, turn)
-    points *= length / _perimeter(points)
+        norm = max(math.hypot(tx, ty), 1e-12)
+        sign = -1.0 if bay else 1.0
+        nx, ny = sign * ty / norm, -sign * tx / norm
+        dx, dy = nx + sway[0], ny + sway[1]
+        amplitude = depth * sigma / max(math.hypot(dx, dy), 1e-12)
+        cx, cy = x[i] - nx * sigma * back, y[i] - ny * sigma * back
+        weight = amplitude * np.exp(((x - cx) ** 2 + (y - cy) ** 2) * (-0.5 / sigma**2))
+        x += weight * dx
+        y += weight * dy
+    points = np.column_stack([x, y]) @ _stretch(aspect, 0.0)
+    wave = (2.0 * math.pi / length) * _HAND_FREQUENCIES
     for smoothing in _HAND_SMOOTHING_MM:
-        smooth = _smoothed(points, smoothing)
-        steps = np.diff(np.vstack([smooth, smooth[:1]]), axis=0)
-        if _min_bend_radius(steps, limits.bend_window)[0] >= _HAND_MIN_BEND_MM:
+        # Smooth evenly along the loop's length, and measure the tightest bend by the
+        # curvature Im(conj(z') z'') / |z'|³ from the derivatives of the smoothed curve.
+        spectrum, perimeter = _spectrum(points)
+        spectrum *= (length / perimeter) * np.exp(-0.5 * (smoothing * wave) ** 2)
+        z, dz, ddz = np.fft.ifft(np.stack([spectrum, 1j * wave * spectrum, -(wave**2) * spectrum]))
+        points = np.column_stack([z.real, z.imag])
+        if np.max(np.abs((dz.conj() * ddz).imag) / np.abs(dz) ** 3) * _HAND_MIN_BEND_MM <= 1.0:
             break
     else:
         return None
-    if _comes_close_to_itself(smooth, _HAND_CLEARANCE_MM, _HAND_CLEARANCE_ARC_MM):
+    if _comes_close_to_itself(points, _HAND_CLEARANCE_MM, _HAND_CLEARANCE_ARC_MM):
         return None
-    return smooth
+    return points
 
 
 def _perimeter(points: FloatArray) -> float:
@@ -451,30 +520,33 @@ def _perimeter(points: FloatArray) -> float:
     return float(np.hypot(steps[:, 0], steps[:, 1]).sum())
 
 
-def _smoothed(points: FloatArray, sigma: float) -> FloatArray:
-    """The closed curve ``points`` resampled evenly along its length (720 points) and
-    smoothed with a Gaussian of ``sigma`` (in units of ``points``) along the curve."""
+def _spectrum(points: FloatArray) -> tuple[NDArray[np.complex128], float]:
+    """The Fourier transform of the closed curve ``points`` resampled evenly along its
+    length (720 points, as complex numbers), and its length."""
     closed = np.vstack([points, points[:1]])
     steps = np.diff(closed, axis=0)
     arc = np.concatenate([[0.0], np.cumsum(np.hypot(steps[:, 0], steps[:, 1]))])
     s = np.arange(_THETA.size) * (arc[-1] / _THETA.size)
     z = np.interp(s, arc, closed[:, 0]) + 1j * np.interp(s, arc, closed[:, 1])
-    damping = np.exp(-0.5 * (2.0 * math.pi * sigma / arc[-1] * _HAND_FREQUENCIES) ** 2)
-    z = np.fft.ifft(np.fft.fft(z) * damping)
-    return np.column_stack([z.real, z.imag])
+    return np.fft.fft(z), float(arc[-1])
 
 
 def _comes_close_to_itself(points: FloatArray, clearance: float, apart: float) -> bool:
     """Whether two points of the closed curve that lie more than ``apart`` from each
-    other along it are less than ``clearance`` apart (checked every 6 mm or so)."""
+    other along it are less than ``clearance`` apart (checked every 12 mm or so: parts
+    nearly ``clearance`` minus 6 mm apart may pass)."""
     length = _perimeter(points)
-    step = max(1, round(_SEARCH_SPACING_MM * len(points) / length))
-    coarse = points[::step]
-    distance = np.hypot(*(coarse[:, None, :] - coarse[None, :, :]).transpose(2, 0, 1))
-    index = np.arange(len(coarse))
-    along = np.abs(index[:, None] - index[None, :])
-    along = np.minimum(along, len(coarse) - along) * (length / len(coarse))
-    return bool((distance[along > apart] < clearance).any())
+    coarse = points[:: max(1, round(12.0 * len(points) / length))]
+    count = len(coarse)
+    skip = math.floor(apart * count / length) + 1
+    if 2 * skip > count:
+        return False
+    # Row i holds the points from ``skip`` ahead of point i round to ``skip`` behind it.
+    twice = np.vstack([coarse, coarse])
+    x = sliding_window_view(twice[:, 0], count)[:count, skip : count - skip + 1]
+    y = sliding_window_view(twice[:, 1], count)[:count, skip : count - skip + 1]
+    dx, dy = x - coarse[:, 0, None], y - coarse[:, 1, None]
+    return bool((dx * dx + dy * dy < clearance * clearance).any())
 
 
 class _Placed:

@@ -161,6 +161,24 @@ class Camera:
         d_tab = d_cam @ self.R @ _FLIP  # R.T maps camera -> world', then flip z
         return d_tab / np.linalg.norm(d_tab, axis=1, keepdims=True)
 
+    def window_rays(
+        self, x0: int, x1: int, y0: int, y1: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Unit viewing directions through the pixels of the window ``[x0, x1) × [y0, y1)``.
+
+        Returns the three table-frame components, each of shape ``(y1 - y0, x1 - x0)``:
+        :meth:`rays` for a block of pixels, without per-pixel coordinate arrays.
+        """
+        f = self.focal_px
+        xd = ((np.arange(x0, x1) - self.K[0, 2]) / f)[None, :]
+        yd = ((np.arange(y0, y1) - self.K[1, 2]) / f)[:, None]
+        scale = self._undistort_scale(xd * xd + yd * yd)
+        x, y = xd * scale, yd * scale
+        M = self.R @ _FLIP  # rows: what camera x, y and z contribute in the table frame
+        d = [x * M[0, i] + y * M[1, i] + M[2, i] for i in range(3)]
+        inv = 1.0 / np.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+        return d[0] * inv, d[1] * inv, d[2] * inv
+
     def undistort(self, pixels: np.ndarray) -> np.ndarray:
         """Normalised undistorted image coordinates ``(x/z, y/z)`` of pixels, (N, 2).
 
@@ -170,12 +188,20 @@ class Camera:
         """
         px = np.asarray(pixels, dtype=np.float64).reshape(-1, 2)
         xd = (px - self.K[:2, 2]) / self.focal_px
-        x = xd.copy()
+        return xd * self._undistort_scale(np.einsum("ij,ij->i", xd, xd))[:, None]
+
+    def _undistort_scale(self, rd2: np.ndarray) -> np.ndarray:
+        """``x / x_d`` for distorted points at squared radius ``rd2`` (normalised).
+
+        The fixed-point iteration ``x <- x_d / (1 + k1 |x|^2)`` needs only this scale,
+        which depends on the radius alone.
+        """
+        scale = np.ones_like(rd2)
         if self.k1 != 0.0:
+            k_rd2 = self.k1 * rd2
             for _ in range(8):
-                r2 = np.einsum("ij,ij->i", x, x)
-                x = xd / (1.0 + self.k1 * r2)[:, None]
-        return x
+                scale = 1.0 / (1.0 + k_rd2 * scale * scale)
+        return scale
 
     def pixel_to_table(self, pixels: np.ndarray) -> np.ndarray:
         """Table points (mm, z = 0) seen at distorted pixel positions, shape (N, 2).

@@ -19,7 +19,16 @@ from synth.camera import Camera
 from synth.lighting import Lighting
 from synth.solids import Spheroid, composite_front_to_back, raycast
 
-__all__ = ["CordBand", "trace_cord", "shade_cord", "knot_geometry", "shade_knot"]
+__all__ = [
+    "CordBand",
+    "CordLook",
+    "cord_brightness",
+    "cord_coverage",
+    "knot_geometry",
+    "shade_cord",
+    "shade_knot",
+    "trace_cord",
+]
 
 _SUBPIXEL = 3  # cv2 drawing: coordinates carry 3 fractional bits
 
@@ -28,11 +37,12 @@ _SUBPIXEL = 3  # cv2 drawing: coordinates carry 3 fractional bits
 class CordBand:
     """Pixels around one cord and where each lies relative to the cord.
 
-    ``idx`` are flat indices into the photo, ``xy`` their pixel coordinates; ``across``
-    is the signed distance from the centre line in units of the local half-width
-    (|across| <= 1 is on the cord), ``half_px`` that half-width in pixels, ``along_mm``
-    the arc length from the cord's start and ``normal`` the table-frame unit vector
-    across the cord (pointing to positive ``across``).
+    ``idx`` are flat indices into the photo (ascending), ``xy`` their pixel
+    coordinates; ``across`` is the signed distance from the centre line in units of
+    the local half-width (|across| <= 1 is on the cord), ``half_px`` that half-width in
+    pixels, ``along_mm`` the arc length from the cord's start, ``seg`` the index of the
+    nearest segment of the centre line and ``seg_normal`` the table-frame unit vector
+    across each segment (pointing to positive ``across``), shape (segments, 2).
     """
 
     idx: np.ndarray
@@ -40,7 +50,15 @@ class CordBand:
     across: np.ndarray
     half_px: np.ndarray
     along_mm: np.ndarray
-    normal: np.ndarray
+    seg: np.ndarray
+    seg_normal: np.ndarray
+
+    def subset(self, keep: np.ndarray) -> CordBand:
+        """The band restricted to the pixels ``keep`` (a mask or ascending indices)."""
+        return CordBand(
+            self.idx[keep], self.xy[keep], self.across[keep], self.half_px[keep],
+            self.along_mm[keep], self.seg[keep], self.seg_normal,
+        )
 
 
 def trace_cord(
@@ -90,62 +108,103 @@ def trace_cord(
     normal = np.column_stack([-seg_mm[:, 1], seg_mm[:, 0]]) / seg_len[:, None]
 
     reach = half_px * (1.0 + margin) + 1.0
-    found = _band(uv, reach, camera.size)
+    found = _band(uv, reach, camera.size, closed, caps)
     if found is None:
         return None
     xs, ys, label = found
-    nseg = len(uv) - 1
     px, py = xs.astype(np.float32), ys.astype(np.float32)
-    ax, ay = uv[:-1, 0].astype(np.float32), uv[:-1, 1].astype(np.float32)
-    ex, ey = np.diff(uv[:, 0]).astype(np.float32), np.diff(uv[:, 1]).astype(np.float32)
-    inv_l2 = (1.0 / np.maximum(ex * ex + ey * ey, 1e-6)).astype(np.float32)
-    # A pixel's label is the last segment drawn over it; its nearest segment is that
-    # one or one of the few before it that also reach it.
-    seg_px = float(np.sqrt(np.median(1.0 / inv_l2)))
-    lookback = int(min(np.ceil(2 * reach.max() / max(seg_px, 0.5)) + 1, 8))
-    best_d2 = np.full(len(px), np.inf, np.float32)
-    best_cross = np.zeros(len(px), np.float32)
-    best_tau = np.zeros(len(px), np.float32)
-    best_seg = np.zeros(len(px), np.int64)
-    for k in range(lookback + 1):
-        s = (label - k) % nseg if closed else np.maximum(label - k, 0)
-        dx, dy = px - ax[s], py - ay[s]
-        sx, sy = ex[s], ey[s]
-        tau = np.clip((dx * sx + dy * sy) * inv_l2[s], 0.0, 1.0)
-        ox, oy = dx - tau * sx, dy - tau * sy
-        d2 = ox * ox + oy * oy
-        better = d2 < best_d2
-        best_d2 = np.where(better, d2, best_d2)
-        best_cross = np.where(better, sx * dy - sy * dx, best_cross)
-        best_tau = np.where(better, tau, best_tau)
-        best_seg = np.where(better, s, best_seg)
-    dist = np.sqrt(best_d2)
-    signed = np.where(best_cross < 0, -dist, dist)
-    hw = half_px[best_seg] * (1 - best_tau) + half_px[best_seg + 1] * best_tau
-    keep = dist <= hw * (1.0 + margin) + 1.0
+    seg, tau, signed = _nearest_segment(px, py, label, uv, closed)
+    hw = _lerp(half_px.astype(np.float32), seg, tau)
+    keep = np.abs(signed) <= hw * np.float32(1.0 + margin) + np.float32(1.0)
     if not (closed or caps):
-        first = (best_seg == 0) & (best_tau <= 0.0)
-        last = (best_seg == nseg - 1) & (best_tau >= 1.0)
-        keep &= ~(first | last)
+        nseg = len(uv) - 1
+        keep &= ~((seg == 0) & (tau <= 0.0))
+        keep &= ~((seg == nseg - 1) & (tau >= 1.0))
+    keep = np.flatnonzero(keep)
+    seg, tau, hw = seg[keep], tau[keep], hw[keep]
     width = camera.size[0]
+    xs, ys = xs[keep], ys[keep]
     return CordBand(
-        idx=(ys[keep].astype(np.int64) * width + xs[keep]),
+        idx=ys.astype(np.int64) * width + xs,
         xy=np.column_stack([px[keep], py[keep]]),
-        across=(signed / hw)[keep],
-        half_px=hw[keep],
-        along_mm=(along0[best_seg] + best_tau * seg_len[best_seg])[keep],
-        normal=normal[best_seg][keep],
+        across=signed[keep] / hw,
+        half_px=hw,
+        along_mm=_lerp(along0, seg, tau).astype(np.float32),
+        seg=seg,
+        seg_normal=normal,
     )
 
 
-def _band(
-    uv: np.ndarray, reach_px: np.ndarray, size: tuple[int, int]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Pixels within ``reach_px`` of each segment, labelled with the segment index.
+def _lerp(values: np.ndarray, seg: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """Per-vertex ``values`` interpolated at ``tau`` along segments ``seg``."""
+    a = values[seg]
+    return a + (values[seg + 1] - a) * tau
 
-    Each segment is drawn as a thick line carrying its index into a label image of the
-    cord's bounding window; later segments overwrite earlier ones, which the caller
-    repairs by also checking a few segments before the label.
+
+def _nearest_segment(
+    px: np.ndarray, py: np.ndarray, label: np.ndarray, uv: np.ndarray, closed: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Nearest segment of the polyline ``uv`` to each pixel, starting from ``label``.
+
+    A pixel's label is its nearest segment or one close to it. Walking from the label
+    towards the side the pixel projects to, while the distance keeps shrinking, finds
+    the nearest; only the pixels still walking are worked on.
+
+    Returns the segment, the position along it (0..1) and the signed distance (px).
+    """
+    nseg = len(uv) - 1
+    ax, ay = uv[:-1, 0].astype(np.float32), uv[:-1, 1].astype(np.float32)
+    ex = np.diff(uv[:, 0]).astype(np.float32)
+    ey = np.diff(uv[:, 1]).astype(np.float32)
+    inv_l2 = (1.0 / np.maximum(ex * ex + ey * ey, 1e-6)).astype(np.float32)
+
+    def project(x, y, s):
+        dx, dy = x - ax[s], y - ay[s]
+        sx, sy = ex[s], ey[s]
+        t = (dx * sx + dy * sy) * inv_l2[s]
+        tc = np.clip(t, 0.0, 1.0)
+        dx -= tc * sx
+        dy -= tc * sy
+        return t, dx * dx + dy * dy
+
+    seg = label.astype(np.int32)
+    t, d2 = project(px, py, seg)
+    for step in (-1, 1):
+        walking = np.flatnonzero(t < 0.0) if step < 0 else np.flatnonzero(t > 1.0)
+        for _ in range(16):
+            if closed:
+                cand = seg[walking] + step
+                cand[cand < 0] += nseg
+                cand[cand >= nseg] -= nseg
+            else:
+                cand = seg[walking] + step
+                inside = (cand >= 0) & (cand < nseg)
+                walking, cand = walking[inside], cand[inside]
+            if len(walking) == 0:
+                break
+            tw, dw = project(px[walking], py[walking], cand)
+            better = dw < d2[walking]
+            walking, cand, tw, dw = walking[better], cand[better], tw[better], dw[better]
+            seg[walking], t[walking], d2[walking] = cand, tw, dw
+            onward = tw < 0.0 if step < 0 else tw > 1.0
+            walking = walking[onward]
+    tau = np.clip(t, 0.0, 1.0)
+    cross = ex[seg] * (py - ay[seg]) - ey[seg] * (px - ax[seg])
+    dist = np.sqrt(d2)
+    return seg, tau, np.where(cross < 0, -dist, dist)
+
+
+def _band(
+    uv: np.ndarray, reach_px: np.ndarray, size: tuple[int, int], closed: bool, caps: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Pixels within ``reach_px`` of the polyline ``uv``, labelled with a segment index.
+
+    Each segment is drawn as a quadrilateral carrying its index into a label image of
+    the cord's bounding window, its ends cut along the bisectors of the angles at the
+    vertices (mitre joints): the quadrilaterals tile the band, and a pixel's label is
+    its nearest segment but where rasterisation or a sharp bend decides otherwise,
+    which the caller repairs. Open lines get round caps with ``caps``. Pixels come in
+    row-major order, so their flat indices ascend.
     """
     width, height = size
     reach = float(np.max(reach_px)) + 2
@@ -154,19 +213,50 @@ def _band(
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
     if x1 <= x0 or y1 <= y0:
         return None
-    label = np.zeros((y1 - y0, x1 - x0), np.int32)
-    fixed = np.round((uv - [x0, y0]) * (1 << _SUBPIXEL))
+    # 16-bit labels when they fit: half the memory to clear and scan.
+    dtype = np.uint16 if len(uv) < (1 << 16) else np.int32
+    label = np.zeros((y1 - y0, x1 - x0), dtype)
+    local = uv - [x0, y0]
+    nseg = len(uv) - 1
+    scale = 1 << _SUBPIXEL
+    # Unit normals of the segments, and the mitre offsets at the vertices.
+    e = np.diff(local, axis=0)
+    length = np.linalg.norm(e, axis=1)
+    m = np.column_stack([-e[:, 1], e[:, 0]]) / np.maximum(length, 1e-9)[:, None]
+    before = np.vstack([m[-1:] if closed else m[:1], m])  # segment before each vertex
+    after = np.vstack([m, m[:1] if closed else m[-1:]])  # segment after each vertex
+    bisector = before + after
+    bisector /= np.maximum(np.linalg.norm(bisector, axis=1), 1e-9)[:, None]
+    cos_half = np.einsum("ij,ij->i", bisector, after)
+    offset = bisector * ((reach_px + 1.0) / np.maximum(cos_half, 0.5))[:, None]
+    left = np.round((local + offset) * scale).astype(np.int64)
+    right = np.round((local - offset) * scale).astype(np.int64)
     # Keep far-off vertices in int range for cv2 (they are clipped anyway).
-    fixed = np.clip(fixed, -(1 << 28), 1 << 28).astype(np.int64).tolist()
-    thick = (2 * np.ceil(np.maximum(reach_px[:-1], reach_px[1:])) + 1).astype(int).tolist()
-    for i in range(len(fixed) - 1):
-        cv2.line(label, fixed[i], fixed[i + 1], i + 1, thick[i], cv2.LINE_8, _SUBPIXEL)
+    quads = np.clip(
+        np.stack([left[:-1], left[1:], right[1:], right[:-1]], axis=1), -(1 << 28), 1 << 28
+    ).astype(np.int32)
+    if not closed and caps:
+        for i, s in ((0, 0), (nseg, nseg - 1)):
+            centre = tuple(int(c) for c in np.round(local[i] * scale))
+            r = int(np.ceil((reach_px[i] + 1.0) * scale))
+            cv2.circle(label, centre, r, s + 1, -1, cv2.LINE_8, _SUBPIXEL)
+    fill = cv2.fillConvexPoly
+    for i in range(nseg):
+        fill(label, quads[i], i + 1, cv2.LINE_8, _SUBPIXEL)
+    # Where the line turns sharply the mitre is cut short: round the joint off.
+    for i in np.flatnonzero(cos_half < 0.9):
+        if closed or 0 < i < nseg:
+            centre = tuple(int(c) for c in np.round(local[i] * scale))
+            r = int(np.ceil((reach_px[i] + 1.0) * scale))
+            cv2.circle(label, centre, r, int(min(i, nseg - 1)) + 1, -1, cv2.LINE_8, _SUBPIXEL)
     found = cv2.findNonZero(label)
     if found is None:
         return None
     found = found.reshape(-1, 2)  # (N, 1, 2) in OpenCV 4, (N, 2) in OpenCV 5
     xs, ys = found[:, 0], found[:, 1]
-    return xs + x0, ys + y0, label[ys, xs].astype(np.int64) - 1
+    labels = label.ravel()[ys * label.shape[1] + xs].astype(np.int32)
+    labels -= 1
+    return xs + x0, ys + y0, labels
 
 
 @dataclass(frozen=True)
@@ -179,6 +269,22 @@ class CordLook:
     twist_phase: float = 0.0
 
 
+def cord_coverage(band: CordBand, look: CordLook) -> np.ndarray:
+    """Coverage 0..1 of the band's pixels by the cord (0 beyond it)."""
+    along = band.along_mm
+    phase = np.float32(look.twist_phase)
+    # Cotton is fuzzy: the edge wobbles slowly along the cord.
+    wobble = np.sin(along * np.float32(1.7) + phase)
+    wobble *= np.sin(along * np.float32(0.53))
+    wobble *= np.float32(0.06)
+    wobble += np.float32(1.0)
+    # The edge in pixels (half_px * wobble - |across| * half_px), anti-aliased.
+    edge = wobble - np.abs(band.across)
+    edge *= band.half_px
+    edge += np.float32(0.5)
+    return np.clip(edge, 0.0, 1.0, out=edge)
+
+
 def shade_cord(
     band: CordBand, look: CordLook, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -186,33 +292,56 @@ def shade_cord(
 
     Returns
     -------
-    rgb : ndarray, shape (n, 3)
+    rgb : ndarray, shape (n, 3), float32
         Lit colour (not premultiplied), before the scene's illumination gain.
-    alpha : ndarray, shape (n,)
+    alpha : ndarray, shape (n,), float32
         Coverage 0..1; pixels of the band beyond the cord get 0.
     """
+    alpha = cord_coverage(band, look)
+    value = cord_brightness(band, look, rng)
+    return value[:, None] * look.rgb.astype(np.float32)[None, :], alpha
+
+
+def cord_brightness(band: CordBand, look: CordLook, rng: np.random.Generator) -> np.ndarray:
+    """How bright the cord is at the band's pixels: its colour is ``look.rgb`` times
+    this (float32), before the scene's illumination gain."""
+    f32 = np.float32
     n = len(band.idx)
     along = band.along_mm
-    # Cotton is fuzzy: the edge wobbles slowly along the cord.
-    wobble = 1.0 + 0.06 * np.sin(along * 1.7 + look.twist_phase) * np.sin(along * 0.53)
-    edge_px = band.half_px * wobble - np.abs(band.across) * band.half_px
-    alpha = np.clip(edge_px + 0.5, 0.0, 1.0)
-    u = np.clip(band.across, -0.999, 0.999)
-    up = np.sqrt(1.0 - u * u)
-    normal = np.column_stack([u * band.normal[:, 0], u * band.normal[:, 1], up])
-    shade = look.lighting.shade(normal)
+    u = np.clip(band.across, f32(-0.999), f32(0.999))
+    up = np.sqrt(f32(1.0) - u * u)
+    # Surface normal (u * seg_normal, up): shading needs only its dot with the light.
+    light = look.lighting
+    d = light.direction
+    toward = (band.seg_normal @ d[:2]).astype(np.float32)[band.seg]
+    toward *= u
+    toward += up * f32(d[2])
+    shade = light.shade_dot(toward, up)
     # Three plies wound round the cord: grooves are helices, seen as diagonal stripes.
     theta = np.arcsin(u)
-    phase = 3.0 * (2 * np.pi * along / look.twist_pitch_mm - theta) + look.twist_phase
-    groove = (0.5 - 0.5 * np.cos(phase)) ** 3
-    plies = 1.0 - 0.38 * groove
+    phase = along * f32(3.0 * 2 * np.pi / look.twist_pitch_mm)
+    phase -= theta * f32(3.0)
+    phase += f32(look.twist_phase)
+    groove = np.cos(phase)
+    groove *= f32(-0.5)
+    groove += f32(0.5)
+    plies = groove * groove
+    plies *= groove
+    plies *= f32(-0.38)
+    plies += f32(1.0)
+    value = shade * plies
     # The cord's edges meet the table in shade; fibres vary a little pixel by pixel.
-    occlusion = 0.72 + 0.28 * up
-    fibres = 1.0 + 0.05 * rng.standard_normal(n)
-    dye = 1.0 + 0.04 * np.sin(along / 97.0 + look.twist_phase) * np.cos(along / 41.0)
-    value = shade * plies * occlusion * fibres * dye
-    rgb = look.rgb[None, :] * value[:, None]
-    return rgb, alpha
+    value *= f32(0.72) + f32(0.28) * up
+    fibres = rng.standard_normal(n, dtype=np.float32)
+    fibres *= f32(0.05)
+    fibres += f32(1.0)
+    value *= fibres
+    dye = np.sin(along * f32(1 / 97.0) + f32(look.twist_phase))
+    dye *= np.cos(along * f32(1 / 41.0))
+    dye *= f32(0.04)
+    dye += f32(1.0)
+    value *= dye
+    return value
 
 
 def knot_geometry(

@@ -95,26 +95,33 @@ class Lighting:
 
         A Lambert key light plus a hemispherical fill; the fill is what shadows keep.
         """
+        return self.shade_dot(normals @ self.direction, normals[..., 2])
+
+    def shade_dot(self, ndotl: np.ndarray, nz: np.ndarray) -> np.ndarray:
+        """:meth:`shade` from the normals' dot product with :attr:`direction` and their
+        upward component (keeps float32 inputs float32)."""
         s = self.shadow_strength
-        lz = max(self.direction[2], 0.2)
-        ndotl = np.clip(normals @ self.direction, 0.0, None)
+        lz = max(float(self.direction[2]), 0.2)
+        dtype = np.result_type(ndotl, nz)
         # Surfaces facing sideways get less of the sky-like fill than those facing up.
-        fill = (1.0 - s) * (0.55 + 0.45 * normals[..., 2])
+        fill = nz * dtype.type(0.45 * (1.0 - s))
+        fill += dtype.type(0.55 * (1.0 - s))
         # A surface turned to a low lamp can be much brighter than the table, but a
         # real exposure would clip it; cap so highlights stay plausible.
-        key = s * np.minimum(ndotl / lz, 2.2)
-        return fill + key
+        key = np.clip(ndotl, 0.0, 2.2 * lz)
+        key *= dtype.type(s / lz)
+        fill += key
+        return fill
 
     def specular(self, points_mm: np.ndarray, normals: np.ndarray, eye_mm: np.ndarray,
                  exponent: float) -> np.ndarray:
         """Blinn-Phong highlight intensity at surface points seen from ``eye_mm``."""
         to_light = self._to_light(points_mm)
         to_eye = eye_mm - points_mm
-        to_eye /= np.linalg.norm(to_eye, axis=-1, keepdims=True)
+        to_eye /= _norm(to_eye)[..., None]
         half = to_light + to_eye
-        half /= np.linalg.norm(half, axis=-1, keepdims=True)
-        ndoth = np.clip(np.sum(normals * half, axis=-1), 0.0, 1.0)
-        return ndoth**exponent
+        ndoth = np.einsum("...i,...i->...", normals, half) / _norm(half)
+        return np.clip(ndoth, 0.0, 1.0) ** exponent
 
     def _lamp_position(self) -> np.ndarray | None:
         if not np.isfinite(self.params.distance_mm):
@@ -127,7 +134,8 @@ class Lighting:
         if lamp is None:
             return np.broadcast_to(self.direction, points_mm.shape).copy()
         v = lamp - points_mm
-        return v / np.linalg.norm(v, axis=-1, keepdims=True)
+        v /= _norm(v)[..., None]
+        return v
 
     def illumination(self, x_mm: np.ndarray, y_mm: np.ndarray) -> np.ndarray:
         """Smooth gain of the light falling on the table (1 at the board centre).
@@ -151,3 +159,8 @@ class Lighting:
         gain = 1.0 + self.params.unevenness * (gain - 1.0)
         # Rooms have fill light: nothing in the picture goes completely dark.
         return np.clip(gain, 0.35, 3.5)
+
+
+def _norm(v: np.ndarray) -> np.ndarray:
+    """Lengths of the vectors along the last axis."""
+    return np.sqrt(np.einsum("...i,...i->...", v, v))

@@ -112,13 +112,20 @@ def _wood_grain(
 
 def _paint_face(paint: np.ndarray, normal: np.ndarray, facing: float) -> np.ndarray:
     """Two dark dot eyes and a small smile on the head, as painted on the figures."""
-    az = np.arctan2(normal[:, 1], normal[:, 0])
-    el = np.arcsin(np.clip(normal[:, 2], -1.0, 1.0))
-    rel = np.angle(np.exp(1j * (az - facing)))  # wrapped to -pi..pi
+    # Only the front of the head (within about 0.6 rad of the facing direction, and
+    # not the top or the bottom) can carry the face: look at just that part.
+    front = np.flatnonzero(
+        (normal[:, 0] * np.cos(facing) + normal[:, 1] * np.sin(facing) > 0.75)
+        & (np.abs(normal[:, 2]) < 0.65)
+    )
+    n = normal[front]
+    az = np.arctan2(n[:, 1], n[:, 0])
+    el = np.arcsin(np.clip(n[:, 2], -1.0, 1.0))
+    rel = np.remainder(az - facing + np.pi, 2 * np.pi) - np.pi  # wrapped to -pi..pi
     eyes = np.minimum(np.hypot(rel - 0.38, el - 0.25), np.hypot(rel + 0.38, el - 0.25)) < 0.16
     mouth_r = np.hypot(rel, (el + 0.02) * 1.1)
     mouth = (np.abs(mouth_r - 0.42) < 0.06) & (el < -0.1) & (np.abs(rel) < 0.45)
-    dark = eyes | mouth
+    dark = front[eyes | mouth]
     out = paint.copy()
     out[dark] = out[dark] * 0.12 + 0.02
     return out

@@ -32,13 +32,21 @@ import numpy as np
 from PIL import Image
 
 from synth.camera import Camera
-from synth.cords import CordBand, CordLook, knot_geometry, shade_cord, shade_knot, trace_cord
+from synth.cords import (
+    CordBand,
+    CordLook,
+    cord_brightness,
+    cord_coverage,
+    knot_geometry,
+    shade_knot,
+    trace_cord,
+)
 from synth.lighting import Lighting
 from synth.objects import SceneObjects
 from synth.pawns import PawnShape, shade_pawn, shadow_outlines
 from synth.scene import Scene
 from synth.solids import Spheroid
-from synth.textures import table_albedo
+from synth.textures import TableCoords, table_mix
 
 __all__ = ["render", "encode_jpeg"]
 
@@ -71,16 +79,20 @@ def render(
     lighting = Lighting(scene.light, ((x0 + x1) / 2, (y0 + y1) / 2))
     view = _TableView.build(camera)
     knots = _knots(objects, scene, rng)
-    shadows = _draw_shadows(objects, knots, scene, camera, lighting, view.half_shape)
-    gain = view.resize_half(view.illumination(lighting) * _vignette(view, scene))
+    light_c = view.illumination(lighting) * _vignette(view, scene)
+    gain = view.resize_half(light_c)
+    pawn_shadow = _pawn_shadows(objects, scene, camera, lighting, view.half_shape)
     tint = lighting.colour_gain.astype(np.float32)
-    object_gain = gain * shadows.pawn  # cords lie in pawn shadows, not in their own
     # The table and the objects are independent until they are composited: make the
     # table on a second thread (NumPy and OpenCV release the GIL), each with its own
     # generator so the result does not depend on scheduling.
     table_rng, object_rng = rng.spawn(2)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        table_job = pool.submit(_lit_table, scene, view, lighting, gain, shadows, table_rng)
+        table_job = pool.submit(
+            _lit_table, objects, knots, scene, view, lighting, light_c, gain, pawn_shadow,
+            table_rng,
+        )
+        object_gain = gain * pawn_shadow  # cords lie in pawn shadows, not in their own
         layers = _cord_layers(
             objects, knots, scene, camera, lighting, object_gain, tint, object_rng
         )
@@ -119,7 +131,7 @@ def encode_jpeg(image: np.ndarray, quality: int) -> bytes:
 
 # --------------------------------------------------------------------------- table
 class _TableView:
-    """Which table point each pixel sees, on a coarse and a half-resolution grid."""
+    """Which table point each pixel sees, on a coarse grid; the half-resolution size."""
 
     def __init__(self, camera: Camera, x: np.ndarray, y: np.ndarray) -> None:
         width, height = camera.size
@@ -143,11 +155,18 @@ class _TableView:
         return cv2.resize(a.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
 
     def footprint_half(self) -> np.ndarray:
-        """Millimetres of table per half-resolution pixel."""
+        """Millimetres of table per half-resolution pixel, on the coarse grid."""
         dxdi, dxdj = np.gradient(self.coarse_x)
         dydi, dydj = np.gradient(self.coarse_y)
         area = np.abs(dxdj * dydi - dxdi * dydj)
-        return self.resize_half(np.sqrt(area) * 2.0 / _COARSE)
+        return np.sqrt(area) * 2.0 / _COARSE
+
+    def coords(self, grain_angle_deg: float) -> TableCoords:
+        """The half-resolution image's view of the table, for the texture."""
+        return TableCoords(
+            self.coarse_x, self.coarse_y, self.footprint_half(), self.half_shape,
+            grain_angle_deg,
+        )
 
     def illumination(self, lighting: Lighting) -> np.ndarray:
         return lighting.illumination(self.coarse_x, self.coarse_y)
@@ -170,67 +189,94 @@ def _vignette(view: _TableView, scene: Scene) -> np.ndarray:
 
 
 def _lit_table(
+    objects: SceneObjects,
+    knots: dict[str, _Knot],
     scene: Scene,
     view: _TableView,
     lighting: Lighting,
+    light_coarse: np.ndarray,
     gain: np.ndarray,
-    shadows: _Shadows,
+    pawn_shadow: np.ndarray,
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """Half-resolution uint8 table image: texture × light × shadows + varnish + noise."""
-    x = view.resize_half(view.coarse_x)
-    y = view.resize_half(view.coarse_y)
-    albedo = table_albedo(scene.table, x, y, view.footprint_half(), rng)
-    tint = lighting.colour_gain
-    light = gain * shadows.cord * shadows.pawn
+    """Half-resolution uint8 table image: texture × light × shadows + varnish + noise.
+
+    Works channel by channel with OpenCV's fused operations: each pass over the
+    half-resolution image costs about as much as the arithmetic in it.
+    """
+    table = scene.table
+    mix = table_mix(table, view.coords(table.grain_angle_deg), rng)
+    shadow = _cord_shadows(objects, knots, scene, view.camera, lighting, view.half_shape)
+    cv2.multiply(shadow, pawn_shadow, dst=shadow)
+    tint = [float(c) for c in lighting.colour_gain]
+    top = max(tint)
+    light = cv2.multiply(gain, shadow)
     # Brightness of the table's brightest channel: what the highlight roll-off and
     # the signal-dependent noise follow. Rolling off this one field is much cheaper
     # than rolling off three colour channels, and the texture barely changes it.
-    level = light * np.float32(max(scene.table.rgb) * max(tint))
+    level_scale = max(table.rgb) * top
     spec = None
-    if scene.table.gloss > 0:
-        spec = view.resize_half(view.specular(lighting, exponent=25.0))
-        spec *= shadows.cord * shadows.pawn
-        spec *= np.float32(scene.table.gloss * lighting.shadow_strength * max(tint))
-        level += spec
-    roll_off = _tone(level) / np.maximum(level, np.float32(1e-6))
-    light *= roll_off
-    table = cv2.multiply(albedo, cv2.merge([light * np.float32(c) for c in tint]))
-    if spec is not None:
-        spec *= roll_off
-        table = cv2.add(table, cv2.merge([spec * np.float32(c / max(tint)) for c in tint]))
-    table = cv2.add(table, _table_noise(level * roll_off, scene, rng))
-    return cv2.convertScaleAbs(table, alpha=255.0)
-
-
-def _table_noise(level: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
-    """Sensor noise for the half-resolution table, shape (h, w, 3).
-
-    Variance grows with the signal (shot noise) plus a floor (read noise); mostly
-    luminance, as the phone's denoiser leaves it. Made at half resolution, the resize
-    to full size correlates it over a couple of pixels, as demosaicing does.
-    """
+    spec_bound: np.ndarray | float = 0.0
+    if table.gloss > 0:
+        spec_coarse = view.specular(lighting, exponent=25.0)
+        spec_coarse *= table.gloss * lighting.shadow_strength * top
+        spec_bound = spec_coarse
+        spec = view.resize_half(spec_coarse)
+        cv2.multiply(spec, shadow, dst=spec)
+    # Shadows only darken: the unshadowed level bounds the level everywhere.
+    brightest = float(np.max(light_coarse * level_scale + spec_bound))
+    if brightest > _KNEE:
+        _roll_off(light, spec, level_scale, light_coarse * level_scale + spec_bound)
+    # Sensor noise: variance grows with the signal (shot noise) plus a floor (read
+    # noise); mostly luminance, as the phone's denoiser leaves it. Made at half
+    # resolution, the resize to full size correlates it over a couple of pixels, as
+    # demosaicing does; x1.5 makes up for the smoothing of that bilinear resize.
     s = scene.sensor
-    h, w = level.shape
+    k = 1.5**2
+    sigma = cv2.addWeighted(
+        light, k * s.noise_a * level_scale, light if spec is None else spec,
+        0.0 if spec is None else k * s.noise_a, k * s.noise_b,
+    )
+    cv2.sqrt(sigma, dst=sigma)
+    # One buffer of white noise serves the luminance and the three chroma channels,
+    # each a window a few rows further on: four independent-looking fields for the
+    # price of one.
+    h, w = sigma.shape
+    n = h * w
+    shift = 7919  # a prime: the windows do not line up with the rows
+    buffer = np.empty((1, n + 3 * shift), np.float32)
     cv2.setRNGSeed(int(rng.integers(1 << 31)))
-    # x1.5: the bilinear resize to full size smooths the noise down by about that.
-    sigma = cv2.sqrt(level * np.float32(s.noise_a) + np.float32(s.noise_b)) * np.float32(1.5)
-    luma = np.empty((h, w), np.float32)
-    cv2.randn(luma, np.zeros(1), np.ones(1))
+    cv2.randn(buffer, 0.0, 1.0)
+    buffer = buffer.reshape(-1)
+
+    def white(i: int) -> np.ndarray:
+        return buffer[i * shift : i * shift + n].reshape(h, w)
+
+    luma = cv2.multiply(white(0), sigma)
+    sigma *= np.float32(0.35)  # chroma is weaker
     channels = []
-    for _ in range(3):
-        chroma = np.empty((h, w), np.float32)
-        cv2.randn(chroma, np.zeros(1), np.full(1, 0.35))
-        channels.append((luma + chroma) * sigma)
+    for i, (base, second, t) in enumerate(zip(table.rgb, table.rgb2, tint, strict=True)):
+        # Albedo (clipped to 0..1) x light x tint + varnish + noise.
+        ch = cv2.addWeighted(mix, second - base, mix, 0.0, base)
+        np.clip(ch, 0.0, 1.0, out=ch)
+        cv2.multiply(ch, light, dst=ch, scale=t)
+        if spec is not None:
+            cv2.scaleAdd(spec, t / top, ch, dst=ch)
+        cv2.add(ch, luma, dst=ch)
+        cv2.accumulateProduct(white(i + 1), sigma, ch)
+        channels.append(cv2.convertScaleAbs(ch, alpha=255.0))
     return cv2.merge(channels)
 
 
-def _object_noise(values: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
-    """Luminance sensor noise for drawn object pixels (values 0..1, shape (n, 3))."""
+def _object_noise(level: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
+    """Luminance sensor noise for drawn object pixels of brightness ``level`` (their
+    brightest channel, 0..1), shape (n,)."""
     s = scene.sensor
-    level = values.max(axis=1)
-    sigma = np.sqrt(np.float32(s.noise_a) * level + np.float32(s.noise_b))
-    return (rng.standard_normal(len(values), dtype=np.float32) * sigma)[:, None]
+    sigma = level * np.float32(s.noise_a)
+    sigma += np.float32(s.noise_b)
+    noise = rng.standard_normal(len(level), dtype=np.float32)
+    noise *= np.sqrt(sigma, out=sigma)
+    return noise
 
 
 _KNEE = np.float32(0.8)
@@ -246,30 +292,48 @@ def _tone(x: np.ndarray) -> np.ndarray:
     return x - over + over / (np.float32(1.0) + over / (np.float32(1.0) - _KNEE))
 
 
+def _roll_off(
+    light: np.ndarray, spec: np.ndarray | None, level_scale: float, bound: np.ndarray
+) -> None:
+    """Apply the highlight roll-off to the table's ``light`` and ``spec`` (in place).
+
+    The level is ``light * level_scale + spec``; ``bound`` bounds it on the coarse
+    grid. Only the window of cells where it may pass the knee is worked on: a pixel
+    lies between four grid points, so one cell around each hot one is enough.
+    """
+    rows, cols = bound.shape
+    hot = cv2.dilate((bound > _KNEE).astype(np.uint8), np.ones((3, 3), np.uint8))
+    x, y, w, h = cv2.boundingRect(hot)
+    if w == 0 or h == 0:
+        return
+    height, width = light.shape
+    r0, r1 = y * height // rows, min(-(-(y + h) * height // rows), height)
+    c0, c1 = x * width // cols, min(-(-(x + w) * width // cols), width)
+    window = np.s_[r0:r1, c0:c1]
+    level = light[window] * np.float32(level_scale)
+    if spec is not None:
+        level += spec[window]
+    roll = _tone(level)
+    roll /= np.maximum(level, np.float32(1e-6))
+    light[window] *= roll
+    if spec is not None:
+        spec[window] *= roll
+
+
 # ------------------------------------------------------------------------- shadows
-class _Shadows:
-    """Multiplicative light left by the cords' and the pawns' shadows (half-res)."""
-
-    def __init__(self, cord: np.ndarray, pawn: np.ndarray) -> None:
-        self.cord = cord
-        self.pawn = pawn
-
-
-def _draw_shadows(
+def _cord_shadows(
     objects: SceneObjects,
     knots: dict[str, _Knot],
     scene: Scene,
     camera: Camera,
     lighting: Lighting,
     shape: tuple[int, int],
-) -> _Shadows:
-    """Draw cast shadows and contact shadows of cords, knots and pawns (half-res)."""
+) -> np.ndarray:
+    """Light left by the cast and contact shadows of cords and knots (half-res)."""
     mat = scene.materials
     radius = mat.string_diameter_mm / 2
-    x0, y0, x1, y1 = scene.board_extent_mm
-    px_per_mm = float(camera.px_per_mm(np.array([[(x0 + x1) / 2, (y0 + y1) / 2]]))[0])
+    px_per_mm = _board_px_per_mm(scene, camera)
     strength = lighting.shadow_strength
-
     # Cords: a thin shadow cast away from the light, and a contact shadow around them.
     cast = np.zeros(shape, np.uint8)
     contact = np.zeros(shape, np.uint8)
@@ -277,38 +341,97 @@ def _draw_shadows(
     for line in objects.lines.values():
         pts = np.vstack([line, line[:1]])
         _polyline(cast, camera, pts + offset, 2 * radius, step=2)
-        _polyline(contact, camera, pts, 3.0 * radius, step=2)
+        # The contact shadow is blurred over about a radius: no need for anti-aliasing.
+        _polyline(contact, camera, pts, 3.0 * radius, step=2, line_type=cv2.LINE_8)
     for lumps, tails in knots.values():
         for tail in tails:
             _polyline(cast, camera, tail + offset, 2 * radius, step=2)
-            _polyline(contact, camera, tail, 3.0 * radius, step=2)
+            _polyline(contact, camera, tail, 3.0 * radius, step=2, line_type=cv2.LINE_8)
         for lump in lumps:
             centre = np.asarray(lump.centre[:2])
             _disc(cast, camera, centre + lighting.shadow_offset(lump.centre[2]), lump.a, step=2)
             _disc(contact, camera, centre, 1.3 * lump.a, step=2)
     scale = px_per_mm / 2
     soft = max(lighting.penumbra_mm(radius * 2) * scale, 0.6)
-    cord = 1.0 - strength * _blurred(cast, soft) - 0.28 * _blurred(contact, radius * scale)
+    return _shadow_light(cast, soft, strength, contact, radius * scale, 0.28)
 
-    # Pawns: big soft shadows, drawn and blurred at quarter resolution.
+
+def _pawn_shadows(
+    objects: SceneObjects,
+    scene: Scene,
+    camera: Camera,
+    lighting: Lighting,
+    shape: tuple[int, int],
+) -> np.ndarray:
+    """Light left by the pawns' big soft shadows (drawn and blurred at quarter-res)."""
+    if not objects.pawns:
+        return np.ones(shape, np.float32)
+    mat = scene.materials
     small = ((shape[0] + 1) // 2, (shape[1] + 1) // 2)
-    pawn_cast = np.zeros(small, np.uint8)
-    pawn_contact = np.zeros(small, np.uint8)
+    cast = np.zeros(small, np.uint8)
+    contact = np.zeros(small, np.uint8)
     pshape = PawnShape(mat.pawn_width_mm, mat.pawn_height_mm)
     for pawn in objects.pawns:
         for outline in shadow_outlines(pawn.foot_xy_mm, pshape, lighting):
-            _convex(pawn_cast, camera, outline, step=4)
+            _convex(cast, camera, outline, step=4)
         foot = np.asarray(pawn.foot_xy_mm)
-        _disc(pawn_contact, camera, foot, 0.55 * pshape.width_mm, step=4)
-    scale = px_per_mm / 4
+        _disc(contact, camera, foot, 0.55 * pshape.width_mm, step=4)
+    scale = _board_px_per_mm(scene, camera) / 4
     soft = max(lighting.penumbra_mm(0.6 * pshape.height_mm) * scale, 0.5)
-    quarter = (
-        1.0
-        - strength * _blurred(pawn_cast, soft)
-        - 0.3 * _blurred(pawn_contact, 0.15 * pshape.width_mm * scale)
+    quarter = _shadow_light(
+        cast, soft, lighting.shadow_strength, contact, 0.15 * pshape.width_mm * scale, 0.3
     )
-    pawn_light = cv2.resize(quarter, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR)
-    return _Shadows(np.clip(cord, 0.05, 1.0), np.clip(pawn_light, 0.05, 1.0))
+    return cv2.resize(quarter, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR)
+
+
+def _board_px_per_mm(scene: Scene, camera: Camera) -> float:
+    x0, y0, x1, y1 = scene.board_extent_mm
+    return float(camera.px_per_mm(np.array([[(x0 + x1) / 2, (y0 + y1) / 2]]))[0])
+
+
+def _shadow_light(
+    cast: np.ndarray,
+    cast_sigma: float,
+    cast_weight: float,
+    contact: np.ndarray,
+    contact_sigma: float,
+    contact_weight: float,
+) -> np.ndarray:
+    """``1 - cast_weight * blur(cast) - contact_weight * blur(contact)`` (layers 0..255),
+    at least 0.05; float32.
+
+    Only the window around what was drawn is blurred: elsewhere the light is 1.
+    """
+    out = np.ones(cast.shape, np.float32)
+    cast_sigma, contact_sigma = max(float(cast_sigma), 0.3), max(float(contact_sigma), 0.3)
+    cast_k, contact_k = _gauss_ksize(cast_sigma), _gauss_ksize(contact_sigma)
+    window = _drawn_window(cast | contact, max(cast_k, contact_k) // 2 + 1)
+    if window is None:
+        return out
+    rows, cols = window
+    blurred_cast = cv2.GaussianBlur(cast[rows, cols], (cast_k, cast_k), cast_sigma)
+    blurred_contact = cv2.GaussianBlur(contact[rows, cols], (contact_k, contact_k), contact_sigma)
+    light = cv2.addWeighted(
+        blurred_cast, -cast_weight / 255.0, blurred_contact, -contact_weight / 255.0, 1.0,
+        dtype=cv2.CV_32F,
+    )
+    out[rows, cols] = np.maximum(light, np.float32(0.05), out=light)
+    return out
+
+
+def _gauss_ksize(sigma: float) -> int:
+    """The kernel size cv2.GaussianBlur picks for a uint8 image and ``sigma``."""
+    return int(np.floor(sigma * 6 + 1 + 0.5)) | 1
+
+
+def _drawn_window(layer: np.ndarray, margin: int) -> tuple[slice, slice] | None:
+    """Rows and columns of the non-zero part of ``layer``, grown by ``margin``."""
+    x, y, w, h = cv2.boundingRect(layer)
+    if w == 0 or h == 0:
+        return None
+    rows = slice(max(y - margin, 0), min(y + h + margin, layer.shape[0]))
+    cols = slice(max(x - margin, 0), min(x + w + margin, layer.shape[1]))
+    return rows, cols
 
 
 def _to_layer(camera: Camera, pts_mm: np.ndarray, step: int) -> np.ndarray:
@@ -322,15 +445,22 @@ def _to_layer(camera: Camera, pts_mm: np.ndarray, step: int) -> np.ndarray:
 
 
 def _polyline(
-    layer: np.ndarray, camera: Camera, pts_mm: np.ndarray, width_mm: float, step: int
+    layer: np.ndarray,
+    camera: Camera,
+    pts_mm: np.ndarray,
+    width_mm: float,
+    step: int,
+    line_type: int = cv2.LINE_AA,
 ) -> None:
     """Draw a thick polyline, in chunks so its width follows the perspective."""
     chunk = 40
-    for start in range(0, len(pts_mm) - 1, chunk):
-        part = pts_mm[start : start + chunk + 1]
-        mid = part[len(part) // 2 : len(part) // 2 + 1]
-        thick = max(int(round(width_mm * float(camera.px_per_mm(mid)[0]) / step)), 1)
-        cv2.polylines(layer, [_to_layer(camera, part, step)], False, 255, thick, cv2.LINE_AA, 3)
+    n = len(pts_mm)
+    starts = np.arange(0, n - 1, chunk)
+    mids = starts + np.minimum(chunk + 1, n - starts) // 2
+    thick = np.maximum(np.round(width_mm * camera.px_per_mm(pts_mm[mids]) / step), 1)
+    fixed = _to_layer(camera, pts_mm, step)
+    for start, t in zip(starts.tolist(), thick.astype(int).tolist(), strict=True):
+        cv2.polylines(layer, [fixed[start : start + chunk + 1]], False, 255, t, line_type, 3)
 
 
 def _disc(
@@ -345,11 +475,6 @@ def _convex(layer: np.ndarray, camera: Camera, outline_mm: np.ndarray, step: int
     pts = _to_layer(camera, outline_mm, step)
     hull = cv2.convexHull(pts.reshape(-1, 1, 2))
     cv2.fillConvexPoly(layer, hull, 255, cv2.LINE_AA, 3)
-
-
-def _blurred(layer: np.ndarray, sigma: float) -> np.ndarray:
-    out = cv2.GaussianBlur(layer, (0, 0), max(float(sigma), 0.3))
-    return out.astype(np.float32) * np.float32(1 / 255)
 
 
 # ------------------------------------------------------------------- cords, pawns
@@ -370,12 +495,18 @@ class _Layer:
     def apply(self, flat: np.ndarray) -> None:
         below = flat[self.idx].astype(np.float32)
         if self.dim is not None:
-            out = below * self.dim[:, None].astype(np.float32)
+            below *= self.dim[:, None].astype(np.float32)
         else:
             assert self.rgb is not None and self.alpha is not None
             a = self.alpha[:, None].astype(np.float32)
-            out = below * (1.0 - a) + _tone(self.rgb.astype(np.float32)) * (255.0 * a)
-        flat[self.idx] = np.clip(out + 0.5, 0, 255).astype(np.uint8)
+            # below * (1 - a) + 255 * tone(rgb) * a
+            top = _tone(self.rgb.astype(np.float32))
+            top *= np.float32(255.0)
+            top -= below
+            top *= a
+            below += top
+        below += np.float32(0.5)
+        flat[self.idx] = np.clip(below, 0, 255, out=below).astype(np.uint8)
 
 
 def _sample_half(field: np.ndarray, xy: np.ndarray) -> np.ndarray:
@@ -399,8 +530,22 @@ def _sample_half(field: np.ndarray, xy: np.ndarray) -> np.ndarray:
 def _lit(rgb: np.ndarray, xy: np.ndarray, gain: np.ndarray, tint: np.ndarray,
          scene: Scene, rng: np.random.Generator) -> np.ndarray:
     """Apply the light falling at each pixel, the white-balance cast and sensor noise."""
-    out = rgb * tint * _sample_half(gain, xy)[:, None]
-    return out + _object_noise(out, scene, rng)
+    out = rgb * tint.astype(np.float32)
+    out *= _sample_half(gain, xy)[:, None]
+    level = np.maximum(np.maximum(out[:, 0], out[:, 1]), out[:, 2])
+    out += _object_noise(level, scene, rng)[:, None]
+    return out
+
+
+def _lit_colour(value: np.ndarray, rgb: np.ndarray, xy: np.ndarray, gain: np.ndarray,
+                tint: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
+    """:func:`_lit` for pixels of one colour ``rgb`` (3,) at brightness ``value`` (n,)."""
+    colour = (np.asarray(rgb) * tint).astype(np.float32)
+    value = value * _sample_half(gain, xy)
+    noise = _object_noise(value * colour.max(), scene, rng)
+    out = value[:, None] * colour[None, :]
+    out += noise[:, None]
+    return out
 
 
 def _cord_layers(
@@ -421,10 +566,16 @@ def _cord_layers(
     def paint(band: CordBand | None, look: CordLook) -> _Layer | None:
         if band is None:
             return None
-        rgb, alpha = shade_cord(band, look, rng)
-        return _Layer(band.idx, _lit(rgb, band.xy, gain, tint, scene, rng), alpha)
+        # Only the pixels the cord covers change: shade just those.
+        alpha = cord_coverage(band, look)
+        covered = np.flatnonzero(alpha > 0.0)
+        band = band.subset(covered)
+        value = cord_brightness(band, look, rng)
+        rgb = _lit_colour(value, look.rgb, band.xy, gain, tint, scene, rng)
+        return _Layer(band.idx, rgb, alpha[covered])
 
-    drawn: dict[str, tuple[CordBand, np.ndarray]] = {}
+    # Flat indices (ascending) and coverage of each cord's first drawing.
+    drawn: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     looks: dict[str, CordLook] = {}
     for colour in rng.permutation(sorted(objects.lines)):
         colour = str(colour)
@@ -436,9 +587,9 @@ def _cord_layers(
         )
         band = trace_cord(camera, objects.lines[colour], radius, closed=True, margin=0.15)
         layer = paint(band, looks[colour])
-        if band is not None and layer is not None and layer.alpha is not None:
+        if layer is not None and layer.alpha is not None:
             layers.append(layer)
-            drawn[colour] = (band, layer.alpha)
+            drawn[colour] = (layer.idx, layer.alpha)
 
     for xy, upper, lower in objects.crossings:
         if upper not in looks or lower not in drawn:
@@ -477,8 +628,8 @@ def _solid_layer(
     rng: np.random.Generator,
 ) -> _Layer:
     """Layer of a ray-cast solid (knot lump, pawn) from its premultiplied colours."""
-    xy = np.column_stack([idx % camera.size[0], idx // camera.size[0]]).astype(np.float64)
-    straight = premultiplied / np.maximum(alpha, 1e-6)[:, None]
+    xy = np.column_stack([idx % camera.size[0], idx // camera.size[0]]).astype(np.float32)
+    straight = (premultiplied / np.maximum(alpha, 1e-6)[:, None]).astype(np.float32)
     return _Layer(idx, _lit(straight, xy, gain, tint, scene, rng), alpha)
 
 
@@ -502,23 +653,25 @@ def _piece_near(
 def _shadow_on_lower(
     lighting: Lighting,
     band: CordBand,
-    lower: tuple[CordBand, np.ndarray],
+    lower: tuple[np.ndarray, np.ndarray],
     radius: float,
 ) -> _Layer:
-    """Darken the lower cord beside the upper one, where the upper cord's shadow falls."""
+    """Darken the lower cord beside the upper one, where the upper cord's shadow falls.
+
+    ``lower`` holds the lower cord's flat pixel indices (ascending) and coverage.
+    """
     # The upper cord rests on the lower one, about one diameter above the table: its
     # shadow lies beside it, shifted away from the light.
     offset = lighting.shadow_offset(2 * radius)
-    shift = (band.normal @ offset) / radius  # in half-widths
+    shift = ((band.seg_normal @ offset) / radius).astype(np.float32)[band.seg]  # half-widths
     shadow = np.clip((1.6 - np.abs(band.across - shift)) / 0.7, 0.0, 1.0)
     shadow *= np.abs(band.across) > 0.9
-    lband, lalpha = lower
-    order = np.argsort(lband.idx)
-    lidx, la = lband.idx[order], lalpha[order]
+    lidx, la = lower
     pos = np.clip(np.searchsorted(lidx, band.idx), 0, len(lidx) - 1)
-    on_lower = np.where(lidx[pos] == band.idx, la[pos], 0.0)
-    dim = 1.0 - (0.25 + 0.5 * lighting.shadow_strength) * shadow * on_lower
-    return _Layer(band.idx, dim=dim)
+    shadow *= np.where(lidx[pos] == band.idx, la[pos], 0.0)
+    dark = np.flatnonzero(shadow > 0.0)
+    dim = 1.0 - (0.25 + 0.5 * lighting.shadow_strength) * shadow[dark]
+    return _Layer(band.idx[dark], dim=dim)
 
 
 def _pawn_layers(

@@ -75,46 +75,63 @@ def raycast(camera: Camera, parts: list[Spheroid]) -> Hits | None:
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
     if x1 <= x0 or y1 <= y0:
         return None
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    ys, xs = yy.ravel(), xx.ravel()
-    d = camera.rays(np.column_stack([xs, ys]).astype(np.float64))
+    # Rays of the window's pixels, one array per component.
+    d = camera.window_rays(x0, x1, y0, y1)
     o = camera.centre_mm
     # Size of one pixel per mm of ray length, for anti-aliasing the silhouette.
     px_angle = 1.0 / camera.focal_px
     found = [_intersect(o, d, part, px_angle) for part in parts]
-    t, coverage, point, normal = (np.array(a) for a in zip(*found, strict=True))
+    coverage = np.array([c.ravel() for _, c in found])
     # Keep only pixels some part covers: the window's corners are mostly table.
     hit = np.flatnonzero(coverage.max(axis=0) > 0.0)
     if len(hit) == 0:
         return None
-    return Hits(ys[hit], xs[hit], t[:, hit], coverage[:, hit], point[:, hit], normal[:, hit])
+    ys, xs = np.divmod(hit, x1 - x0)
+    dh = [c.ravel()[hit] for c in d]
+    t = np.array([tk.ravel()[hit] for tk, _ in found])
+    point = np.empty((len(parts), len(hit), 3))
+    normal = np.empty((len(parts), len(hit), 3))
+    for k, part in enumerate(parts):
+        centre = np.asarray(part.centre, dtype=np.float64)
+        squash = (1.0, 1.0, (part.a / part.c) ** 2)
+        for i in range(3):
+            point[k, :, i] = o[i] + t[k] * dh[i]
+            normal[k, :, i] = (point[k, :, i] - centre[i]) * squash[i]
+        normal[k] /= np.maximum(np.sqrt(np.einsum("ij,ij->i", normal[k], normal[k])), 1e-9)[
+            :, None
+        ]
+    return Hits(ys + y0, xs + x0, t, coverage[:, hit], point, normal)
 
 
 def _intersect(
-    o: np.ndarray, d: np.ndarray, part: Spheroid, px_angle: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Nearest intersection of rays ``o + t d`` with one spheroid (or closest approach)."""
-    centre = np.asarray(part.centre, dtype=np.float64)
+    o: np.ndarray, d: tuple[np.ndarray, np.ndarray, np.ndarray], part: Spheroid, px_angle: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest intersection of rays ``o + t d`` with one spheroid (or closest approach).
+
+    Returns the distance ``t`` along each ray and the coverage of its pixel.
+    """
+    dx, dy, dz = d
+    k = part.a / part.c
     # Squash z so the spheroid becomes a sphere of radius a.
-    k = np.array([1.0, 1.0, part.a / part.c])
-    oc = (o - centre) * k
-    dk = d * k
-    A = np.einsum("ij,ij->i", dk, dk)
-    B = dk @ oc
-    C = oc @ oc - part.a**2
-    t_mid = -B / A  # closest approach of the ray to the centre (squashed space)
-    closest2 = C + part.a**2 - B * B / A  # squared distance there
-    disc = np.maximum(B * B - A * C, 0.0)
-    t = t_mid - np.sqrt(disc) / A
+    ox, oy, oz = o[0] - part.centre[0], o[1] - part.centre[1], (o[2] - part.centre[2]) * k
+    dkz = dz * k
+    A = dx * dx + dy * dy + dkz * dkz
+    B = dx * ox + dy * oy + dkz * oz
+    C = ox * ox + oy * oy + oz * oz - part.a**2
+    inv_a = 1.0 / A
+    t_mid = -B * inv_a  # closest approach of the ray to the centre (squashed space)
+    b2 = B * B
+    closest2 = C + part.a**2 - b2 * inv_a  # squared distance there
+    disc = np.maximum(b2 - A * C, 0.0)
+    t = t_mid - np.sqrt(disc) * inv_a
     miss_mm = part.a - np.sqrt(np.maximum(closest2, 0.0))
-    footprint = np.maximum(t_mid, 1.0) * px_angle * np.sqrt(A)
-    coverage = np.clip(miss_mm / footprint + 0.5, 0.0, 1.0)
-    point = o + t[:, None] * d
+    root_a = np.sqrt(A)
+    footprint = np.maximum(t_mid, 1.0) * px_angle  # mm per pixel, along the unsquashed ray
+    coverage = np.clip(miss_mm / (footprint * root_a) + 0.5, 0.0, 1.0)
     # The table hides whatever of the spheroid is below it.
-    coverage *= np.clip(point[:, 2] / (footprint / np.sqrt(A)) + 0.5, 0.0, 1.0)
-    normal = (point - centre) * (k * k)
-    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-9)
-    return t, coverage, point, normal
+    z = o[2] + t * dz
+    coverage *= np.clip(z / footprint + 0.5, 0.0, 1.0)
+    return t, coverage
 
 
 def composite_front_to_back(
@@ -133,6 +150,15 @@ def composite_front_to_back(
         Colour premultiplied by ``alpha``.
     alpha : ndarray, shape (n,)
     """
+    if len(t) == 2:  # the common case (a pawn): no sort needed
+        near = t[1] < t[0]
+        front = np.where(near, coverage[1], coverage[0])
+        back = np.where(near, coverage[0], coverage[1])
+        back *= 1.0 - front
+        near3 = near[:, None]
+        rgb = np.where(near3, colour[1], colour[0]) * front[:, None]
+        rgb += np.where(near3, colour[0], colour[1]) * back[:, None]
+        return rgb, front + back
     order = np.argsort(t, axis=0)
     cols = np.arange(t.shape[1])
     rgb = np.zeros(colour.shape[1:], dtype=np.float64)

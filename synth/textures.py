@@ -1,9 +1,14 @@
 """Procedural table surfaces, evaluated directly at the table points a photo sees.
 
-The renderer hands in the table coordinates (mm) of every pixel of a reduced-size
-photo grid, so the texture is generated at the resolution the photo needs everywhere,
-near and far, without an intermediate top-down canvas. Noise is value noise: a small
-random grid, smoothed, looked up with ``cv2.remap`` at scaled table coordinates.
+The renderer hands in the table coordinates (mm) of a coarse grid of photo pixels and
+the size of the image to paint (half the photo's resolution). Table coordinates are a
+smooth function of the pixel, so they are resized up from the coarse grid straight
+into the lookup maps of each pattern: the texture is generated at the resolution the
+photo needs everywhere, near and far, without an intermediate top-down canvas. Noise
+is value noise: a small random grid, smoothed, looked up with ``cv2.remap`` at scaled
+table coordinates. Broad patterns (features of a centimetre and more) are evaluated on
+a four times coarser image and resized up, which looks the same for a fraction of
+the cost.
 
 Fine patterns (weave, mat grid) fade out where one pixel covers several of their
 periods instead of aliasing into moiré — the job a camera's optics would do.
@@ -16,43 +21,104 @@ import numpy as np
 
 from synth.scene import TableParams
 
-__all__ = ["table_albedo"]
+__all__ = ["TableCoords", "table_albedo", "table_mix", "wrap_blur"]
 
 _MAX_GRID = 4096  # largest noise grid side; bigger areas repeat it (BORDER_WRAP)
+_LOW = 4  # broad patterns are evaluated on an image this many times smaller
+_F32 = np.float32
 
 
-def table_albedo(
-    table: TableParams,
-    x_mm: np.ndarray,
-    y_mm: np.ndarray,
-    footprint_mm: np.ndarray,
-    rng: np.random.Generator,
-) -> np.ndarray:
-    """Colour of the bare table at the given table points.
+class TableCoords:
+    """Where an image of ``shape`` looks at the table, from a coarse grid.
 
     Parameters
     ----------
-    table : TableParams
-        Kind, colours and orientation of the surface.
-    x_mm, y_mm : ndarray, shape (H, W), float32
-        Table coordinates seen at each pixel.
-    footprint_mm : ndarray, shape (H, W), float32
-        Size of one pixel on the table (mm), for fading patterns finer than a pixel.
-    rng : numpy.random.Generator
-        Source of the noise grids.
+    x_mm, y_mm : ndarray, shape (rows, cols)
+        Table coordinates at the centres of a coarse grid of cells covering the image
+        (``cv2.resize``'s pixel-centre convention).
+    footprint_mm : ndarray, shape (rows, cols)
+        Size on the table (mm) of one pixel of the image to paint, on the same grid.
+    shape : (height, width)
+        The image to paint.
+    grain_angle_deg : float
+        Direction of the grain: ``u`` runs along it, ``v`` across.
+    """
+
+    def __init__(
+        self,
+        x_mm: np.ndarray,
+        y_mm: np.ndarray,
+        footprint_mm: np.ndarray,
+        shape: tuple[int, int],
+        grain_angle_deg: float = 0.0,
+    ) -> None:
+        theta = np.radians(grain_angle_deg)
+        c, s = np.cos(theta), np.sin(theta)
+        u = x_mm * c + y_mm * s  # along the grain / planks / weave warp
+        v = y_mm * c - x_mm * s  # across
+        # Shift to start at 0: noise lookups then need one multiply per axis. A
+        # bilinear resize never leaves the range of the grid, so u, v >= 0 stay.
+        self.u_c = (u - u.min()).astype(_F32)
+        self.v_c = (v - v.min()).astype(_F32)
+        self.u_max = float(self.u_c.max())
+        self.v_max = float(self.v_c.max())
+        self.footprint_c = np.asarray(footprint_mm, dtype=_F32)
+        self.shape = (int(shape[0]), int(shape[1]))
+        self.low_shape = (-(-self.shape[0] // _LOW), -(-self.shape[1] // _LOW))
+
+    def up(self, coarse: np.ndarray, low: bool = False) -> np.ndarray:
+        """Resize a smooth coarse-grid field to the image (or the low image)."""
+        h, w = self.low_shape if low else self.shape
+        return cv2.resize(coarse.astype(_F32), (w, h), interpolation=cv2.INTER_LINEAR)
+
+    def from_low(self, low: np.ndarray) -> np.ndarray:
+        h, w = self.shape
+        return cv2.resize(low, (w, h), interpolation=cv2.INTER_LINEAR)
+
+    @property
+    def u(self) -> np.ndarray:
+        return self.up(self.u_c)
+
+    @property
+    def v(self) -> np.ndarray:
+        return self.up(self.v_c)
+
+    def fade(self, period_mm: float, scale: float = 1.0) -> np.ndarray:
+        """``scale`` where a pattern of ``period_mm`` is well resolved, 0 where it would
+        alias (a smooth field: computed on the coarse grid)."""
+        samples = period_mm / np.maximum(self.footprint_c, _F32(1e-3))
+        return self.up(np.clip((samples - 1.5) / 1.5, 0.0, 1.0) * scale)
+
+    def noise(
+        self,
+        rng: np.random.Generator,
+        cell_u: float,
+        cell_v: float,
+        smooth: float = 1.0,
+        low: bool = False,
+    ) -> np.ndarray:
+        """Smooth value noise with roughly unit variance and features ``cell`` mm apart.
+
+        With ``low`` it is evaluated on the low image (use :meth:`from_low`).
+        """
+        nu = int(min(_MAX_GRID, self.u_max / cell_u + 4))
+        nv = int(min(_MAX_GRID, self.v_max / cell_v + 4))
+        grid = _noise_grid(rng, nv, nu, smooth)
+        coarse = cv2.merge([self.u_c * _F32(1.0 / cell_u), self.v_c * _F32(1.0 / cell_v)])
+        maps = self.up(coarse, low)  # one two-channel map: cheaper than two
+        return cv2.remap(grid, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP)  # type: ignore[call-overload]
+
+
+def table_mix(table: TableParams, coords: TableCoords, rng: np.random.Generator) -> np.ndarray:
+    """The table's pattern: 0 for its base colour, 1 for its second colour.
+
+    Beyond 1 or below 0 extrapolates (darker grain lines, lighter fibres); the colour
+    is clipped to 0..1 afterwards (:func:`table_albedo`).
 
     Returns
     -------
-    ndarray, shape (H, W, 3), float32
-        Display-referred colour (0..1) before lighting.
+    ndarray, shape ``coords.shape``, float32
     """
-    theta = np.radians(table.grain_angle_deg)
-    c, s = np.float32(np.cos(theta)), np.float32(np.sin(theta))
-    u = x_mm * c + y_mm * s  # along the grain / planks / weave warp
-    v = y_mm * c - x_mm * s  # across
-    # Shift to start at 0: noise lookups then need one multiply per axis.
-    u -= np.float32(np.min(u))
-    v -= np.float32(np.min(v))
     painter = {
         "light_wood": _wood,
         "dark_wood": _wood,
@@ -61,131 +127,205 @@ def table_albedo(
         "blue_mat": _mat,
         "white_table": _white,
     }[table.kind]
-    mix = painter(table, u, v, footprint_mm, rng)
-    # ``mix`` is 0 for the base colour and 1 for the second colour; beyond 1 or below 0
-    # extrapolates (darker grain lines, lighter fibres), kept sane by the clip.
+    return painter(table, coords, rng)
+
+
+def table_albedo(
+    table: TableParams, coords: TableCoords, rng: np.random.Generator
+) -> np.ndarray:
+    """Colour of the bare table at the points of ``coords``.
+
+    Returns
+    -------
+    ndarray, shape (H, W, 3), float32
+        Display-referred colour (0..1) before lighting.
+    """
+    mix = table_mix(table, coords, rng)
     # Channel by channel: NumPy broadcasting over a last axis of 3 is very slow.
     channels = [
-        np.clip(mix * np.float32(dark - base) + np.float32(base), 0.0, 1.0)
+        np.clip(mix * _F32(dark - base) + _F32(base), 0.0, 1.0)
         for base, dark in zip(table.rgb, table.rgb2, strict=True)
     ]
     return cv2.merge(channels)
 
 
-def _noise(
-    rng: np.random.Generator,
-    u: np.ndarray,
-    v: np.ndarray,
-    cell_u: float,
-    cell_v: float,
-    smooth: float = 1.0,
-) -> np.ndarray:
-    """Smooth value noise with roughly unit variance and features ``cell`` mm apart.
+def _noise_grid(rng: np.random.Generator, rows: int, cols: int, smooth: float) -> np.ndarray:
+    """A grid of Gaussian noise, blurred by ``smooth`` cells (periodically), unit variance."""
+    grid = np.empty((rows, cols), _F32)
+    # OpenCV's generator is several times faster than NumPy's; seeding it from ``rng``
+    # keeps the result a function of the seed alone (its state is per thread).
+    cv2.setRNGSeed(int(rng.integers(1 << 31)))
+    cv2.randn(grid, 0.0, 1.0)
+    if smooth <= 0:
+        return grid
+    ksize = _ksize(smooth)
+    grid = wrap_blur(grid, smooth)
+    # Blurred white noise has variance sum(k^2) over the 2-D kernel.
+    k = cv2.getGaussianKernel(ksize, smooth, cv2.CV_64F)
+    grid *= _F32(1.0 / float(np.sum(k * k)))
+    return grid
 
-    ``u`` and ``v`` must start at 0 (see :func:`table_albedo`).
-    """
-    nu = int(min(_MAX_GRID, float(u.max()) / cell_u + 4))
-    nv = int(min(_MAX_GRID, float(v.max()) / cell_v + 4))
-    grid = rng.standard_normal((nv, nu), dtype=np.float32)
-    if smooth > 0:
-        grid = wrap_blur(grid, smooth)
-        grid /= max(float(grid.std()), 1e-6)
-    mx = u * np.float32(1.0 / cell_u)
-    my = v * np.float32(1.0 / cell_v)
-    return cv2.remap(grid, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP)
+
+def _ksize(sigma: float) -> int:
+    """The kernel size ``cv2.GaussianBlur`` picks for a float image and ``sigma``."""
+    return int(np.floor(sigma * 8 + 1 + 0.5)) | 1
 
 
 def wrap_blur(a: np.ndarray, sigma: float) -> np.ndarray:
     """Gaussian blur of a periodic array (cv2 has no wrap-around border for blurs)."""
-    pad = int(np.ceil(3 * sigma)) + 1
-    widths = [(pad, pad), (pad, pad)] + [(0, 0)] * (a.ndim - 2)
-    padded = np.pad(a, widths, mode="wrap")
-    return cv2.GaussianBlur(padded, (0, 0), sigma)[pad:-pad, pad:-pad]
+    ksize = _ksize(sigma)
+    pad = ksize // 2
+    if a.ndim == 2 and pad < min(a.shape):
+        padded = cv2.copyMakeBorder(a, pad, pad, pad, pad, cv2.BORDER_WRAP)
+    else:
+        widths = [(pad, pad), (pad, pad)] + [(0, 0)] * (a.ndim - 2)
+        padded = np.pad(a, widths, mode="wrap")
+    out = cv2.GaussianBlur(padded, (ksize, ksize), sigma)
+    return out[pad : pad + a.shape[0], pad : pad + a.shape[1]]
 
 
-def _fade(period_mm: float, footprint_mm: np.ndarray) -> np.ndarray:
-    """1 where a pattern of ``period_mm`` is well resolved, 0 where it would alias."""
-    samples = period_mm / np.maximum(footprint_mm, np.float32(1e-3))
-    return np.clip((samples - np.float32(1.5)) / np.float32(1.5), 0.0, 1.0)
+def _positive_part(a: np.ndarray, threshold: float) -> np.ndarray:
+    """``max(a - threshold, 0)``, in place."""
+    np.subtract(a, _F32(threshold), out=a)
+    return np.maximum(a, _F32(0.0), out=a)
 
 
-def _wood(t: TableParams, u, v, footprint, rng) -> np.ndarray:
+def _wood(t: TableParams, c: TableCoords, rng: np.random.Generator) -> np.ndarray:
     """Planks of varnished wood: a tint per board, streaky grain, flecks, dark seams."""
-    strength = np.float32(t.texture_strength)
-    width = np.float32(t.plank_width_mm)
-    plank = (v * np.float32(1.0 / width)).astype(np.int32)  # v >= 0: truncation floors
+    strength = float(t.texture_strength)
+    width = float(t.plank_width_mm)
+    across = c.up(c.v_c * _F32(1.0 / width))  # v in plank widths
     # Boards are 0.6–1.5 m long; their end joints are staggered from plank to plank.
-    length = np.float32(rng.uniform(600, 1500))
-    n_planks = int(plank.max()) + 1
-    stagger = rng.uniform(0, length, n_planks).astype(np.float32)
-    along = u + stagger[plank]
-    segment = (along * np.float32(1.0 / length)).astype(np.int32)
-    tints = rng.uniform(-0.5, 0.5, (n_planks, int(segment.max()) + 1)).astype(np.float32)
-    board = tints[plank, segment]
+    length = float(rng.uniform(600, 1500))
+    n_planks = int(c.v_max / width) + 1
+    n_segments = int(c.u_max / length) + 2
+    small = n_planks * n_segments <= 256  # indices fit in uint8: table lookups by LUT
+    index_type = np.uint8 if small else np.int32
+    plank = across.astype(index_type)  # v >= 0: truncation floors
+    stagger = rng.uniform(0, length, n_planks).astype(_F32)
+    along = c.u
+    along += _lookup(stagger, plank)
+    along *= _F32(1.0 / length)  # along the planks, in board lengths
+    segment = along.astype(index_type)
+    tints = rng.uniform(-0.5, 0.5, (n_planks, n_segments)).astype(_F32)
+    board_index = np.multiply(plank, n_segments, dtype=index_type)
+    board_index += segment
+    board = _lookup(tints.ravel() * _F32(0.45 * strength), board_index)
     # Grain: noise stretched hard along the planks, at two scales, sharpened into
     # the dark streaks and flecks of pores; broad light/dark bands in each board.
-    bands = _noise(rng, u, v, 220.0, 9.0, smooth=1.0)
-    streaks = _noise(rng, u, v, 45.0, 1.1, smooth=0.8)
-    streaks = np.maximum(streaks - np.float32(0.4), 0) * _fade(2.5, footprint)
-    flecks = _noise(rng, u, v, 9.0, 0.6, smooth=0.6)
-    flecks = np.maximum(flecks - np.float32(0.9), 0) * _fade(1.2, footprint)
-    mix = board * 0.45 + bands * 0.12 + streaks * 0.45 + flecks * 0.5 + 0.1
-    # Dark, soft seams between boards (side seams and end joints).
-    dv = np.abs(v - (plank.astype(np.float32) + np.float32(0.5)) * width)
-    du = np.abs(along - (segment.astype(np.float32) + np.float32(0.5)) * length)
-    gap = np.float32(0.6) + footprint
-    seam = np.maximum(dv - (width / 2 - gap), du - (length / 2 - gap)) / gap
-    return mix * strength + np.clip(seam, 0, 1) * 1.3
-
-
-def _cloth(t: TableParams, u, v, footprint, rng) -> np.ndarray:
-    """A plain woven cloth: soft folds, uneven yarn, a weave where resolvable."""
-    strength = np.float32(t.texture_strength)
-    folds = _noise(rng, u, v, 120.0, 60.0, smooth=1.5) * 0.35
-    blotch = _noise(rng, u, v, 12.0, 12.0) * 0.05
-    period = float(rng.uniform(0.8, 1.6))
-    k = np.float32(2 * np.pi / period)
-    fade = _fade(period, footprint)
-    # Over-under weave: warp and weft threads alternate, a checker of tiny bumps.
-    weave = np.sin(u * k) * np.sin(v * k) * fade * 0.3
-    # Slubs: threads thicker or thinner for a few millimetres along their length.
-    yarn = (_noise(rng, u, v, 8.0, period) + _noise(rng, u, v, period, 8.0)) * fade * 0.12
-    return (folds + blotch + weave + yarn) * strength
-
-
-def _felt(t: TableParams, u, v, footprint, rng) -> np.ndarray:
-    """Green felt: fuzzy, matte, with slow mottling where it was brushed differently."""
-    strength = np.float32(t.texture_strength)
-    mottle = _noise(rng, u, v, 40.0, 40.0, smooth=1.5) * 0.35
-    fuzz = _noise(rng, u, v, 0.9, 0.9, smooth=0.6) * _fade(0.9, footprint) * 0.3
-    nap = _noise(rng, u, v, 8.0, 3.0) * 0.15
-    return (mottle + fuzz + nap) * strength + 0.3
-
-
-def _mat(t: TableParams, u, v, footprint, rng) -> np.ndarray:
-    """Blue play mat (neoprene speckle) or cutting mat (light grid lines)."""
-    strength = np.float32(t.texture_strength)
-    mottle = _noise(rng, u, v, 60.0, 60.0, smooth=1.5) * 0.25
-    speckle = _noise(rng, u, v, 0.7, 0.7, smooth=0.5) * _fade(0.7, footprint) * 0.25
-    mix = (mottle + speckle) * strength + 0.3
-    if t.grid_mm > 0:
-        g = np.float32(t.grid_mm)
-        du = np.abs(u - np.round(u / g) * g)
-        dv = np.abs(v - np.round(v / g) * g)
-        half = np.float32(0.2) + footprint * 0.5
-        thin = np.clip(1.0 - np.minimum(du, dv) / half, 0.0, 1.0) * 0.6
-        big = np.float32(5 * t.grid_mm)
-        du5 = np.abs(u - np.round(u / big) * big)
-        dv5 = np.abs(v - np.round(v / big) * big)
-        thick = np.clip(1.0 - np.minimum(du5, dv5) / (half * 2), 0.0, 1.0)
-        # Grid lines are printed lighter than the mat: negative mix brightens.
-        mix = mix - np.maximum(thin, thick) * 2.5
+    bands = c.noise(rng, 220.0, 9.0, smooth=1.0, low=True)
+    mix = board
+    mix += c.from_low(bands * _F32(0.12 * strength) + _F32(0.1 * strength))
+    streaks = _positive_part(c.noise(rng, 45.0, 1.1, smooth=0.8), 0.4)
+    cv2.accumulateProduct(streaks, c.fade(2.5, 0.45 * strength), mix)
+    flecks = _positive_part(c.noise(rng, 9.0, 0.6, smooth=0.6), 0.9)
+    cv2.accumulateProduct(flecks, c.fade(1.2, 0.5 * strength), mix)
+    # Dark, soft seams between boards (side seams and end joints): 1 on the seam,
+    # falling to 0 at ``gap`` mm from it.
+    side = _seam_distance(across, plank, width)
+    end = _seam_distance(along, segment, length)
+    seam = np.minimum(side, end, out=side)
+    cv2.multiply(seam, c.up(-1.3 / (0.6 + c.footprint_c)), dst=seam)
+    seam += _F32(1.3)
+    np.clip(seam, 0.0, 1.3, out=seam)
+    mix += seam
     return mix
 
 
-def _white(t: TableParams, u, v, footprint, rng) -> np.ndarray:
+def _seam_distance(pos: np.ndarray, index: np.ndarray, size: float) -> np.ndarray:
+    """Distance (mm) to the nearest multiple of ``size`` from ``pos`` (in units of
+    ``size``, whose integer part is ``index``)."""
+    frac = cv2.subtract(pos, index, dtype=cv2.CV_32F)  # 0..1 across the board
+    frac -= _F32(0.5)
+    np.abs(frac, out=frac)
+    # size * min(f, 1 - f) = size * (0.5 - |f - 0.5|)
+    return cv2.addWeighted(frac, -size, frac, 0.0, 0.5 * size)
+
+
+def _lookup(table: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``table[index]`` for a small table: a LUT when it fits, else a gather."""
+    if index.dtype == np.uint8:
+        lut = np.zeros(256, _F32)
+        lut[: len(table)] = table
+        return cv2.LUT(index, lut)
+    return np.take(table, index)
+
+
+def _cloth(t: TableParams, c: TableCoords, rng: np.random.Generator) -> np.ndarray:
+    """A plain woven cloth: soft folds, uneven yarn, a weave where resolvable."""
+    strength = float(t.texture_strength)
+    low = c.noise(rng, 120.0, 60.0, smooth=1.5, low=True) * _F32(0.35 * strength)
+    low += c.noise(rng, 12.0, 12.0, low=True) * _F32(0.05 * strength)
+    period = float(rng.uniform(0.8, 1.6))
+    k = _F32(2 * np.pi / period)
+    fade = c.fade(period, strength)
+    # Over-under weave: warp and weft threads alternate, a checker of tiny bumps.
+    weave = np.sin(c.u * k)
+    weave *= np.sin(c.v * k)
+    weave *= _F32(0.3)
+    # Slubs: threads thicker or thinner for a few millimetres along their length.
+    yarn = c.noise(rng, 8.0, period)
+    yarn += c.noise(rng, period, 8.0)
+    yarn *= _F32(0.12)
+    weave += yarn
+    mix = c.from_low(low)
+    cv2.accumulateProduct(weave, fade, mix)
+    return mix
+
+
+def _felt(t: TableParams, c: TableCoords, rng: np.random.Generator) -> np.ndarray:
+    """Green felt: fuzzy, matte, with slow mottling where it was brushed differently."""
+    strength = float(t.texture_strength)
+    mottle = c.noise(rng, 40.0, 40.0, smooth=1.5, low=True)
+    mix = c.from_low(mottle * _F32(0.35 * strength) + _F32(0.3))
+    fuzz = c.noise(rng, 0.9, 0.9, smooth=0.6)
+    cv2.accumulateProduct(fuzz, c.fade(0.9, 0.3 * strength), mix)
+    nap = c.noise(rng, 8.0, 3.0)
+    cv2.scaleAdd(nap, 0.15 * strength, mix, dst=mix)
+    return mix
+
+
+def _mat(t: TableParams, c: TableCoords, rng: np.random.Generator) -> np.ndarray:
+    """Blue play mat (neoprene speckle) or cutting mat (light grid lines)."""
+    strength = float(t.texture_strength)
+    mottle = c.noise(rng, 60.0, 60.0, smooth=1.5, low=True)
+    mix = c.from_low(mottle * _F32(0.25 * strength) + _F32(0.3))
+    speckle = c.noise(rng, 0.7, 0.7, smooth=0.5)
+    cv2.accumulateProduct(speckle, c.fade(0.7, 0.25 * strength), mix)
+    if t.grid_mm > 0:
+        g = float(t.grid_mm)
+        # Distances to the nearest grid line, in grid periods: thin lines every
+        # ``g`` mm, thick ones every 5 g; a line is about 0.4 mm plus a pixel wide.
+        fu, fv = c.up(c.u_c * _F32(1.0 / g)), c.up(c.v_c * _F32(1.0 / g))
+        thin = np.minimum(_to_nearest_integer(fu.copy()), _to_nearest_integer(fv.copy()))
+        fu *= _F32(0.2)
+        fv *= _F32(0.2)
+        thick = np.minimum(_to_nearest_integer(fu), _to_nearest_integer(fv))
+        half = 0.2 + 0.5 * c.footprint_c  # mm, coarse
+        cv2.multiply(thin, c.up(g / half), dst=thin)
+        cv2.multiply(thick, c.up(5 * g / (2 * half)), dst=thick)
+        # 0.6 * clip(1 - d, 0, 1) for thin lines, clip(1 - d, 0, 1) for thick ones.
+        thin = cv2.addWeighted(thin, -0.6, thin, 0.0, 0.6)
+        thick = cv2.addWeighted(thick, -1.0, thick, 0.0, 1.0)
+        line = np.maximum(thin, thick, out=thin)
+        np.maximum(line, _F32(0.0), out=line)
+        # Grid lines are printed lighter than the mat: negative mix brightens.
+        cv2.scaleAdd(line, -2.5, mix, dst=mix)
+    return mix
+
+
+def _to_nearest_integer(a: np.ndarray) -> np.ndarray:
+    """``|a - round(a)|``, in place."""
+    r = np.rint(a)
+    np.subtract(a, r, out=a)
+    return np.abs(a, out=a)
+
+
+def _white(t: TableParams, c: TableCoords, rng: np.random.Generator) -> np.ndarray:
     """A white laminate table: almost featureless, a little uneven."""
-    strength = np.float32(t.texture_strength)
-    slow = _noise(rng, u, v, 150.0, 150.0, smooth=1.5) * 0.2
-    fine = _noise(rng, u, v, 2.0, 2.0) * _fade(2.0, footprint) * 0.05
-    return (slow + fine) * strength + 0.2
+    strength = float(t.texture_strength)
+    slow = c.noise(rng, 150.0, 150.0, smooth=1.5, low=True)
+    mix = c.from_low(slow * _F32(0.2 * strength) + _F32(0.2))
+    fine = c.noise(rng, 2.0, 2.0)
+    cv2.accumulateProduct(fine, c.fade(2.0, 0.05 * strength), mix)
+    return mix
