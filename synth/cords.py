@@ -244,11 +244,11 @@ def _band(
     for i in range(nseg):
         fill(label, quads[i], i + 1, cv2.LINE_8, _SUBPIXEL)
     # Where the line turns sharply the mitre is cut short: round the joint off.
-    for i in np.flatnonzero(cos_half < 0.9):
-        if closed or 0 < i < nseg:
-            centre = tuple(int(c) for c in np.round(local[i] * scale))
-            r = int(np.ceil((reach_px[i] + 1.0) * scale))
-            cv2.circle(label, centre, r, int(min(i, nseg - 1)) + 1, -1, cv2.LINE_8, _SUBPIXEL)
+    for joint in np.flatnonzero(cos_half < 0.9).tolist():
+        if closed or 0 < joint < nseg:
+            centre = tuple(int(c) for c in np.round(local[joint] * scale))
+            r = int(np.ceil((reach_px[joint] + 1.0) * scale))
+            cv2.circle(label, centre, r, min(joint, nseg - 1) + 1, -1, cv2.LINE_8, _SUBPIXEL)
     found = cv2.findNonZero(label)
     if found is None:
         return None

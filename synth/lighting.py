@@ -121,7 +121,7 @@ class Lighting:
         to_eye /= _norm(to_eye)[..., None]
         half = to_light + to_eye
         ndoth = np.einsum("...i,...i->...", normals, half) / _norm(half)
-        return np.clip(ndoth, 0.0, 1.0) ** exponent
+        return _power(np.clip(ndoth, 0.0, 1.0), exponent)
 
     def _lamp_position(self) -> np.ndarray | None:
         if not np.isfinite(self.params.distance_mm):
@@ -164,3 +164,19 @@ class Lighting:
 def _norm(v: np.ndarray) -> np.ndarray:
     """Lengths of the vectors along the last axis."""
     return np.sqrt(np.einsum("...i,...i->...", v, v))
+
+
+def _power(x: np.ndarray, exponent: float) -> np.ndarray:
+    """``x ** exponent``; by repeated squaring for whole exponents (much faster)."""
+    n = int(exponent)
+    if n != exponent or n < 1:
+        return x**exponent
+    result = np.ones_like(x)
+    base = x
+    while True:
+        if n & 1:
+            result *= base
+        n >>= 1
+        if not n:
+            return result
+        base = base * base

@@ -86,18 +86,49 @@ def plan_photo(
     made = generate_board(board_rng, difficulty)
     # Frame the play area; the prediction pawns then find room in view beside it.
     scene = sample_scene(scene_rng, difficulty, size, play_area(made.board))
+    scene = keep_in_frame(scene, play_points(made.board))
     camera = Camera.from_scene(scene)
     made = replace(made, board=place_off_board(made.board, camera, board_rng))
     return PhotoPlan(made, scene, camera, render_rng)
 
 
-def play_area(board: Board) -> tuple[float, float, float, float]:
-    """Bounding box (x0, y0, x1, y1) of the lines and the creatures on the board."""
+def play_points(board: Board) -> np.ndarray:
+    """Points of the lines and of the creatures on the board, shape (N, 2)."""
     points = [p for ln in board.lines for p in ln.polyline]
     points += [c.xy for c in board.creatures if c.xy is not None and not c.off_board]
-    xy = np.asarray(points)
+    return np.asarray(points, dtype=float)
+
+
+def play_area(board: Board) -> tuple[float, float, float, float]:
+    """Bounding box (x0, y0, x1, y1) of the lines and the creatures on the board."""
+    xy = play_points(board)
     (x0, y0), (x1, y1) = xy.min(axis=0), xy.max(axis=0)
     return float(x0), float(y0), float(x1), float(y1)
+
+
+#: The play area keeps at least this share of the frame's size free at each edge.
+FRAME_MARGIN = 0.03
+
+
+def keep_in_frame(scene: Scene, points_mm: np.ndarray) -> Scene:
+    """Move the camera back until every point of the play area is in the photo.
+
+    The scene frames a rounded box inside the play area's bounding box, so a lobe of a
+    loop can stick out of the frame; a player taking the photo would step back.
+    """
+    width, height = scene.size
+    low = np.array([width, height]) * FRAME_MARGIN
+    high = np.array([width, height]) * (1 - FRAME_MARGIN)
+    centre = np.array([width, height]) / 2
+    for _ in range(6):
+        uv = Camera.from_scene(scene).project(points_mm)
+        # How far each point is from the centre, relative to the room it has.
+        reach = np.abs(uv - centre) / (high - centre)
+        if (uv >= low).all() and (uv <= high).all():
+            return scene
+        distance = scene.camera.distance_mm * float(reach.max()) * 1.02
+        scene = replace(scene, camera=replace(scene.camera, distance_mm=distance))
+    return scene
 
 
 #: Off-board pawns stand at least this far from every line (mm): clearly not in play.

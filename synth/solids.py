@@ -80,15 +80,27 @@ def raycast(camera: Camera, parts: list[Spheroid]) -> Hits | None:
     o = camera.centre_mm
     # Size of one pixel per mm of ray length, for anti-aliasing the silhouette.
     px_angle = 1.0 / camera.focal_px
-    found = [_intersect(o, d, part, px_angle) for part in parts]
-    coverage = np.array([c.ravel() for _, c in found])
+    # Each part is intersected over its own part of the window (a pawn's head covers
+    # only the top of it); elsewhere it is missed.
+    shape = (y1 - y0, x1 - x0)
+    t = np.full((len(parts),) + shape, 1e6)  # far behind: sorts last, stays finite
+    coverage = np.zeros((len(parts),) + shape)
+    for k, part in enumerate(parts):
+        pu = uv[8 * k : 8 * k + 8]
+        r0, c0 = (np.floor(pu.min(axis=0)).astype(int) - 2 - [x0, y0])[::-1]
+        r1, c1 = (np.ceil(pu.max(axis=0)).astype(int) + 3 - [x0, y0])[::-1]
+        sub = np.s_[max(r0, 0) : max(min(r1, shape[0]), 0), max(c0, 0) : max(min(c1, shape[1]), 0)]
+        t[k][sub], coverage[k][sub] = _intersect(
+            o, (d[0][sub], d[1][sub], d[2][sub]), part, px_angle
+        )
+    t, coverage = t.reshape(len(parts), -1), coverage.reshape(len(parts), -1)
     # Keep only pixels some part covers: the window's corners are mostly table.
     hit = np.flatnonzero(coverage.max(axis=0) > 0.0)
     if len(hit) == 0:
         return None
     ys, xs = np.divmod(hit, x1 - x0)
     dh = [c.ravel()[hit] for c in d]
-    t = np.array([tk.ravel()[hit] for tk, _ in found])
+    t = t[:, hit]
     point = np.empty((len(parts), len(hit), 3))
     normal = np.empty((len(parts), len(hit), 3))
     for k, part in enumerate(parts):

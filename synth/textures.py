@@ -96,14 +96,18 @@ class TableCoords:
         cell_v: float,
         smooth: float = 1.0,
         low: bool = False,
+        offset: float = 0.0,
     ) -> np.ndarray:
-        """Smooth value noise with roughly unit variance and features ``cell`` mm apart.
+        """Smooth value noise with roughly unit variance and features ``cell`` mm apart,
+        plus ``offset`` (added to the small grid: the lookup is linear).
 
         With ``low`` it is evaluated on the low image (use :meth:`from_low`).
         """
         nu = int(min(_MAX_GRID, self.u_max / cell_u + 4))
         nv = int(min(_MAX_GRID, self.v_max / cell_v + 4))
         grid = _noise_grid(rng, nv, nu, smooth)
+        if offset:
+            grid += _F32(offset)
         coarse = cv2.merge([self.u_c * _F32(1.0 / cell_u), self.v_c * _F32(1.0 / cell_v)])
         maps = self.up(coarse, low)  # one two-channel map: cheaper than two
         return cv2.remap(grid, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP)  # type: ignore[call-overload]
@@ -155,7 +159,7 @@ def _noise_grid(rng: np.random.Generator, rows: int, cols: int, smooth: float) -
     # OpenCV's generator is several times faster than NumPy's; seeding it from ``rng``
     # keeps the result a function of the seed alone (its state is per thread).
     cv2.setRNGSeed(int(rng.integers(1 << 31)))
-    cv2.randn(grid, 0.0, 1.0)
+    cv2.randn(grid, np.zeros(1), np.ones(1))
     if smooth <= 0:
         return grid
     ksize = _ksize(smooth)
@@ -184,12 +188,6 @@ def wrap_blur(a: np.ndarray, sigma: float) -> np.ndarray:
     return out[pad : pad + a.shape[0], pad : pad + a.shape[1]]
 
 
-def _positive_part(a: np.ndarray, threshold: float) -> np.ndarray:
-    """``max(a - threshold, 0)``, in place."""
-    np.subtract(a, _F32(threshold), out=a)
-    return np.maximum(a, _F32(0.0), out=a)
-
-
 def _wood(t: TableParams, c: TableCoords, rng: np.random.Generator) -> np.ndarray:
     """Planks of varnished wood: a tint per board, streaky grain, flecks, dark seams."""
     strength = float(t.texture_strength)
@@ -203,9 +201,8 @@ def _wood(t: TableParams, c: TableCoords, rng: np.random.Generator) -> np.ndarra
     index_type = np.uint8 if small else np.int32
     plank = across.astype(index_type)  # v >= 0: truncation floors
     stagger = rng.uniform(0, length, n_planks).astype(_F32)
-    along = c.u
-    along += _lookup(stagger, plank)
-    along *= _F32(1.0 / length)  # along the planks, in board lengths
+    along = c.up(c.u_c * _F32(1.0 / length))  # along the planks, in board lengths
+    along += _lookup(stagger * _F32(1.0 / length), plank)
     segment = along.astype(index_type)
     tints = rng.uniform(-0.5, 0.5, (n_planks, n_segments)).astype(_F32)
     board_index = np.multiply(plank, n_segments, dtype=index_type)
@@ -216,9 +213,9 @@ def _wood(t: TableParams, c: TableCoords, rng: np.random.Generator) -> np.ndarra
     bands = c.noise(rng, 220.0, 9.0, smooth=1.0, low=True)
     mix = board
     mix += c.from_low(bands * _F32(0.12 * strength) + _F32(0.1 * strength))
-    streaks = _positive_part(c.noise(rng, 45.0, 1.1, smooth=0.8), 0.4)
+    streaks = np.maximum(c.noise(rng, 45.0, 1.1, smooth=0.8, offset=-0.4), _F32(0.0))
     cv2.accumulateProduct(streaks, c.fade(2.5, 0.45 * strength), mix)
-    flecks = _positive_part(c.noise(rng, 9.0, 0.6, smooth=0.6), 0.9)
+    flecks = np.maximum(c.noise(rng, 9.0, 0.6, smooth=0.6, offset=-0.9), _F32(0.0))
     cv2.accumulateProduct(flecks, c.fade(1.2, 0.5 * strength), mix)
     # Dark, soft seams between boards (side seams and end joints): 1 on the seam,
     # falling to 0 at ``gap`` mm from it.
@@ -236,9 +233,8 @@ def _seam_distance(pos: np.ndarray, index: np.ndarray, size: float) -> np.ndarra
     """Distance (mm) to the nearest multiple of ``size`` from ``pos`` (in units of
     ``size``, whose integer part is ``index``)."""
     frac = cv2.subtract(pos, index, dtype=cv2.CV_32F)  # 0..1 across the board
-    frac -= _F32(0.5)
-    np.abs(frac, out=frac)
     # size * min(f, 1 - f) = size * (0.5 - |f - 0.5|)
+    frac = cv2.absdiff(frac, 0.5)  # type: ignore[call-overload]
     return cv2.addWeighted(frac, -size, frac, 0.0, 0.5 * size)
 
 

@@ -6,16 +6,19 @@ import dataclasses
 import io
 import json
 
+import cv2
 import numpy as np
 import pytest
 from PIL import Image
 from shapely.geometry import LineString
 
 from synth.camera import Camera
+from synth.cords import trace_cord
 from synth.objects import Pawn, SceneObjects
 from synth.overlay import draw_truth
-from synth.render import encode_jpeg, render
+from synth.render import _finish_kernel, _roll_off, _tone, encode_jpeg, render
 from synth.scene import DIFFICULTIES, sample_scene
+from synth.textures import TableCoords, table_albedo
 
 SIZE = (800, 600)
 COLOURS = ("red", "yellow", "green", "blue")
@@ -154,3 +157,66 @@ def test_jpeg_and_overlay():
     }
     drawn = draw_truth(img, truth)
     assert drawn.shape == img.shape and np.any(drawn != img)
+
+
+def test_closed_cord_band_has_no_gap_at_its_start():
+    """Every pixel on a loop's centre line is in its band, also where the loop closes."""
+    objects = _board()
+    scene = _scene(7, "normal", objects)
+    cam = Camera.from_scene(scene)
+    line = objects.lines["red"]
+    band = trace_cord(cam, line, 2.0, closed=True, margin=0.15)
+    assert band is not None and np.all(np.diff(band.idx) > 0)
+    dense = np.vstack([line, line[:1]])
+    t = np.linspace(0, 1, 8, endpoint=False)[:, None, None]
+    dense = (dense[:-1][None] * (1 - t) + dense[1:][None] * t).reshape(-1, 2)
+    px = np.round(cam.project(np.column_stack([dense, np.full(len(dense), 2.0)]))).astype(int)
+    px = px[(px[:, 0] >= 0) & (px[:, 0] < SIZE[0]) & (px[:, 1] >= 0) & (px[:, 1] < SIZE[1])]
+    idx = np.unique(px[:, 1] * SIZE[0] + px[:, 0])
+    pos = np.searchsorted(band.idx, idx)
+    assert np.all(band.idx[np.minimum(pos, len(band.idx) - 1)] == idx)
+    assert np.abs(band.across[pos]).max() < 0.6
+
+
+def test_finish_kernel_matches_blur_then_unsharp_mask():
+    rng = np.random.default_rng(3)
+    img = cv2.GaussianBlur(rng.integers(0, 256, (120, 160, 3), dtype=np.uint8), (0, 0), 2.0)
+    for sigma, sharpen in [(0.3, 0.8), (1.2, 0.5), (2.5, 0.2)]:
+        soft = cv2.GaussianBlur(img, (2 * int(np.ceil(2.5 * sigma)) + 1,) * 2, sigma)
+        want = cv2.addWeighted(soft, 1 + sharpen, cv2.GaussianBlur(soft, (5, 5), 1.0), -sharpen, 0)
+        kernel = _finish_kernel(sigma, sharpen)
+        assert abs(float(kernel.sum()) - 1.0) < 1e-5
+        got = cv2.sepFilter2D(img, -1, kernel, kernel)
+        assert np.abs(got.astype(int) - want.astype(int)).max() <= 3
+
+
+def test_roll_off_window_matches_rolling_off_everything():
+    rng = np.random.default_rng(4)
+    coarse = cv2.GaussianBlur(rng.uniform(0.2, 1.0, (24, 32)), (0, 0), 3) * 1.2
+    light = cv2.resize(coarse.astype(np.float32), (256, 192), interpolation=cv2.INTER_LINEAR)
+    light *= rng.uniform(0.5, 1.0, light.shape).astype(np.float32)  # shadows only darken
+    spec = np.full_like(light, 0.05)
+    want_light, want_spec = light.copy(), spec.copy()
+    level = want_light * np.float32(0.9) + want_spec
+    roll = _tone(level) / np.maximum(level, np.float32(1e-6))
+    want_light *= roll
+    want_spec *= roll
+    _roll_off(light, spec, 0.9, coarse * 0.9 + 0.05)
+    np.testing.assert_allclose(light, want_light, rtol=1e-6)
+    np.testing.assert_allclose(spec, want_spec, rtol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["light_wood", "cloth", "green_felt", "blue_mat", "white_table"])
+def test_table_textures_are_valid_and_reproducible(kind: str):
+    scene = _scene(8, "hard", kind=kind, grid_mm=10.0 if kind == "blue_mat" else 0.0,
+                   plank_width_mm=120.0 if kind.endswith("wood") else 0.0)
+    cam = Camera.from_scene(scene)
+    rows, cols = 24, 32
+    x, y = cam.table_grid((rows, cols))
+    footprint = np.full((rows, cols), 0.5)
+    coords = TableCoords(x, y, footprint, (150, 200), scene.table.grain_angle_deg)
+    a = table_albedo(scene.table, coords, np.random.default_rng(1))
+    b = table_albedo(scene.table, coords, np.random.default_rng(1))
+    assert a.shape == (150, 200, 3) and a.dtype == np.float32
+    np.testing.assert_array_equal(a, b)
+    assert a.min() >= 0.0 and a.max() <= 1.0 and a.std() > 0.005
