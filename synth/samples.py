@@ -57,7 +57,7 @@ WISHES = (
     Wish("05_normal_violations", "normal", LANDSCAPE, _violations),
     Wish("06_hard_green_felt", "hard", LANDSCAPE, _full_and("green_felt")),
     Wish("07_hard_blue_mat", "hard", PORTRAIT, _table("blue_mat")),
-    Wish("08_hard_steep_side_light", "hard", LANDSCAPE, _steep),
+    Wish("08_hard_steep_side_light", "hard", (4032, 3024), _steep),
 )
 
 FIRST_SEED = 1000
