@@ -113,8 +113,9 @@ def test_sample_images_are_consistent_and_reproducible(path: Path) -> None:
     again = make_photo(scene["seed"], scene["difficulty"], size)
     assert again.truth == truth
     committed = decode(path.with_name(path.name.replace(".truth.json", ".jpg")).read_bytes())
-    difference = np.abs(committed.astype(int) - again.image.astype(int)).mean()
-    assert difference < 3.0  # only JPEG loss
+    # Same pixels and same JPEG settings: equal bytes here; allow another libjpeg build.
+    difference = np.abs(committed.astype(int) - decode(again.jpeg).astype(int)).mean()
+    assert difference < 0.5
 
 
 def test_synth_command_writes_pairs_and_overlays(tmp_path: Path) -> None:
