@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import shapely
@@ -146,7 +147,8 @@ class _Loop:
 
 
 def _as_points(coords: FloatArray) -> tuple[XY, ...]:
-    return tuple((x, y) for x, y in coords.tolist())
+    # map() over tolist() keeps the conversion in C: boards carry thousands of points.
+    return cast(tuple[XY, ...], tuple(map(tuple, coords.tolist())))
 
 
 def _as_closed_polyline(colour: str, points: Sequence[Sequence[float]]) -> FloatArray:
@@ -192,9 +194,11 @@ def _find_crossings(loops: Mapping[str, _Loop]) -> list[_Hit]:
     colours = list(loops)
     for i, a in enumerate(colours):
         for b in colours[i + 1 :]:
-            for point in _intersection_points(loops[a], loops[b]):
-                arc = (float(loops[a].ring.project(point)), float(loops[b].ring.project(point)))
-                hits.append(_Hit((point.x, point.y), (a, b), arc))
+            points = _intersection_points(loops[a], loops[b])
+            along_a = shapely.line_locate_point(loops[a].ring, points)
+            along_b = shapely.line_locate_point(loops[b].ring, points)
+            for point, s_a, s_b in zip(points, along_a, along_b, strict=True):
+                hits.append(_Hit((point.x, point.y), (a, b), (float(s_a), float(s_b))))
     _check_crossings_apart(hits, loops)
     # A stable, readable order: top to bottom, then left to right.
     return sorted(hits, key=lambda h: (h.xy[1], h.xy[0]))
