@@ -37,7 +37,6 @@ same turn. What happens to the rest of the fist is the ``solitaire_keeps_fist`` 
 
 from __future__ import annotations
 
-import math
 import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -638,9 +637,10 @@ class Game:
                 xy = geometry.field_centre(c.field)
             else:
                 assert c.crossing is not None
-                nth = seen[(c.field, c.crossing)]
+                spots = geometry.corner_points(c.field, c.crossing, self.clearance)
+                # A second demon in a pinched corner takes the field's other sector.
+                xy = spots[min(seen[(c.field, c.crossing)], len(spots) - 1)]
                 seen[(c.field, c.crossing)] += 1
-                xy = corner_points(geometry, c.field, c.crossing, self.clearance)[nth]
             placed.append(replace(c, xy=xy))
         return placed
 
@@ -665,36 +665,6 @@ class Game:
         return creatures
 
 
-def corner_points(
-    geometry: BoardGeometry, field_id: int, crossing_id: int, clearance: float
-) -> list[tuple[float, float]]:
-    """Where demons stand in the corners of ``field_id`` at ``crossing_id``.
-
-    The first point is :meth:`BoardGeometry.corner_point`; a field owning two sectors of
-    the crossing (a pinched corner) gets the other sector's point second.
-    """
-    points = [geometry.corner_point(field_id, crossing_id, clearance)]
-    if geometry.board.corner_capacity[(field_id, crossing_id)] < 2:
-        return points
-    crossing = geometry.board.crossings[crossing_id]
-    angles = geometry.rays(crossing_id)
-    for i, start in enumerate(angles):
-        end = angles[(i + 1) % 4] + (2 * math.pi if i == 3 else 0.0)
-        bisector, half = (start + end) / 2, (end - start) / 2
-        direction = (math.cos(bisector), math.sin(bisector))
-        probe = (
-            crossing.xy[0] + 0.25 * clearance * direction[0],
-            crossing.xy[1] + 0.25 * clearance * direction[1],
-        )
-        distance = min(clearance / max(math.sin(half), 1e-6), 4 * clearance)
-        xy = (crossing.xy[0] + distance * direction[0], crossing.xy[1] + distance * direction[1])
-        if geometry.field_at(probe) == field_id and math.dist(xy, points[0]) > 1e-6:
-            points.append(xy)
-    while len(points) < geometry.board.corner_capacity[(field_id, crossing_id)]:
-        points.append(points[-1])
-    return points
-
-
 __all__ = [
     "DEFAULT_CLEARANCE",
     "FIST_SIZE",
@@ -705,7 +675,6 @@ __all__ = [
     "Policy",
     "Prediction",
     "Turn",
-    "corner_points",
     "creature_name",
     "full_sack",
     "kind_of",

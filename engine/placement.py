@@ -93,7 +93,13 @@ class BoardGeometry:
         ValueError
             If the field has no corner at that crossing.
         """
+        return self.corner_points(field_id, crossing_id, clearance)[0]
+
+    def corner_points(self, field_id: int, crossing_id: int, clearance: float) -> list[Point]:
+        """:meth:`corner_point` of every sector the field owns at the crossing (one,
+        unless the field is pinched there and owns two)."""
         crossing = self.board.crossings[crossing_id]
+        points = []
         for bisector, half_angle in self._sectors(crossing_id):
             probe = (
                 crossing.xy[0] + 0.004 * self._scale * math.cos(bisector),
@@ -101,11 +107,15 @@ class BoardGeometry:
             )
             if self.field_at(probe) == field_id:
                 distance = min(clearance / max(math.sin(half_angle), 1e-6), 4 * clearance)
-                return (
-                    crossing.xy[0] + distance * math.cos(bisector),
-                    crossing.xy[1] + distance * math.sin(bisector),
+                points.append(
+                    (
+                        crossing.xy[0] + distance * math.cos(bisector),
+                        crossing.xy[1] + distance * math.sin(bisector),
+                    )
                 )
-        raise ValueError(f"field {field_id} has no corner at crossing {crossing_id}")
+        if not points:
+            raise ValueError(f"field {field_id} has no corner at crossing {crossing_id}")
+        return points
 
     def _sectors(self, crossing_id: int) -> list[tuple[float, float]]:
         angles = self.rays(crossing_id)
