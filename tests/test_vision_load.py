@@ -1,0 +1,297 @@
+"""Loading photos: every format upright as 8-bit RGB, and a clear error for bad files."""
+
+from __future__ import annotations
+
+import functools
+import io
+import struct
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.errors import PhotoError
+from vision.load import load_photo, working_scale
+
+#: Stored picture → upright picture for each EXIF orientation (inverse of the viewer's
+#: transposition: the two rotations swap, the flips undo themselves).
+STORED_FROM_UPRIGHT = {
+    2: Image.Transpose.FLIP_LEFT_RIGHT,
+    3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_90,
+    7: Image.Transpose.TRANSVERSE,
+    8: Image.Transpose.ROTATE_270,
+}
+
+
+@functools.cache
+def pattern(width: int, height: int) -> np.ndarray:
+    """A smooth, asymmetric RGB picture: a wrong rotation or flip changes it a lot."""
+    y, x = np.mgrid[0:height, 0:width].astype(np.float32)
+    red = 255 * x / width
+    green = 255 * y / height
+    blue = 127 + 100 * np.sin(x / width * 3 + y / height * 5)
+    rgb = np.stack([red, green, blue], axis=2)
+    # A bright square near the top-left corner, far from the middle.
+    rgb[height // 10 : height // 4, width // 12 : width // 5] = (250, 250, 40)
+    picture = np.clip(rgb, 0, 255).astype(np.uint8)
+    picture.flags.writeable = False  # shared between tests through the cache
+    return picture
+
+
+def encode(image: Image.Image, fmt: str, **options: object) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format=fmt, **options)
+    return buffer.getvalue()
+
+
+def with_orientation(upright: Image.Image, orientation: int) -> tuple[Image.Image, bytes]:
+    """The picture as a camera would store it for ``orientation``, and that EXIF block."""
+    stored = upright if orientation == 1 else upright.transpose(STORED_FROM_UPRIGHT[orientation])
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    return stored, exif.tobytes()
+
+
+def png_chunk(kind: bytes, body: bytes) -> bytes:
+    crc = zlib.crc32(kind + body) & 0xFFFFFFFF
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+
+def fake_png_header(width: int, height: int) -> bytes:
+    """A PNG claiming ``width`` × ``height``, cut off after a few rows of pixel data."""
+    header = png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+    rows = zlib.compressobj().compress(bytes(3 * width + 1) * 4)  # an unfinished stream
+    return b"\x89PNG\r\n\x1a\n" + header + png_chunk(b"IDAT", rows)
+
+
+def fake_jpeg_size(jpeg: bytes, width: int, height: int) -> bytes:
+    """``jpeg`` with its frame header (SOF0) changed to claim ``width`` × ``height``."""
+    at = jpeg.index(b"\xff\xc0")
+    # SOFn: marker, length (2), precision (1), height (2), width (2), ...
+    return jpeg[: at + 5] + struct.pack(">HH", height, width) + jpeg[at + 9 :]
+
+
+# --- sizes and reduction ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("size", "min_side", "expected"),
+    [
+        ((4032, 3024), 1800, 2),
+        ((4032, 3024), 1000, 4),
+        ((4032, 3024), 500, 8),
+        ((4032, 3024), 4032, 1),
+        ((4032, 3024), 5000, 1),
+        ((3024, 4032), 1800, 2),
+        ((2000, 1500), 1800, 1),
+        ((1000, 800), 1800, 1),
+    ],
+)
+def test_working_scale_keeps_the_long_side(
+    size: tuple[int, int], min_side: int, expected: int
+) -> None:
+    assert working_scale(size, min_side) == expected
+
+
+def test_a_large_jpeg_is_decoded_reduced_and_matches_a_box_average() -> None:
+    rgb = pattern(4032, 3024)
+    data = encode(Image.fromarray(rgb), "JPEG", quality=95)
+    photo = load_photo(data)
+    assert photo.scale == 2.0
+    assert photo.size == (4032, 3024)
+    assert photo.format == "jpeg"
+    assert photo.rgb.shape == (1512, 2016, 3) and photo.rgb.dtype == np.uint8
+    expected = cv2.resize(rgb, (2016, 1512), interpolation=cv2.INTER_AREA)
+    assert np.abs(photo.rgb.astype(int) - expected).mean() < 2.0
+
+
+def test_min_working_side_sets_the_reduction() -> None:
+    data = encode(Image.fromarray(pattern(2400, 1600)), "JPEG", quality=90)
+    assert load_photo(data, min_working_side=1800).rgb.shape == (1600, 2400, 3)
+    assert load_photo(data, min_working_side=1200).rgb.shape == (800, 1200, 3)
+    quarter = load_photo(data, min_working_side=600)
+    assert quarter.rgb.shape == (400, 600, 3) and quarter.scale == 4.0
+    assert quarter.size == (2400, 1600)
+
+
+def test_a_large_png_is_box_averaged_to_the_working_size() -> None:
+    rgb = pattern(1600, 1200)
+    photo = load_photo(encode(Image.fromarray(rgb), "PNG"), min_working_side=800)
+    assert photo.scale == 2.0 and photo.rgb.shape == (600, 800, 3)
+    expected = cv2.resize(rgb, (800, 600), interpolation=cv2.INTER_AREA)
+    assert np.abs(photo.rgb.astype(int) - expected).max() <= 1
+
+
+def test_bytes_and_path_give_the_same_photo(tmp_path: Path) -> None:
+    data = encode(Image.fromarray(pattern(640, 480)), "JPEG")
+    path = tmp_path / "photo.jpg"
+    path.write_bytes(data)
+    from_path, from_str, from_bytes = load_photo(path), load_photo(str(path)), load_photo(data)
+    assert np.array_equal(from_path.rgb, from_bytes.rgb)
+    assert np.array_equal(from_str.rgb, from_bytes.rgb)
+
+
+# --- formats and pixel types --------------------------------------------------------------
+
+
+def test_grey_png_becomes_rgb_with_the_same_values() -> None:
+    grey = pattern(640, 480)[:, :, 1]
+    photo = load_photo(encode(Image.fromarray(grey, mode="L"), "PNG"))
+    assert photo.rgb.shape == (480, 640, 3)
+    for channel in range(3):
+        assert np.array_equal(photo.rgb[:, :, channel], grey)
+
+
+def test_16_bit_grey_png_is_rescaled_not_clipped(tmp_path: Path) -> None:
+    deep = (np.linspace(0, 65535, 640)[None, :] * np.ones((480, 1))).astype(np.uint16)
+    path = tmp_path / "deep.png"
+    assert cv2.imwrite(str(path), deep)
+    photo = load_photo(path)
+    expected = np.rint(deep / 257.0).astype(np.uint8)
+    assert np.abs(photo.rgb[:, :, 0].astype(int) - expected).max() <= 1
+    assert photo.rgb[:, -1].min() >= 254  # the brightest column stays white, not clipped low
+    assert photo.rgb[:, 320].mean() == pytest.approx(127.5, abs=1.5)
+
+
+def test_16_bit_colour_png_keeps_its_colours(tmp_path: Path) -> None:
+    rgb = pattern(640, 480)
+    deep_bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR).astype(np.uint16) * 257
+    path = tmp_path / "deep_colour.png"
+    assert cv2.imwrite(str(path), deep_bgr)
+    photo = load_photo(path)
+    assert np.abs(photo.rgb.astype(int) - rgb).max() <= 1
+
+
+def test_alpha_png_is_put_on_white() -> None:
+    rgba = np.zeros((480, 640, 4), dtype=np.uint8)
+    rgba[:, :, 0] = 200  # red everywhere,
+    rgba[:, :320, 3] = 255  # opaque on the left, transparent on the right
+    photo = load_photo(encode(Image.fromarray(rgba, mode="RGBA"), "PNG"))
+    assert photo.rgb[:, :320].tolist() == [[[200, 0, 0]] * 320] * 480
+    assert (photo.rgb[:, 320:] == 255).all()
+
+
+def test_palette_png_with_transparency() -> None:
+    paletted = Image.fromarray(pattern(640, 480)).quantize(16)
+    paletted.info["transparency"] = 0
+    photo = load_photo(encode(paletted, "PNG", transparency=0))
+    expected = np.asarray(paletted.convert("RGBA"))
+    opaque = expected[:, :, 3] == 255
+    assert opaque.any() and (~opaque).any()
+    assert np.array_equal(photo.rgb[opaque], expected[opaque][:, :3])
+    assert (photo.rgb[~opaque] == 255).all()
+
+
+def test_lossless_webp_is_exact() -> None:
+    rgb = pattern(640, 480)
+    photo = load_photo(encode(Image.fromarray(rgb), "WEBP", lossless=True))
+    assert photo.format == "webp"
+    assert np.array_equal(photo.rgb, rgb)
+
+
+def test_heic_is_read_upright() -> None:
+    upright = Image.fromarray(pattern(640, 480))
+    stored, exif = with_orientation(upright, 6)
+    photo = load_photo(encode(stored, "HEIF", quality=95, exif=exif))
+    assert photo.format == "heic"
+    assert photo.size == (640, 480)
+    assert np.abs(photo.rgb.astype(int) - np.asarray(upright)).mean() < 3.0
+
+
+def test_cmyk_jpeg_becomes_rgb() -> None:
+    rgb = pattern(640, 480)
+    photo = load_photo(encode(Image.fromarray(rgb).convert("CMYK"), "JPEG", quality=95))
+    assert photo.rgb.shape == (480, 640, 3)
+    assert np.abs(photo.rgb.astype(int) - rgb).mean() < 4.0
+
+
+# --- EXIF orientation ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_exif_orientation_gives_the_upright_pixels(orientation: int) -> None:
+    upright = Image.fromarray(pattern(640, 480))
+    stored, exif = with_orientation(upright, orientation)
+    photo = load_photo(encode(stored, "PNG", exif=exif))
+    assert photo.size == (640, 480)
+    assert np.array_equal(photo.rgb, np.asarray(upright))
+
+
+@pytest.mark.parametrize("orientation", [3, 6, 8])
+def test_exif_rotated_jpeg_matches_the_upright_jpeg(orientation: int) -> None:
+    # 4032 × 3024 so that the reduced (DCT-scaled) decoding is exercised too.
+    upright = Image.fromarray(pattern(4032, 3024))
+    stored, exif = with_orientation(upright, orientation)
+    rotated = load_photo(encode(stored, "JPEG", quality=95, subsampling=0, exif=exif))
+    straight = load_photo(encode(upright, "JPEG", quality=95, subsampling=0))
+    assert rotated.size == straight.size == (4032, 3024)
+    assert rotated.rgb.shape == straight.rgb.shape == (1512, 2016, 3)
+    assert np.abs(rotated.rgb.astype(int) - straight.rgb).mean() < 1.0
+
+
+# --- bad files ----------------------------------------------------------------------------
+
+
+def jpeg_bytes() -> bytes:
+    return encode(Image.fromarray(pattern(640, 480)), "JPEG", quality=90)
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "message"),
+    [
+        ("empty file", lambda: b"", "empty"),
+        ("text file", lambda: b"red yellow green blue\n" * 20, "not an image"),
+        ("truncated JPEG", lambda: jpeg_bytes()[: len(jpeg_bytes()) // 2], "truncated"),
+        ("JPEG without its end", lambda: jpeg_bytes()[:-2], "truncated"),
+        (
+            "truncated PNG",
+            lambda: encode(Image.fromarray(pattern(640, 480)), "PNG")[:5000],
+            "truncated",
+        ),
+        ("too small", lambda: encode(Image.fromarray(pattern(300, 200)), "PNG"), "too small"),
+        ("thin strip", lambda: encode(Image.fromarray(pattern(4000, 100)), "PNG"), "too small"),
+        ("PNG header of 400 megapixels", lambda: fake_png_header(20000, 20000), "too large"),
+        (
+            "JPEG header of 400 megapixels",
+            lambda: fake_jpeg_size(jpeg_bytes(), 20000, 20000),
+            "too large",
+        ),
+    ],
+)
+def test_bad_files_raise_one_clear_line(
+    name: str, make: object, message: str, tmp_path: Path
+) -> None:
+    assert callable(make)
+    path = tmp_path / "photo.jpg"
+    path.write_bytes(make())
+    with pytest.raises(PhotoError, match=message) as raised:
+        load_photo(path)
+    assert "\n" not in str(raised.value)
+
+
+def test_the_size_is_checked_from_the_header_before_decoding() -> None:
+    # Only a header: decoding would fail as truncated, so "too large" proves the check
+    # came first.
+    with pytest.raises(PhotoError, match="too large: 10000×10000 is 100 megapixels"):
+        load_photo(fake_png_header(10000, 10000), max_pixels=50_000_000)
+    # Within the limit the same kind of file is decoded and found cut short.
+    with pytest.raises(PhotoError, match="truncated"):
+        load_photo(fake_png_header(4000, 3000), max_pixels=50_000_000)
+
+
+def test_a_missing_file_or_a_folder_is_a_photo_error(tmp_path: Path) -> None:
+    with pytest.raises(PhotoError, match="cannot read"):
+        load_photo(tmp_path / "nowhere.jpg")
+    with pytest.raises(PhotoError, match="folder"):
+        load_photo(tmp_path)
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(ValueError, match="positive"):
+        load_photo(jpeg_bytes(), min_working_side=0)

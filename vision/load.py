@@ -1,0 +1,244 @@
+"""Load a photo: decode it at the working resolution, upright, as 8-bit RGB.
+
+The first stage of the reader. Everything a phone or a folder can hand us goes through
+:func:`load_photo`: JPEG (including the MPO variant phones write), PNG, WebP and HEIC,
+with the EXIF orientation applied so that the picture is the way a person sees it.
+
+Phone photos have far more pixels than the strings need, so a JPEG is decoded at 1/2,
+1/4 or 1/8 of its size straight from its DCT coefficients (libjpeg's scaled decoding,
+through Pillow's ``draft``), which is faster than decoding it whole and loses nothing
+the reader uses; other formats are decoded whole and box-averaged down. The reduction
+stops while the working image's long side is still at least ``min_working_side``.
+
+Everything that is not a usable photo raises :class:`~vision.errors.PhotoError` with
+one line saying why: not an image, an empty file, a truncated file, too small, or so
+large that decoding it would be a risk (checked from the header, before decoding).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pillow_heif
+from PIL import Image, UnidentifiedImageError
+
+from vision.errors import PhotoError
+
+__all__ = ["Photo", "load_photo", "MIN_SIZE", "WORKING_SCALES"]
+
+pillow_heif.register_heif_opener()
+
+#: The smallest photo accepted, (long side, short side): below this a string is
+#: narrower than a pixel on any board that fills the frame.
+MIN_SIZE = (320, 240)
+
+#: Reduction factors tried for the working image, largest first.
+WORKING_SCALES = (8, 4, 2, 1)
+
+#: Pillow's names of the formats, as we report them.
+_FORMAT_NAMES = {"JPEG": "jpeg", "MPO": "jpeg", "PNG": "png", "WEBP": "webp", "HEIF": "heic"}
+
+#: EXIF orientation tag value → the transposition that makes the picture upright
+#: (the same table as ``PIL.ImageOps.exif_transpose``).
+_ORIENTATION_TAG = 0x0112
+_UPRIGHT: dict[int, Image.Transpose] = {
+    2: Image.Transpose.FLIP_LEFT_RIGHT,
+    3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_270,
+    7: Image.Transpose.TRANSVERSE,
+    8: Image.Transpose.ROTATE_90,
+}
+
+
+@dataclass(frozen=True)
+class Photo:
+    """A decoded photo at working resolution.
+
+    Attributes
+    ----------
+    rgb : ndarray, shape (H, W, 3), uint8
+        The picture, RGB, upright (EXIF orientation applied), at working resolution.
+    scale : float
+        Original photo pixels per working pixel (1, 2, 4 or 8): a point ``(x, y)`` of
+        ``rgb`` is ``(x * scale, y * scale)`` in the original photo.
+    size : tuple of int
+        ``(width, height)`` of the original photo as a person sees it (EXIF applied).
+    format : str
+        ``"jpeg"``, ``"png"``, ``"webp"``, ``"heic"`` or Pillow's name in lower case.
+    """
+
+    rgb: np.ndarray
+    scale: float
+    size: tuple[int, int]
+    format: str
+
+
+def load_photo(
+    source: bytes | str | os.PathLike[str],
+    *,
+    min_working_side: int = 1800,
+    max_pixels: int = 120_000_000,
+) -> Photo:
+    """Decode a photo, upright, as 8-bit RGB at a reduced working resolution.
+
+    Parameters
+    ----------
+    source : bytes, str or path-like
+        The file's contents, or its path.
+    min_working_side : int, optional
+        The working image's long side stays at least this long: the reduction factor
+        is the largest of 1, 2, 4, 8 that keeps it (1 when the photo is smaller).
+    max_pixels : int, optional
+        Photos with more pixels than this are refused before they are decoded.
+
+    Returns
+    -------
+    Photo
+
+    Raises
+    ------
+    PhotoError
+        The file cannot be read, is empty, is not an image, is truncated or damaged,
+        is smaller than 320×240 or larger than ``max_pixels``.
+    ValueError
+        ``min_working_side`` or ``max_pixels`` is not positive.
+    """
+    if min_working_side < 1 or max_pixels < 1:
+        raise ValueError("min_working_side and max_pixels must be positive")
+    data = _read_bytes(source)
+    image = _open(data, max_pixels)
+    width, height = image.size
+    fmt = image.format or "unknown"
+    scale = working_scale((width, height), min_working_side)
+    image = _decode(image, scale)
+    orientation = _orientation(image)  # before reduce(), which drops the EXIF
+    image = _reduce(image, scale, width)
+    upright = _UPRIGHT.get(orientation)
+    if upright is not None:
+        image = image.transpose(upright)
+    if orientation in (5, 6, 7, 8):
+        width, height = height, width
+    rgb = _to_rgb8(image)
+    name = _FORMAT_NAMES.get(fmt, fmt.lower())
+    return Photo(rgb=rgb, scale=float(scale), size=(width, height), format=name)
+
+
+def working_scale(size: tuple[int, int], min_working_side: int) -> int:
+    """The largest of :data:`WORKING_SCALES` that keeps the long side ≥ ``min_working_side``.
+
+    >>> working_scale((4032, 3024), 1800)
+    2
+    >>> working_scale((1000, 800), 1800)
+    1
+    """
+    long_side = max(size)
+    return next(s for s in WORKING_SCALES if s == 1 or long_side // s >= min_working_side)
+
+
+def _read_bytes(source: bytes | str | os.PathLike[str]) -> bytes:
+    if isinstance(source, bytes | bytearray | memoryview):
+        data = bytes(source)
+        name = "photo"
+    else:
+        path = Path(source)
+        name = path.name
+        try:
+            data = path.read_bytes()
+        except IsADirectoryError as error:
+            raise PhotoError(f"{path} is a folder, not a photo") from error
+        except OSError as error:
+            raise PhotoError(f"cannot read {path}: {error.strerror or error}") from error
+    if not data:
+        raise PhotoError(f"{name} is an empty file, not an image")
+    return data
+
+
+def _open(data: bytes, max_pixels: int) -> Image.Image:
+    """Open the image and check its header: format, size; nothing is decoded yet."""
+    with warnings.catch_warnings():
+        # Pillow warns about large images on its own; we check against max_pixels below.
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        try:
+            image = Image.open(io.BytesIO(data))
+        except Image.DecompressionBombError as error:
+            raise PhotoError(f"image too large to decode safely ({error})") from error
+        except UnidentifiedImageError as error:
+            raise PhotoError("not an image (the file's format is not recognised)") from error
+        except (OSError, SyntaxError, ValueError) as error:
+            # Pillow raises these for files that start like an image but whose header
+            # is damaged.
+            raise PhotoError(f"not a readable image: {error}") from error
+    width, height = image.size
+    if width * height > max_pixels:
+        raise PhotoError(
+            f"image too large: {width}×{height} is {width * height / 1e6:.0f} megapixels, "
+            f"more than {max_pixels / 1e6:.0f}"
+        )
+    if max(width, height) < MIN_SIZE[0] or min(width, height) < MIN_SIZE[1]:
+        raise PhotoError(
+            f"image too small: {width}×{height}, at least {MIN_SIZE[0]}×{MIN_SIZE[1]} needed"
+        )
+    return image
+
+
+def _decode(image: Image.Image, scale: int) -> Image.Image:
+    """Decode the pixels, reduced by ``scale`` (a JPEG straight from its DCT)."""
+    width, height = image.size
+    try:
+        if scale > 1 and image.format in ("JPEG", "MPO"):
+            # draft() picks the largest DCT scaling that keeps at least this size,
+            # which is exactly 1/scale (rounded up) for these sizes.
+            image.draft("RGB", (width // scale, height // scale))
+        image.load()
+    except Image.DecompressionBombError as error:
+        raise PhotoError(f"image too large to decode safely ({error})") from error
+    except (OSError, SyntaxError, ValueError) as error:
+        message = str(error)
+        if "truncated" in message:
+            raise PhotoError("truncated image: the file ends before the picture does") from error
+        raise PhotoError(f"damaged image: {message}") from error
+    return image
+
+
+def _reduce(image: Image.Image, scale: int, original_width: int) -> Image.Image:
+    """Average ``scale`` × ``scale`` boxes, unless the decoder has already reduced it."""
+    done = round(original_width / image.size[0])
+    if done >= scale:
+        return image
+    return image.reduce(scale // done)
+
+
+def _orientation(image: Image.Image) -> int:
+    """The EXIF orientation (1–8), 1 when there is none or it is not valid."""
+    try:
+        value = image.getexif().get(_ORIENTATION_TAG, 1)
+    except (OSError, SyntaxError, ValueError):  # a damaged EXIF block is not fatal
+        return 1
+    return value if isinstance(value, int) and 1 <= value <= 8 else 1
+
+
+def _to_rgb8(image: Image.Image) -> np.ndarray:
+    """8-bit RGB: grey, 16-bit, palette, CMYK converted, transparency put on white."""
+    mode = image.mode
+    if mode.startswith("I") or mode == "F":
+        # 16-bit (and 32-bit) grey: Pillow's convert() would clip to 255, not rescale.
+        values = np.asarray(image, dtype=np.float64)
+        top = 65535.0 if values.max(initial=0) > 255 or mode.startswith("I;16") else 255.0
+        grey = np.clip(np.rint(values * (255.0 / top)), 0, 255).astype(np.uint8)
+        return np.ascontiguousarray(np.repeat(grey[:, :, None], 3, axis=2))
+    if mode == "P" and "transparency" in image.info:
+        image = image.convert("RGBA")
+    if image.mode in ("RGBA", "LA", "PA", "La", "RGBa"):
+        image = image.convert("RGBA")
+        background = Image.new("RGBA", image.size, (255, 255, 255, 255))
+        image = Image.alpha_composite(background, image)
+    if image.mode != "RGB":
+        image = image.convert("RGB")
+    return np.asarray(image, dtype=np.uint8).copy()
