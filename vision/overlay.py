@@ -1,0 +1,362 @@
+"""Draw a board report over its photo, so a person can check the reading at a glance.
+
+:func:`draw_overlay` works from the report alone (the CONTRACT shape, photo pixels), so
+it draws the reader's answer and a synthetic photo's truth the same way. It is meant to
+be looked at on a phone: line widths and text grow with the image, every label has a
+dark outline, and the score panel goes into the corner of the photo where it hides the
+least of the board.
+
+What is drawn:
+
+- each loop in its colour, its knot as a ring;
+- each crossing as a small white ring with its id;
+- each bounded field's value at its pole of inaccessibility (the inside point furthest
+  from the edge, so a crescent-shaped field gets its label inside it);
+- each creature as a marker in its colour (a disc for a demon, a white diamond for a
+  ghost) with a thin line to the crossing of its corner; an off-board creature gets a
+  dashed grey ring and "off";
+- creatures in a violation get a red ring and the violation's number in the panel's list;
+- anything read with ``confidence`` below :data:`LOW_CONFIDENCE` gets a "?";
+- a panel with the five scores, the winners, the violations and the warnings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import cv2
+import numpy as np
+from shapely.geometry import GeometryCollection, MultiPoint, MultiPolygon, Point, Polygon
+from shapely.geometry.base import BaseGeometry
+from shapely.ops import polylabel
+
+__all__ = ["draw_overlay", "COLOURS_RGB", "LOW_CONFIDENCE"]
+
+#: Drawing colours (RGB) of the four strings and the ghosts.
+COLOURS_RGB: dict[str, tuple[int, int, int]] = {
+    "red": (235, 45, 45),
+    "yellow": (255, 215, 20),
+    "green": (40, 190, 80),
+    "blue": (50, 110, 255),
+    "white": (255, 255, 255),
+}
+#: Items read with less confidence than this are marked with "?".
+LOW_CONFIDENCE = 0.6
+
+_SCORE_ORDER = ("red", "yellow", "green", "blue", "white")
+_BLACK = (0, 0, 0)
+_WHITE = (255, 255, 255)
+_GREY = (170, 170, 170)
+_ALARM = (255, 30, 30)
+_DOUBT = (255, 150, 0)
+_FONT = cv2.FONT_HERSHEY_SIMPLEX
+_Colour = tuple[int, int, int]
+_Point = tuple[int, int]
+
+
+def draw_overlay(rgb: np.ndarray, report: Mapping[str, Any], scale: float = 1.0) -> np.ndarray:
+    """Return a copy of ``rgb`` with the board report drawn on it.
+
+    Parameters
+    ----------
+    rgb : ndarray, shape (H, W, 3), uint8
+        The photo, RGB, at any resolution.
+    report : mapping
+        A board report (CONTRACT.md) in original photo pixels, e.g. the output of
+        ``dicke-daemonen score --json`` or a synthetic truth file. Missing keys are
+        skipped; ``confidence`` and ``warnings`` are drawn when present.
+    scale : float, optional
+        Original photo pixels per pixel of ``rgb``: report coordinates are divided by it
+        (``Photo.scale`` when ``rgb`` is the working image).
+
+    Returns
+    -------
+    ndarray, shape (H, W, 3), uint8
+
+    Raises
+    ------
+    ValueError
+        ``rgb`` is not an H×W×3 uint8 image, or ``scale`` is not positive.
+    """
+    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
+        raise ValueError(f"rgb must be an H×W×3 uint8 image, not {rgb.dtype} {rgb.shape}")
+    if not scale > 0:
+        raise ValueError(f"scale must be positive, not {scale}")
+    canvas = _Canvas(np.ascontiguousarray(rgb.copy()), scale)
+    crossings = {c["id"]: c for c in report.get("crossings", []) if "id" in c}
+    feet = [c["xy"] for c in report.get("creatures", []) if c.get("xy") is not None]
+    _draw_fields(canvas, report.get("fields", []), feet)
+    _draw_lines(canvas, report.get("lines", {}))
+    _draw_crossings(canvas, crossings.values())
+    _draw_creatures(canvas, report.get("creatures", []), crossings)
+    _draw_crossing_ids(canvas, crossings.values())  # on top: pawns stand next to crossings
+    _draw_violations(canvas, report.get("violations", []), report.get("creatures", []))
+    _draw_panel(canvas, report)
+    return canvas.image
+
+
+class _Canvas:
+    """The image being drawn on, with sizes that grow with it."""
+
+    def __init__(self, image: np.ndarray, scale: float) -> None:
+        self.image = image
+        self.scale = scale
+        # One "unit" ≈ 1/900 of the long side: 2 px on a 2016-px working image, which a
+        # phone shows at about half size.
+        self.unit = max(1, round(max(image.shape[:2]) / 900))
+        self.occupied: list[_Point] = []  # where the board is, for placing the panel
+
+    def point(self, xy: Sequence[float]) -> _Point:
+        return round(xy[0] / self.scale), round(xy[1] / self.scale)
+
+    def points(self, polyline: Iterable[Sequence[float]]) -> np.ndarray:
+        return np.array(
+            [[x / self.scale, y / self.scale] for x, y in polyline], dtype=np.float64
+        ).round().astype(np.int32)
+
+    def text(
+        self, text: str, org: _Point, size: float, colour: _Colour, *, centred: bool = False
+    ) -> None:
+        """Text with a dark outline, readable on any background."""
+        font_scale = size * self.unit
+        thickness = max(1, round(font_scale * 1.6))
+        if centred:
+            (w, h), _ = cv2.getTextSize(text, _FONT, font_scale, thickness)
+            org = (org[0] - w // 2, org[1] + h // 2)
+        cv2.putText(self.image, text, org, _FONT, font_scale, _BLACK, thickness + 2 * self.unit,
+                    cv2.LINE_AA)
+        cv2.putText(self.image, text, org, _FONT, font_scale, colour, thickness, cv2.LINE_AA)
+
+    def ring(self, centre: _Point, radius: int, colour: _Colour, width: int) -> None:
+        cv2.circle(self.image, centre, radius, _BLACK, width + 2 * self.unit, cv2.LINE_AA)
+        cv2.circle(self.image, centre, radius, colour, width, cv2.LINE_AA)
+
+
+def _is_doubtful(item: Mapping[str, Any]) -> bool:
+    confidence = item.get("confidence")
+    return isinstance(confidence, int | float) and confidence < LOW_CONFIDENCE
+
+
+# --- the board ----------------------------------------------------------------------------
+
+
+def _draw_lines(canvas: _Canvas, lines: Mapping[str, Any]) -> None:
+    u = canvas.unit
+    for colour, line in lines.items():
+        rgb = COLOURS_RGB.get(colour, _GREY)
+        polyline = line.get("polyline") or []
+        if len(polyline) >= 2:
+            pts = canvas.points(polyline).reshape(-1, 1, 2)
+            cv2.polylines(canvas.image, [pts], True, _BLACK, 4 * u, cv2.LINE_AA)
+            cv2.polylines(canvas.image, [pts], True, rgb, 2 * u, cv2.LINE_AA)
+            canvas.occupied.extend((int(x), int(y)) for x, y in pts[::10, 0])
+        knot = line.get("knot")
+        if knot is not None:
+            centre = canvas.point(knot)
+            canvas.ring(centre, 11 * u, rgb, 3 * u)
+            canvas.text("K", (centre[0] + 13 * u, centre[1] - 8 * u), 0.55, rgb)
+
+
+def _draw_crossings(canvas: _Canvas, crossings: Iterable[Mapping[str, Any]]) -> None:
+    u = canvas.unit
+    for crossing in crossings:
+        canvas.ring(canvas.point(crossing["xy"]), 5 * u, _WHITE, u)
+
+
+def _draw_crossing_ids(canvas: _Canvas, crossings: Iterable[Mapping[str, Any]]) -> None:
+    u = canvas.unit
+    for crossing in crossings:
+        centre = canvas.point(crossing["xy"])
+        label = str(crossing["id"]) + ("?" if _is_doubtful(crossing) else "")
+        colour = _DOUBT if _is_doubtful(crossing) else _WHITE
+        canvas.text(label, (centre[0] + 7 * u, centre[1] - 7 * u), 0.5, colour)
+
+
+def _draw_fields(
+    canvas: _Canvas, fields: Iterable[Mapping[str, Any]], feet: Sequence[Sequence[float]]
+) -> None:
+    u = canvas.unit
+    # Keep the values clear of the creature markers (a ghost often stands right where
+    # the label would go); the distance is in photo pixels, like the polygons.
+    clearance = 26 * u * canvas.scale
+    for field in fields:
+        polygon = field.get("polygon")
+        if field.get("outer") or not polygon or len(polygon) < 3:
+            continue
+        label_at = _label_point(polygon, feet, clearance)
+        if label_at is None:
+            continue
+        centre = canvas.point(label_at)
+        # A dark disc under the value, so it reads as a field's value, not a crossing id.
+        cv2.circle(canvas.image, centre, 15 * u, (40, 40, 40), -1, cv2.LINE_AA)
+        cv2.circle(canvas.image, centre, 15 * u, _WHITE, u, cv2.LINE_AA)
+        canvas.text(str(field.get("value", "?")), centre, 0.75, _WHITE, centred=True)
+
+
+def _label_point(
+    polygon: Sequence[Sequence[float]], avoid: Sequence[Sequence[float]], clearance: float
+) -> tuple[float, float] | None:
+    """The point inside the polygon furthest from its edge and from the ``avoid`` points.
+
+    Shapely's polylabel (pole of inaccessibility) of the polygon with discs of radius
+    ``clearance`` around the points cut out; of the polygon itself when nothing is left.
+    """
+    shape = _largest_part(Polygon(polygon) if len(polygon) >= 3 else Polygon())
+    if shape is None:
+        return None
+    near = [p for p in avoid if shape.distance(Point(p)) < clearance]
+    if near:
+        free = _largest_part(shape.difference(MultiPoint(near).buffer(clearance)))
+        if free is not None and free.area > math.pi * (clearance / 2) ** 2:
+            shape = free
+    point = polylabel(shape, tolerance=max(math.sqrt(shape.area) / 100, 0.5))
+    return point.x, point.y
+
+
+def _largest_part(shape: BaseGeometry) -> Polygon | None:
+    if not shape.is_valid:
+        shape = shape.buffer(0)
+    if isinstance(shape, MultiPolygon | GeometryCollection):
+        parts = [g for g in shape.geoms if isinstance(g, Polygon)]
+        shape = max(parts, key=lambda part: part.area) if parts else Polygon()
+    if not isinstance(shape, Polygon) or shape.is_empty:
+        return None
+    return shape
+
+
+# --- creatures ----------------------------------------------------------------------------
+
+
+def _draw_creatures(
+    canvas: _Canvas, creatures: Iterable[Mapping[str, Any]], crossings: Mapping[int, Any]
+) -> None:
+    u = canvas.unit
+    radius = 9 * u
+    for creature in creatures:
+        if creature.get("xy") is None:
+            continue
+        foot = canvas.point(creature["xy"])
+        canvas.occupied.append(foot)
+        colour = COLOURS_RGB.get(creature.get("colour", ""), _GREY)
+        corner = crossings.get(creature.get("crossing"))  # type: ignore[arg-type]
+        if corner is not None:
+            target = canvas.point(corner["xy"])
+            cv2.line(canvas.image, foot, target, _BLACK, 3 * u, cv2.LINE_AA)
+            cv2.line(canvas.image, foot, target, colour, u, cv2.LINE_AA)
+        if creature.get("kind") == "ghost":
+            diamond = np.array(
+                [[foot[0], foot[1] - radius - 2 * u], [foot[0] + radius + 2 * u, foot[1]],
+                 [foot[0], foot[1] + radius + 2 * u], [foot[0] - radius - 2 * u, foot[1]]],
+                dtype=np.int32,
+            )
+            cv2.fillPoly(canvas.image, [diamond], _WHITE, cv2.LINE_AA)
+            cv2.polylines(canvas.image, [diamond], True, _BLACK, 2 * u, cv2.LINE_AA)
+        else:
+            cv2.circle(canvas.image, foot, radius, colour, -1, cv2.LINE_AA)
+            cv2.circle(canvas.image, foot, radius, _BLACK, 2 * u, cv2.LINE_AA)
+        if creature.get("off_board"):
+            _dashed_ring(canvas, foot, radius + 7 * u, _GREY)
+            canvas.text("off", (foot[0] + radius + 9 * u, foot[1] + 5 * u), 0.5, _WHITE)
+        if _is_doubtful(creature):
+            canvas.text("?", (foot[0] - 4 * u, foot[1] - radius - 6 * u), 0.8, _DOUBT)
+
+
+def _dashed_ring(canvas: _Canvas, centre: _Point, radius: int, colour: _Colour) -> None:
+    for start in range(0, 360, 30):
+        cv2.ellipse(canvas.image, centre, (radius, radius), 0, start, start + 16, colour,
+                    2 * canvas.unit, cv2.LINE_AA)
+
+
+def _draw_violations(
+    canvas: _Canvas,
+    violations: Iterable[Mapping[str, Any]],
+    creatures: Iterable[Mapping[str, Any]],
+) -> None:
+    """A red ring round each creature in a violation, numbered as in the panel's list."""
+    u = canvas.unit
+    where = {c["id"]: c["xy"] for c in creatures if c.get("xy") is not None and "id" in c}
+    numbers_at: dict[int, list[str]] = {}
+    for number, violation in enumerate(violations, start=1):
+        for creature_id in violation.get("creatures", []):
+            if creature_id in where:
+                numbers_at.setdefault(creature_id, []).append(str(number))
+    for creature_id, numbers in numbers_at.items():
+        centre = canvas.point(where[creature_id])
+        canvas.ring(centre, 19 * u, _ALARM, 3 * u)
+        canvas.text("!" + ",".join(numbers), (centre[0] + 20 * u, centre[1] + 22 * u), 0.65,
+                    _ALARM)
+
+
+# --- the score panel ----------------------------------------------------------------------
+
+
+def _draw_panel(canvas: _Canvas, report: Mapping[str, Any]) -> None:
+    rows = _panel_rows(report)
+    if not rows:
+        return
+    u = canvas.unit
+    size = 0.7
+    font_scale = size * u
+    thickness = max(1, round(font_scale * 1.6))
+    line_height = round(34 * u)
+    width = max(cv2.getTextSize(t, _FONT, font_scale, thickness)[0][0] for t, _ in rows)
+    width += 24 * u
+    height = line_height * len(rows) + 16 * u
+    image_h, image_w = canvas.image.shape[:2]
+    width, height = min(width, image_w), min(height, image_h)
+    x0, y0 = _emptiest_corner(canvas, width, height, margin=8 * u)
+    # Darken the box rather than painting it over, so the photo still shows through.
+    box = canvas.image[y0 : y0 + height, x0 : x0 + width]
+    box[:] = (box * 0.3).astype(np.uint8)
+    for i, (text, colour) in enumerate(rows):
+        canvas.text(text, (x0 + 12 * u, y0 + line_height * (i + 1)), size, colour)
+
+
+def _panel_rows(report: Mapping[str, Any]) -> list[tuple[str, _Colour]]:
+    rows: list[tuple[str, _Colour]] = []
+    scores = report.get("scores") or {}
+    winners = set(report.get("winners") or [])
+    for colour in _SCORE_ORDER:
+        if colour in scores:
+            mark = "  WINS" if colour in winners else ""
+            rows.append((f"{colour:<7}{scores[colour]:>3}{mark}", COLOURS_RGB[colour]))
+    violations = report.get("violations") or []
+    if violations:
+        rows.append((f"{len(violations)} violation{'s' * (len(violations) != 1)}:", _ALARM))
+        for number, violation in enumerate(violations, start=1):
+            rows.append((f" !{number} {violation.get('rule', '?')}", _ALARM))
+    doubtful = sum(
+        _is_doubtful(item)
+        for key in ("crossings", "creatures")
+        for item in report.get(key) or []
+    )
+    if doubtful:
+        rows.append((f"{doubtful} unsure item{'s' * (doubtful != 1)} (?)", _DOUBT))
+    warnings = report.get("warnings") or []
+    for warning in warnings[:4]:
+        text = str(warning)
+        rows.append(((text[:44] + "...") if len(text) > 47 else text, _DOUBT))
+    if len(warnings) > 4:
+        rows.append((f"... and {len(warnings) - 4} more warnings", _DOUBT))
+    return rows
+
+
+def _emptiest_corner(canvas: _Canvas, width: int, height: int, margin: int) -> _Point:
+    """The top-left of a ``width`` × ``height`` box in the corner covering the least board."""
+    image_h, image_w = canvas.image.shape[:2]
+    left, top = min(margin, image_w - width), min(margin, image_h - height)
+    right, bottom = max(0, image_w - width - margin), max(0, image_h - height - margin)
+    corners = [(left, top), (right, top), (left, bottom), (right, bottom)]
+    if not canvas.occupied:
+        return corners[0]
+    xy = np.asarray(canvas.occupied, dtype=np.int64)
+
+    def covered(corner: _Point) -> int:
+        x, y = corner
+        inside_x = (xy[:, 0] >= x) & (xy[:, 0] < x + width)
+        inside = inside_x & (xy[:, 1] >= y) & (xy[:, 1] < y + height)
+        return int(inside.sum())
+
+    return min(corners, key=covered)  # ties keep the order above: top-left first
