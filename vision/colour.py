@@ -1,0 +1,170 @@
+"""Colour stage: which pixels are table, and which belong to a red, yellow, green or
+blue string or pawn, or to a white ghost.
+
+The table covers most of the photo, so it is modelled per photo: a wide median filter
+removes strings and pawns and leaves the table under its own light (wood grain, lamp
+hotspots, vignetting). Each pixel is then judged *relative to that table*: a string is
+what differs from the table around it, and its colour is the direction of its hue in
+CIELAB. A shadow darkens the table without changing its hue, so it is not a string.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.profile import ColourProfile
+from engine.colours import LINE_COLOURS, WHITE
+
+#: Label values of :attr:`ColourMasks.labels`: 0 is the table.
+LABEL_COLOURS: tuple[str, ...] = ("table", *LINE_COLOURS, WHITE)
+TABLE = 0
+
+FloatImage = NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class ColourMasks:
+    """Per-pixel colour classes of one photo at working resolution.
+
+    Attributes
+    ----------
+    labels : (H, W) uint8
+        Index into :data:`LABEL_COLOURS` for every pixel (0 = table).
+    lab : (H, W, 3) float32
+        The photo in CIELAB (L* 0..255, a* and b* centred on 0).
+    table : (H, W, 3) float32
+        The modelled table under its light, in the same space.
+    """
+
+    labels: NDArray[np.uint8]
+    lab: FloatImage
+    table: FloatImage
+
+    def mask(self, colour: str) -> NDArray[np.bool_]:
+        """Boolean mask of the pixels of ``colour`` (a line colour or ``"white"``)."""
+        if colour not in LABEL_COLOURS[1:]:
+            raise ValueError(f"unknown colour {colour!r}; expected one of {LABEL_COLOURS[1:]}")
+        return np.asarray(self.labels == LABEL_COLOURS.index(colour))
+
+
+def to_lab(rgb: NDArray[np.uint8]) -> FloatImage:
+    """RGB uint8 → CIELAB float32 with a* and b* centred on 0."""
+    lab = cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB).astype(np.float32)
+    lab[..., 1:] -= 128.0
+    return lab
+
+
+def model_table(lab: FloatImage, window_fraction: float = 0.06) -> FloatImage:
+    """The table without strings and pawns: a wide median of the photo.
+
+    Computed at 1/8 resolution (a median window of ``window_fraction`` of the long side
+    is far wider than a pawn) and scaled back up, so it costs a few milliseconds.
+    """
+    height, width = lab.shape[:2]
+    small = cv2.resize(lab, (max(width // 8, 8), max(height // 8, 8)), interpolation=cv2.INTER_AREA)
+    window = int(max(height, width) / 8 * window_fraction) | 1
+    window = max(window, 3)
+    channels = []
+    for channel in cv2.split(small):
+        as_bytes = np.clip(channel + (0 if not channels else 128), 0, 255).astype(np.uint8)
+        smooth = cv2.medianBlur(as_bytes, window).astype(np.float32) - (0 if not channels else 128)
+        channels.append(smooth)
+    table_small = cv2.merge(channels)
+    return np.asarray(cv2.resize(table_small, (width, height), interpolation=cv2.INTER_LINEAR))
+
+
+def table_distance(residual: FloatImage, sample_step: int = 7) -> FloatImage:
+    """How unlike the table each pixel is, in units of the table's own variation.
+
+    The table varies (wood grain runs from light to dark orange, cloth has a weave,
+    sensor noise everywhere); a string must differ from it by more than that. The
+    variation is the covariance of the residuals (photo minus modelled table) over the
+    pixels that look like table, and the distance is the Mahalanobis distance under it:
+    grain along its own light-dark axis is near, a red string across it is far.
+    """
+    sample = residual[::sample_step, ::sample_step].reshape(-1, 3).astype(np.float64)
+    norms = np.linalg.norm(sample, axis=1)
+    # Strings and pawns are a small part of the photo: fit on the closer 85 %.
+    table_like = sample[norms <= np.percentile(norms, 85)]
+    covariance = np.cov(table_like, rowvar=False) + np.eye(3) * 1.0
+    # The trimmed sample underestimates the spread; scale as for a trimmed Gaussian.
+    whitening = np.linalg.cholesky(np.linalg.inv(covariance * 1.6)).astype(np.float32)
+    whitened = residual.reshape(-1, 3) @ whitening
+    return np.asarray(np.linalg.norm(whitened, axis=1).reshape(residual.shape[:2]), np.float32)
+
+
+def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMasks:
+    """Label every pixel as table, one of the four line colours, or white.
+
+    Parameters
+    ----------
+    rgb : (H, W, 3) uint8
+        The photo at working resolution.
+    profile : ColourProfile
+        Hue directions and thresholds.
+
+    Returns
+    -------
+    ColourMasks
+    """
+    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
+        raise ValueError(f"expected an (H, W, 3) uint8 RGB image, got {rgb.shape} {rgb.dtype}")
+    lab = to_lab(rgb)
+    table = model_table(lab)
+    residual = lab - table
+    stands_out = table_distance(residual) > profile.min_contrast
+
+    chroma_ab = lab[..., 1:]
+    chroma = np.hypot(chroma_ab[..., 0], chroma_ab[..., 1])
+    table_chroma = np.hypot(table[..., 1], table[..., 2])
+    # A shadow darkens the table and dulls its hue; it is no string even where it
+    # stands out (and under a warm lamp a deep shadow turns faintly blue, so in dark
+    # pixels a hue must be stronger before it counts).
+    hue_cos_to_table = (chroma_ab * table[..., 1:]).sum(axis=2) / np.maximum(
+        chroma * table_chroma, 1e-3
+    )
+    shadow = (residual[..., 0] < 0) & (chroma < 1.15 * table_chroma) & (hue_cos_to_table > 0.85)
+    min_chroma = profile.min_chroma + 0.5 * np.maximum(0.0, 45.0 - lab[..., 0])
+    candidate = stands_out & ~shadow & (chroma > min_chroma)
+
+    labels = np.zeros(rgb.shape[:2], np.uint8)
+    cos_limit = np.cos(np.radians(profile.max_hue_angle_deg))
+    best_cos = np.full(rgb.shape[:2], -2.0, np.float32)
+    for index, colour in enumerate(LINE_COLOURS, start=1):
+        a, b = profile.hues[colour]
+        cos = (chroma_ab[..., 0] * a + chroma_ab[..., 1] * b) / (
+            float(np.hypot(a, b)) * np.maximum(chroma, 1e-3)
+        )
+        take = candidate & (cos > cos_limit) & (cos > best_cos)
+        labels[take] = index
+        best_cos = np.where(take, cos, best_cos).astype(np.float32)
+
+    white = (
+        stands_out
+        & (residual[..., 0] > profile.white_min_lightness_gain)
+        & (chroma < profile.white_max_chroma)
+        & (labels == TABLE)
+    )
+    labels[white] = LABEL_COLOURS.index(WHITE)
+    return ColourMasks(labels=labels, lab=lab, table=table)
+
+
+#: Display colours (RGB) of the labels, for debug drawings.
+LABEL_RGB: dict[str, tuple[int, int, int]] = {
+    "table": (0, 0, 0),
+    "red": (230, 40, 40),
+    "yellow": (240, 210, 30),
+    "green": (40, 170, 60),
+    "blue": (40, 80, 230),
+    "white": (255, 255, 255),
+}
+
+
+def draw_labels(masks: ColourMasks) -> NDArray[np.uint8]:
+    """The label image in display colours (table black)."""
+    palette = np.array([LABEL_RGB[name] for name in LABEL_COLOURS], np.uint8)
+    return np.asarray(palette[masks.labels])

@@ -1,0 +1,427 @@
+"""Trace stage: each line colour as exactly one closed loop, with its knot.
+
+The string mask of a colour is thinned to a one-pixel skeleton and cut at its
+junctions into simple segments. Where another string passes over it or a pawn hides
+it, the skeleton has a gap; the loop is rebuilt by joining segment ends across gaps,
+cheapest first, where the cost is the gap's length plus how much the line would have
+to bend (a string runs on smoothly under the one on top). Short dead ends left over
+at a junction on the loop are the knot's tails.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+from scipy.ndimage import gaussian_filter1d
+from skimage.morphology import skeletonize
+
+from engine.board import Point
+from vision.errors import ReadError
+from vision.separate import Separation
+
+Points = NDArray[np.float64]
+
+#: Longest gap bridged, in string widths (a pawn hiding the string is ~7 wide).
+MAX_GAP_WIDTHS = 14.0
+#: Largest bend at each end of a bridged gap.
+MAX_BEND_DEG = 65.0
+
+
+@dataclass(frozen=True)
+class Segment:
+    """An unbranched piece of skeleton: ordered (x, y) pixel centres."""
+
+    points: Points
+
+    @property
+    def length(self) -> float:
+        return float(np.linalg.norm(np.diff(self.points, axis=0), axis=1).sum())
+
+
+@dataclass(frozen=True)
+class Loop:
+    """One traced power line.
+
+    Attributes
+    ----------
+    colour : str
+    points : (N, 2) float
+        Closed polyline along the string's centre, working pixels, first point not
+        repeated.
+    knot : (x, y) or None
+    bridges : list of ((x, y), (x, y))
+        Gaps that were bridged (under another string, behind a pawn).
+    seen : float
+        Fraction of the loop's length that was seen as string rather than bridged.
+    knot_confidence : float
+    """
+
+    colour: str
+    points: Points
+    knot: Point | None
+    bridges: list[tuple[Point, Point]] = field(default_factory=list)
+    seen: float = 1.0
+    knot_confidence: float = 0.0
+
+
+@dataclass(frozen=True)
+class Loops:
+    """The four traced loops of one photo, and what the tracer was unsure of."""
+
+    loops: dict[str, Loop]
+    warnings: list[str]
+
+
+def trace_loops(separation: Separation) -> Loops:
+    """Trace every line colour as one closed loop.
+
+    Raises
+    ------
+    ReadError
+        When no strings are found, fewer than four loops are found, or a loop cannot
+        be closed.
+    """
+    width = separation.string_width
+    found: dict[str, Loop] = {}
+    warnings: list[str] = []
+    missing: list[str] = []
+    for colour, mask in separation.strings.items():
+        segments, junctions = skeleton_segments(mask, min_length=1.5 * width)
+        if sum(s.length for s in segments) < 60 * width:
+            missing.append(colour)
+            continue
+        loop = close_loop(colour, segments, width)
+        knot, knot_confidence = find_knot(loop, segments, junctions, mask, width)
+        loop = Loop(
+            colour=colour,
+            points=loop.points,
+            knot=knot,
+            bridges=loop.bridges,
+            seen=loop.seen,
+            knot_confidence=knot_confidence,
+        )
+        if knot is None:
+            warnings.append(f"no knot found on the {colour} loop")
+        if loop.seen < 0.8:
+            warnings.append(f"only {loop.seen:.0%} of the {colour} loop was seen; the rest is guessed")
+        found[colour] = loop
+    if len(missing) == 4:
+        raise ReadError("no strings found in the photo")
+    if missing:
+        names = ", ".join(found)
+        raise ReadError(
+            f"only {len(found)} loop{'s' if len(found) != 1 else ''} found ({names}); "
+            f"no {' or '.join(missing)} string"
+        )
+    return Loops(loops=found, warnings=warnings)
+
+
+# --- skeleton → segments ------------------------------------------------------------
+
+
+def skeleton_segments(
+    mask: NDArray[np.bool_], min_length: float
+) -> tuple[list[Segment], NDArray[np.float64]]:
+    """Cut the mask's skeleton at its junctions into unbranched segments.
+
+    Returns the segments at least ``min_length`` long and the (x, y) of the junctions.
+    """
+    skeleton = skeletonize(mask)
+    kernel = np.ones((3, 3), np.float32)
+    kernel[1, 1] = 0
+    neighbours = cv2.filter2D(skeleton.astype(np.float32), -1, kernel, borderType=cv2.BORDER_CONSTANT)
+    junction = skeleton & (neighbours >= 3)
+    jy, jx = np.nonzero(junction)
+    plain = skeleton & ~cv2.dilate(junction.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    count, components = cv2.connectedComponents(plain.astype(np.uint8), connectivity=8)
+    segments = []
+    for index in range(1, count):
+        ys, xs = np.nonzero(components == index) if count < 64 else _component_pixels(components, index)
+        if len(xs) < max(2, min_length * 0.7):
+            continue
+        ordered = _order_chain(xs, ys)
+        segment = Segment(ordered)
+        if segment.length >= min_length:
+            segments.append(segment)
+    return segments, np.column_stack([jx, jy]).astype(np.float64)
+
+
+def _component_pixels(components: NDArray[np.int32], index: int) -> tuple[NDArray[np.intp], ...]:
+    return tuple(np.nonzero(components == index))
+
+
+def _order_chain(xs: NDArray[np.intp], ys: NDArray[np.intp]) -> Points:
+    """Order the pixels of an unbranched 8-connected chain from one end to the other."""
+    pixels = set(zip(xs.tolist(), ys.tolist(), strict=True))
+
+    def neighbours(p: tuple[int, int]) -> list[tuple[int, int]]:
+        x, y = p
+        return [
+            (x + dx, y + dy)
+            for dx in (-1, 0, 1)
+            for dy in (-1, 0, 1)
+            if (dx or dy) and (x + dx, y + dy) in pixels
+        ]
+
+    start = next((p for p in pixels if len(neighbours(p)) <= 1), next(iter(pixels)))
+    chain = [start]
+    seen = {start}
+    current = start
+    while True:
+        options = [p for p in neighbours(current) if p not in seen]
+        if not options:
+            break
+        # Prefer the 4-connected step so that a staircase is walked pixel by pixel.
+        options.sort(key=lambda p: abs(p[0] - current[0]) + abs(p[1] - current[1]))
+        current = options[0]
+        seen.add(current)
+        chain.append(current)
+    return np.array(chain, np.float64)
+
+
+# --- segments → one closed loop -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _End:
+    segment: int
+    tail: bool  # False: the segment's first point; True: its last point
+
+    def point(self, segments: list[Segment]) -> Points:
+        pts = segments[self.segment].points
+        return pts[-1] if self.tail else pts[0]
+
+    def direction(self, segments: list[Segment], reach: float) -> Points:
+        """Unit vector pointing out of the segment at this end."""
+        pts = segments[self.segment].points
+        ordered = pts[::-1] if not self.tail else pts
+        end = ordered[-1]
+        steps = np.linalg.norm(ordered - end, axis=1)
+        far_enough = np.nonzero(steps >= reach)[0]
+        inner = ordered[far_enough[-1]] if len(far_enough) else ordered[0]
+        vector = end - inner
+        norm = float(np.linalg.norm(vector))
+        return vector / norm if norm > 0 else np.zeros(2)
+
+
+def close_loop(colour: str, segments: list[Segment], width: float) -> Loop:
+    """Join the segments of one colour into a single closed loop.
+
+    Segment ends are joined cheapest first (gap length in string widths plus a penalty
+    for bending at both ends); the longest cycle that results is the loop. Ends still
+    open after a strict pass are joined in a second, more lenient pass (a long gap
+    behind a row of pawns, a sharp bend at a knot).
+
+    Raises
+    ------
+    ReadError
+        If no closed loop can be formed.
+    """
+    ends = [_End(i, tail) for i in range(len(segments)) for tail in (False, True)]
+    reach = 3.0 * width
+    points = np.array([e.point(segments) for e in ends])
+    directions = np.array([e.direction(segments, reach) for e in ends])
+    joiner = _Joiner(ends, len(segments))
+    for max_gap, max_bend in ((MAX_GAP_WIDTHS, MAX_BEND_DEG), (2.5 * MAX_GAP_WIDTHS, 100.0)):
+        joiner.join(_candidates(ends, points, directions, width, max_gap * width, max_bend))
+    cycles = [_walk_cycle(start, ends, joiner.partner) for start in joiner.cycle_starts()]
+    if not cycles:
+        raise ReadError(f"the {colour} loop could not be closed")
+    best = max(cycles, key=lambda cycle: sum(segments[e.segment].length for e in cycle))
+    return _loop_from_cycle(colour, best, segments, width)
+
+
+def _candidates(
+    ends: list[_End],
+    points: Points,
+    directions: Points,
+    width: float,
+    max_gap: float,
+    max_bend_deg: float,
+) -> list[tuple[float, int, int]]:
+    """Possible joins (cost, end i, end j), cheapest first."""
+    cos_limit = math.cos(math.radians(max_bend_deg))
+    candidates = []
+    for i in range(len(ends)):
+        gaps = points - points[i]
+        lengths = np.linalg.norm(gaps, axis=1)
+        for j in np.nonzero((lengths <= max_gap) & (np.arange(len(ends)) > i))[0]:
+            if ends[i].segment == ends[j].segment and len(ends) > 2:
+                continue
+            gap = float(lengths[j])
+            # Two ends that continue each other point in opposite directions; across a
+            # real gap both must also point along the gap.
+            facing = float(directions[i] @ directions[j])
+            if facing > -cos_limit and gap > 0.5 * width:
+                continue
+            bend = (1 + facing) / 2
+            if gap >= 1.5 * width:
+                unit = gaps[j] / gap
+                cos_i = float(directions[i] @ unit)
+                cos_j = float(directions[j] @ -unit)
+                if min(cos_i, cos_j) < cos_limit:
+                    continue
+                bend += (1 - cos_i) + (1 - cos_j)
+            candidates.append((gap / width + 12.0 * bend, i, int(j)))
+    candidates.sort()
+    return candidates
+
+
+class _Joiner:
+    """Greedy joining of segment ends with union-find over segments."""
+
+    def __init__(self, ends: list[_End], segment_count: int) -> None:
+        self.ends = ends
+        self.partner: dict[int, int] = {}
+        self.group = list(range(segment_count))
+        self.closed: set[int] = set()
+
+    def root(self, k: int) -> int:
+        while self.group[k] != k:
+            self.group[k] = self.group[self.group[k]]
+            k = self.group[k]
+        return k
+
+    def join(self, candidates: list[tuple[float, int, int]]) -> None:
+        for _, i, j in candidates:
+            if i in self.partner or j in self.partner:
+                continue
+            a, b = self.root(self.ends[i].segment), self.root(self.ends[j].segment)
+            if a in self.closed or b in self.closed:
+                continue
+            self.partner[i], self.partner[j] = j, i
+            if a == b:
+                self.closed.add(a)
+            else:
+                self.group[b] = a
+
+    def cycle_starts(self) -> list[int]:
+        """One entry end (a segment's first point) of every closed cycle."""
+        starts, taken = [], set()
+        for i, end in enumerate(self.ends):
+            r = self.root(end.segment)
+            if r in self.closed and r not in taken and not end.tail:
+                taken.add(r)
+                starts.append(i)
+        return starts
+
+
+def _walk_cycle(start: int, ends: list[_End], partner: dict[int, int]) -> list[_End]:
+    """The segments of a cycle in order, each given by the end it is entered at."""
+    cycle = []
+    current = start
+    for _ in range(len(ends)):
+        cycle.append(ends[current])
+        other_end = current + 1 if not ends[current].tail else current - 1
+        current = partner[other_end]
+        if current == start:
+            break
+    return cycle
+
+
+def _loop_from_cycle(colour: str, cycle: list[_End], segments: list[Segment], width: float) -> Loop:
+    pieces, bridges = [], []
+    seen_length = 0.0
+    for k, entry in enumerate(cycle):
+        pts = segments[entry.segment].points
+        pts = pts if not entry.tail else pts[::-1]
+        pieces.append(pts)
+        seen_length += segments[entry.segment].length
+        following = cycle[(k + 1) % len(cycle)]
+        next_pts = segments[following.segment].points
+        next_start = next_pts[-1] if following.tail else next_pts[0]
+        if np.linalg.norm(next_start - pts[-1]) > 2.0 * width:
+            bridges.append(((float(pts[-1][0]), float(pts[-1][1])), (float(next_start[0]), float(next_start[1]))))
+    raw = np.concatenate(pieces)
+    smooth = smooth_closed(raw, spacing=max(width, 2.0), sigma=1.0)
+    total = float(np.linalg.norm(np.diff(np.vstack([smooth, smooth[:1]]), axis=0), axis=1).sum())
+    return Loop(colour=colour, points=smooth, knot=None, bridges=bridges, seen=min(1.0, seen_length / max(total, 1e-9)))
+
+
+def smooth_closed(points: Points, spacing: float, sigma: float) -> Points:
+    """Resample a closed polyline every ``spacing`` px and smooth it (``sigma`` samples)."""
+    closed = np.vstack([points, points[:1]])
+    steps = np.linalg.norm(np.diff(closed, axis=0), axis=1)
+    arc = np.concatenate([[0.0], np.cumsum(steps)])
+    total = arc[-1]
+    count = max(int(total / spacing), 8)
+    at = np.linspace(0.0, total, count, endpoint=False)
+    x = np.interp(at, arc, closed[:, 0])
+    y = np.interp(at, arc, closed[:, 1])
+    x = gaussian_filter1d(x, sigma, mode="wrap")
+    y = gaussian_filter1d(y, sigma, mode="wrap")
+    return np.column_stack([x, y])
+
+
+# --- knots ----------------------------------------------------------------------------
+
+
+def find_knot(
+    loop: Loop,
+    segments: list[Segment],
+    junctions: Points,
+    mask: NDArray[np.bool_],
+    width: float,
+) -> tuple[Point | None, float]:
+    """The tie knot: a lump on the loop's own path from which two short tails branch.
+
+    Candidates are skeleton junctions on the loop; each is scored by the length of the
+    loose segments (not part of the loop) that start next to it, and by how thick the
+    string is there. Without any junction the thickest place on the loop is taken if it
+    is clearly thicker than the string.
+    """
+    distance = cv2.distanceTransform(mask.astype(np.uint8), cv2.DIST_L2, 3)
+    path = loop.points
+    in_loop = _segments_in_loop(loop, segments, width)
+    best: tuple[float, Point | None] = (0.0, None)
+    if len(junctions):
+        # Junction clusters close to the loop.
+        near = _distances_to_path(junctions, path) < 2.0 * width
+        for jx, jy in junctions[near]:
+            tails = 0.0
+            for k, segment in enumerate(segments):
+                if k in in_loop:
+                    continue
+                ends = segment.points[[0, -1]]
+                if np.min(np.linalg.norm(ends - (jx, jy), axis=1)) < 3.0 * width:
+                    tails += min(segment.length, 12 * width)
+            lump = _local_thickness(distance, (jx, jy), width)
+            score = tails / width + 4.0 * max(0.0, lump / width - 1.0)
+            if score > best[0]:
+                best = (score, (float(jx), float(jy)))
+    if best[1] is not None and best[0] >= 2.0:
+        return best[1], float(min(1.0, best[0] / 10.0))
+    # Fall back on the thickest place on the loop.
+    xs = np.clip(path[:, 0].round().astype(int), 0, mask.shape[1] - 1)
+    ys = np.clip(path[:, 1].round().astype(int), 0, mask.shape[0] - 1)
+    thickness = np.array([_local_thickness(distance, (x, y), width) for x, y in zip(xs, ys, strict=True)])
+    k = int(np.argmax(thickness))
+    if thickness[k] >= 1.6 * width:
+        return (float(path[k, 0]), float(path[k, 1])), 0.4
+    return None, 0.0
+
+
+def _segments_in_loop(loop: Loop, segments: list[Segment], width: float) -> set[int]:
+    inside = set()
+    for k, segment in enumerate(segments):
+        sample = segment.points[:: max(1, len(segment.points) // 5)]
+        if np.median(_distances_to_path(sample, loop.points)) < 1.5 * width:
+            inside.add(k)
+    return inside
+
+
+def _distances_to_path(points: Points, path: Points) -> NDArray[np.float64]:
+    """Distance of each point to the nearest vertex of a densely sampled path."""
+    diff = points[:, None, :] - path[None, :, :]
+    return np.asarray(np.sqrt((diff**2).sum(axis=2)).min(axis=1))
+
+
+def _local_thickness(distance: NDArray[np.float32], xy: tuple[float, float], width: float) -> float:
+    x, y = int(round(xy[0])), int(round(xy[1]))
+    r = int(math.ceil(width))
+    window = distance[max(0, y - r) : y + r + 1, max(0, x - r) : x + r + 1]
+    return float(2.0 * window.max()) if window.size else 0.0
