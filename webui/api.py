@@ -1,0 +1,123 @@
+"""The JSON API beside the pages.
+
+- ``POST /api/score``: multipart ``photo`` plus the new-board form's optional fields
+  (``player``/``prediction`` repeated, or ``mode=solitaire`` with ``place1``..``place3``);
+  201 with the board report and ``board_id``, or 422 with ``error`` and ``board_id`` when
+  the photo was archived but could not be read.
+- ``GET /api/boards`` (``?player=``, ``?since=YYYY-MM-DD``, ``?until=``),
+  ``GET /api/boards/<id>``, ``PATCH /api/boards/<id>`` (``{"edits": [...]}`` or
+  ``{"report": {...}}``, or ``{"report": null}`` to drop the corrections),
+  ``DELETE /api/boards/<id>``.
+
+Errors are ``{"error": message}`` with the matching status code. Requests that change
+data need the ``X-Requested-With`` header (see :mod:`webui.security`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+
+from engine.errors import BoardFormatError
+from vision.errors import PhotoError
+from webui import archive
+from webui.archive import ArchivedBoard, BoardNotFound
+from webui.db import get_db
+from webui.edits import EditError, apply_edits, check_report
+from webui.game import GameFormError, parse_game
+from webui.pages import photo_store
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+class ApiError(Exception):
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@bp.errorhandler(ApiError)
+def api_error(error: ApiError) -> tuple[Response, int]:
+    return jsonify(error=str(error)), error.status
+
+
+def _entry(board_id: int) -> ArchivedBoard:
+    try:
+        return archive.get_board(get_db(), board_id)
+    except BoardNotFound as error:
+        raise ApiError(str(error), 404) from error
+
+
+def _detail(entry: ArchivedBoard) -> dict[str, Any]:
+    return {**entry.to_json(), "report": entry.report, "summary": archive.summary(entry)}
+
+
+@bp.post("/score")
+def score() -> tuple[Response, int]:
+    """Read an uploaded photo into a board report and archive it."""
+    upload = request.files.get("photo")
+    if upload is None:
+        raise ApiError("no photo: send the image as the multipart field 'photo'", 400)
+    try:
+        game = parse_game(request.form.to_dict(flat=False))
+    except GameFormError as error:
+        raise ApiError(str(error), 400) from error
+    try:
+        board_id, reading = archive.score_upload(get_db(), photo_store(), upload.read(), game)
+    except PhotoError as error:
+        raise ApiError(str(error), 400) from error
+    if reading.report is None:
+        return jsonify(error=reading.error, board_id=board_id), 422
+    return jsonify({**reading.report, "board_id": board_id}), 201
+
+
+@bp.get("/boards")
+def boards() -> Response:
+    dates = {}
+    for name in ("since", "until"):
+        text = request.args.get(name, "")
+        try:
+            dates[name] = dt.date.fromisoformat(text) if text else None
+        except ValueError as error:
+            raise ApiError(f"{name}: expected a date YYYY-MM-DD, got {text[:40]!r}", 400) from error
+    found = archive.list_boards(
+        get_db(), player=request.args.get("player") or None,
+        since=dates["since"], until=dates["until"],
+    )
+    return jsonify(boards=[archive.summary(b) for b in found])
+
+
+@bp.get("/boards/<int:board_id>")
+def board(board_id: int) -> Response:
+    return jsonify(_detail(_entry(board_id)))
+
+
+@bp.patch("/boards/<int:board_id>")
+def correct(board_id: int) -> Response:
+    """Corrections: a list of edits applied to the current report, or a whole report."""
+    entry = _entry(board_id)
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or not ({"edits", "report"} & body.keys()):
+        raise ApiError('expected a JSON object with "edits" (a list) or "report"', 400)
+    try:
+        if "edits" in body:
+            if entry.report is None:
+                raise ApiError("this board has no reading to edit; send a whole report", 409)
+            corrected: dict[str, Any] | None = apply_edits(entry.report, body["edits"])
+        else:
+            corrected = None if body["report"] is None else check_report(body["report"])
+    except (EditError, BoardFormatError) as error:
+        raise ApiError(str(error), 400) from error
+    return jsonify(_detail(archive.save_correction(get_db(), board_id, corrected)))
+
+
+@bp.delete("/boards/<int:board_id>")
+def delete(board_id: int) -> tuple[str, int]:
+    try:
+        archive.delete_board(get_db(), photo_store(), board_id)
+    except BoardNotFound as error:
+        raise ApiError(str(error), 404) from error
+    return "", 204
+

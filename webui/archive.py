@@ -1,0 +1,297 @@
+"""The archive of played boards: store, find, correct and delete them.
+
+A board keeps two reports apart: ``camera_report``, what the reader saw (never changed
+after the reading), and ``corrected_report``, the board after the players' corrections.
+The board's current report is the corrected one if there is one. A photo the reader
+could not read is archived all the same, with ``read_error`` and no report.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from webui.db import player_names, transaction
+from webui.game import NO_GAME, GameInfo, game_outcome
+from webui.photos import PhotoInfo, PhotoStore, inspect_photo
+from webui.scoring import BoardReading, read_board
+
+
+class BoardNotFound(LookupError):
+    """No board with that id in the archive."""
+
+    def __init__(self, board_id: int) -> None:
+        super().__init__(f"there is no board {board_id} in the archive")
+        self.board_id = board_id
+
+
+@dataclass(frozen=True)
+class ArchivedBoard:
+    """One row of the archive with its reports decoded."""
+
+    id: int
+    created_at: str
+    photo: str
+    photo_format: str
+    photo_size: tuple[int, int]
+    camera_report: dict[str, Any] | None
+    read_error: str | None
+    corrected_report: dict[str, Any] | None
+    corrected_at: str | None
+    game: GameInfo
+
+    @property
+    def report(self) -> dict[str, Any] | None:
+        """The board as it stands: corrected if the players corrected it."""
+        return self.corrected_report if self.corrected_report is not None else self.camera_report
+
+    @property
+    def photo_extension(self) -> str:
+        return PhotoInfo(self.photo, self.photo_format, self.photo_size, 0).extension
+
+    @property
+    def player_names(self) -> list[str]:
+        return [p.name for p in self.game.players]
+
+    def to_json(self) -> dict[str, Any]:
+        """The archive entry for export: both reports, the error, the game."""
+        return {
+            "id": self.id,
+            "created_at": self.created_at,
+            "photo": {"sha256": self.photo, "format": self.photo_format,
+                      "width": self.photo_size[0], "height": self.photo_size[1]},
+            "game": self.game.to_json(),
+            "read_error": self.read_error,
+            "camera_report": self.camera_report,
+            "corrected_report": self.corrected_report,
+            "corrected_at": self.corrected_at,
+        }
+
+
+def now() -> str:
+    """The current UTC time as stored in the archive (ISO 8601, seconds)."""
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def store_board(
+    db: sqlite3.Connection,
+    photos: PhotoStore,
+    data: bytes,
+    info: PhotoInfo,
+    reading: BoardReading,
+    game: GameInfo = NO_GAME,
+) -> int:
+    """Archive a photo with its reading (a report or the reader's error); return the id."""
+    photos.save(data, info)
+    created = now()
+    with transaction(db):
+        db.execute(
+            "INSERT OR IGNORE INTO photos (hash, format, width, height, bytes, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (info.hash, info.format, info.size[0], info.size[1], info.bytes, created),
+        )
+        cursor = db.execute(
+            "INSERT INTO boards (created_at, photo, camera_report, read_error, game)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (created, info.hash, _dump(reading.report), reading.error,
+             json.dumps(game.to_json())),
+        )
+        board_id = cursor.lastrowid
+        assert board_id is not None
+        for position, name in enumerate(player_names(game.to_json())):
+            db.execute(
+                "INSERT INTO board_players (board_id, position, name) VALUES (?, ?, ?)",
+                (board_id, position, name),
+            )
+    return board_id
+
+
+def score_upload(
+    db: sqlite3.Connection, photos: PhotoStore, data: bytes, game: GameInfo = NO_GAME
+) -> tuple[int, BoardReading]:
+    """Check an uploaded photo, read it and archive it; return (board id, reading).
+
+    Raises
+    ------
+    vision.errors.PhotoError
+        If the upload is not a usable image; nothing is stored then.
+    """
+    info = inspect_photo(data)
+    reading = read_board(data)  # slow: outside any transaction
+    return store_board(db, photos, data, info, reading, game), reading
+
+
+def _dump(report: dict[str, Any] | None) -> str | None:
+    return None if report is None else json.dumps(report, allow_nan=False)
+
+
+def _load(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    value: dict[str, Any] = json.loads(text)
+    return value
+
+
+_SELECT = (
+    "SELECT b.*, p.format AS photo_format, p.width, p.height"
+    " FROM boards b JOIN photos p ON p.hash = b.photo"
+)
+
+
+def _board(row: sqlite3.Row) -> ArchivedBoard:
+    return ArchivedBoard(
+        id=row["id"],
+        created_at=row["created_at"],
+        photo=row["photo"],
+        photo_format=row["photo_format"],
+        photo_size=(row["width"], row["height"]),
+        camera_report=_load(row["camera_report"]),
+        read_error=row["read_error"],
+        corrected_report=_load(row["corrected_report"]),
+        corrected_at=row["corrected_at"],
+        game=GameInfo.from_json(json.loads(row["game"])),
+    )
+
+
+def get_board(db: sqlite3.Connection, board_id: int) -> ArchivedBoard:
+    """The board with id ``board_id``.
+
+    Raises
+    ------
+    BoardNotFound
+    """
+    row = db.execute(f"{_SELECT} WHERE b.id = ?", (board_id,)).fetchone()
+    if row is None:
+        raise BoardNotFound(board_id)
+    return _board(row)
+
+
+def list_boards(
+    db: sqlite3.Connection,
+    *,
+    player: str | None = None,
+    since: dt.date | None = None,
+    until: dt.date | None = None,
+) -> list[ArchivedBoard]:
+    """Boards newest first, optionally only those with a player whose name contains
+    ``player`` (any case) and played between the dates ``since`` and ``until`` (inclusive)."""
+    clauses, parameters = [], []
+    if player:
+        clauses.append(
+            "b.id IN (SELECT board_id FROM board_players WHERE name LIKE ? ESCAPE '\\')"
+        )
+        escaped = player.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        parameters.append(f"%{escaped}%")
+    if since:
+        clauses.append("b.created_at >= ?")
+        parameters.append(since.isoformat())
+    if until:
+        clauses.append("b.created_at < ?")
+        parameters.append((until + dt.timedelta(days=1)).isoformat())
+    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    rows = db.execute(f"{_SELECT}{where} ORDER BY b.id DESC", parameters).fetchall()
+    return [_board(row) for row in rows]
+
+
+def iter_boards(db: sqlite3.Connection) -> Iterator[ArchivedBoard]:
+    """Every board, oldest first (for the JSON lines export)."""
+    for row in db.execute(f"{_SELECT} ORDER BY b.id"):
+        yield _board(row)
+
+
+def save_correction(
+    db: sqlite3.Connection, board_id: int, report: dict[str, Any] | None
+) -> ArchivedBoard:
+    """Store the corrected report of a board (None drops the corrections).
+
+    Raises
+    ------
+    BoardNotFound
+    """
+    with transaction(db):
+        cursor = db.execute(
+            "UPDATE boards SET corrected_report = ?, corrected_at = ? WHERE id = ?",
+            (_dump(report), None if report is None else now(), board_id),
+        )
+        if cursor.rowcount == 0:
+            raise BoardNotFound(board_id)
+    return get_board(db, board_id)
+
+
+def save_reading(db: sqlite3.Connection, board_id: int, reading: BoardReading) -> ArchivedBoard:
+    """Replace the camera's reading of a board (after reading its photo again)."""
+    with transaction(db):
+        cursor = db.execute(
+            "UPDATE boards SET camera_report = ?, read_error = ? WHERE id = ?",
+            (_dump(reading.report), reading.error, board_id),
+        )
+        if cursor.rowcount == 0:
+            raise BoardNotFound(board_id)
+    return get_board(db, board_id)
+
+
+def delete_board(db: sqlite3.Connection, photos: PhotoStore, board_id: int) -> None:
+    """Delete a board, and its photo if no other board shows the same photo.
+
+    Raises
+    ------
+    BoardNotFound
+    """
+    board = get_board(db, board_id)
+    with transaction(db):
+        db.execute("DELETE FROM boards WHERE id = ?", (board_id,))
+        still_used = db.execute(
+            "SELECT 1 FROM boards WHERE photo = ? LIMIT 1", (board.photo,)
+        ).fetchone()
+        if still_used is None:
+            db.execute("DELETE FROM photos WHERE hash = ?", (board.photo,))
+    if still_used is None:
+        photos.delete(board.photo, board.photo_extension)
+
+
+def summary(board: ArchivedBoard) -> dict[str, Any]:
+    """The short description of a board the archive list and ``GET /api/boards`` show."""
+    report = board.report
+    winners = list(report.get("winners", [])) if report else []
+    outcome = game_outcome(board.game, report.get("scores", {}), winners) if report else None
+    return {
+        "id": board.id,
+        "created_at": board.created_at,
+        "players": board.player_names,
+        "mode": board.game.mode,
+        "winners": winners,
+        "scores": report.get("scores") if report else None,
+        "winning_player": outcome.winner if outcome else None,
+        "all_lose": bool(outcome and outcome.all_lose),
+        "solitaire_points": (
+            outcome.solitaire.points if outcome and outcome.solitaire else None
+        ),
+        "corrected": board.corrected_report is not None,
+        "read_error": board.read_error,
+    }
+
+
+def save_game(db: sqlite3.Connection, board_id: int, game: GameInfo) -> ArchivedBoard:
+    """Replace a board's players and predictions.
+
+    Raises
+    ------
+    BoardNotFound
+    """
+    with transaction(db):
+        cursor = db.execute(
+            "UPDATE boards SET game = ? WHERE id = ?", (json.dumps(game.to_json()), board_id)
+        )
+        if cursor.rowcount == 0:
+            raise BoardNotFound(board_id)
+        db.execute("DELETE FROM board_players WHERE board_id = ?", (board_id,))
+        for position, name in enumerate(player_names(game.to_json())):
+            db.execute(
+                "INSERT INTO board_players (board_id, position, name) VALUES (?, ?, ?)",
+                (board_id, position, name),
+            )
+    return get_board(db, board_id)

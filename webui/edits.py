@@ -1,0 +1,204 @@
+"""Corrections to a board report: add, change or remove a creature, then score again.
+
+An edit is a small JSON object, the same from the page's editor and from
+``PATCH /api/boards/<id>``:
+
+- ``{"op": "remove", "creature": 3}``
+- ``{"op": "change", "creature": 3, "colour": "green"}`` (``white`` makes it a ghost;
+  ``kind`` may be given too and must agree)
+- ``{"op": "add", "colour": "red", "xy": [x, y]}``: a creature where the player tapped,
+  in the field under the tap and, for a demon, the corner of that field nearest the tap.
+
+Every edit goes through the engine (``board_from_report`` → ``board_to_report``), so
+scores, winners and violations are always the engine's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from engine.board import Board, Creature, Point
+from engine.colours import DEMON, GHOST, LINE_COLOURS, SCORE_COLOURS, WHITE
+from engine.errors import BoardFormatError
+from engine.legality import LAYOUT_PROBLEM, Violation
+from engine.placement import BoardGeometry
+from engine.report import board_from_report, board_to_report
+
+#: How far from a corner a tap may land and still mean that corner, as a fraction of
+#: the photo's longer side (a fingertip covers about this much of a phone-sized photo).
+TAP_RADIUS = 0.045
+
+MAX_EDITS = 200
+
+
+class EditError(ValueError):
+    """An edit that cannot be applied; the message names the edit and what is wrong."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a tap lands on the board."""
+
+    field: int
+    #: The corner's crossing, or None when the tap is away from every corner of the field.
+    crossing: int | None
+
+
+def image_size(report: Mapping[str, Any]) -> tuple[int, int] | None:
+    image = report.get("image")
+    if isinstance(image, Mapping) and "width" in image and "height" in image:
+        return int(image["width"]), int(image["height"])
+    return None
+
+
+def tap_radius(board: Board, size: tuple[int, int] | None) -> float:
+    """The corner-snapping radius in report units: from the photo size, or the board's extent."""
+    if size is not None:
+        return TAP_RADIUS * max(size)
+    xs = [x for ln in board.lines for x, _ in ln.polyline]
+    ys = [y for ln in board.lines for _, y in ln.polyline]
+    return TAP_RADIUS * max(max(xs) - min(xs), max(ys) - min(ys), 1.0)
+
+
+def locate_tap(board: Board, xy: Point, radius: float) -> Place:
+    """The field under ``xy`` and the nearest of its corners within ``radius``."""
+    field_id, crossing_id = BoardGeometry(board).corner_at(xy, radius)
+    return Place(field_id, crossing_id)
+
+
+def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str, Any]:
+    """The report with ``edits`` applied in order, scored again by the engine.
+
+    Parameters
+    ----------
+    report : mapping
+        A board report (CONTRACT.md), e.g. the camera's reading.
+    edits : sequence of edit objects
+        See the module docstring.
+
+    Raises
+    ------
+    EditError
+        An edit is malformed or names a creature that does not exist.
+    engine.errors.BoardFormatError
+        The report itself is malformed.
+    """
+    if not isinstance(edits, Sequence) or isinstance(edits, str | bytes):
+        raise EditError("edits: expected a list of edits")
+    if not edits:
+        raise EditError("edits: the list is empty")
+    if len(edits) > MAX_EDITS:
+        raise EditError(f"edits: at most {MAX_EDITS} at once, got {len(edits)}")
+    board = board_from_report(report)
+    size = image_size(report)
+    radius = tap_radius(board, size)
+    creatures = list(board.creatures)
+    for i, edit in enumerate(edits):
+        creatures = _apply(board, creatures, edit, radius, f"edits[{i}]")
+    return rescore(report, board.with_creatures(tuple(creatures)))
+
+
+def rescore(original: Mapping[str, Any], board: Board) -> dict[str, Any]:
+    """``board`` as a fresh report, keeping the original's photo size and layout problems."""
+    kept = [
+        Violation(v["rule"], tuple(v.get("creatures", [])), str(v.get("message", "")))
+        for v in original.get("violations", [])
+        if isinstance(v, Mapping) and v.get("rule") == LAYOUT_PROBLEM
+    ]
+    return board_to_report(board, image_size=image_size(original), extra_violations=kept)
+
+
+def check_report(report: object) -> dict[str, Any]:
+    """A whole report typed or sent by a user, checked and scored again by the engine.
+
+    Raises
+    ------
+    engine.errors.BoardFormatError
+    """
+    if not isinstance(report, Mapping):
+        raise BoardFormatError("report: expected a JSON object")
+    return rescore(report, board_from_report(report))
+
+
+def _apply(
+    board: Board, creatures: list[Creature], edit: object, radius: float, where: str
+) -> list[Creature]:
+    if not isinstance(edit, Mapping):
+        raise EditError(f"{where}: expected an object like {{\"op\": \"remove\", \"creature\": 0}}")
+    op = edit.get("op")
+    if op == "add":
+        xy = _point(edit.get("xy"), f"{where}.xy", board)
+        kind, colour = _kind_and_colour(edit, where)
+        return [*creatures, _placed(board, kind, colour, xy, radius)]
+    if op not in ("remove", "change"):
+        raise EditError(f"{where}.op: expected 'add', 'change' or 'remove', got {_short(op)}")
+    index = edit.get("creature")
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(creatures):
+        raise EditError(
+            f"{where}.creature: no creature {_short(index)} (the board has {len(creatures)})"
+        )
+    if op == "remove":
+        return creatures[:index] + creatures[index + 1 :]
+    old = creatures[index]
+    kind, colour = _kind_and_colour(edit, where)
+    if old.off_board or old.xy is None:
+        new = replace(old, kind=kind, colour=colour,
+                      crossing=None if kind == GHOST else old.crossing)
+    else:
+        new = _placed(board, kind, colour, old.xy, radius)
+    return [*creatures[:index], new, *creatures[index + 1 :]]
+
+
+def _placed(board: Board, kind: str, colour: str, xy: Point, radius: float) -> Creature:
+    place = locate_tap(board, xy, radius)
+    crossing = place.crossing if kind == DEMON else None
+    return Creature(kind, colour, xy=xy, field=place.field, crossing=crossing)
+
+
+def _kind_and_colour(edit: Mapping[str, Any], where: str) -> tuple[str, str]:
+    colour = edit.get("colour")
+    if colour not in SCORE_COLOURS:
+        raise EditError(
+            f"{where}.colour: expected one of {', '.join(SCORE_COLOURS)}, got {_short(colour)}"
+        )
+    kind = GHOST if colour == WHITE else DEMON
+    if edit.get("kind", kind) != kind:
+        raise EditError(
+            f"{where}.kind: a {colour} creature is a {kind}, not {_short(edit.get('kind'))}"
+        )
+    assert colour == WHITE or colour in LINE_COLOURS
+    return kind, str(colour)
+
+
+def _point(value: object, where: str, board: Board) -> Point:
+    if (
+        not isinstance(value, Sequence)
+        or isinstance(value, str)
+        or len(value) != 2
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+        or not all(math.isfinite(v) for v in value)
+    ):
+        raise EditError(f"{where}: expected [x, y] finite numbers, got {_short(value)}")
+    return (float(value[0]), float(value[1]))
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def describe_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """What an edit changed, for people: scores and winners that differ."""
+    changes = []
+    old_scores, new_scores = before.get("scores", {}), after.get("scores", {})
+    for colour in SCORE_COLOURS:
+        if old_scores.get(colour) != new_scores.get(colour):
+            changes.append(f"{colour} {old_scores.get(colour)} → {new_scores.get(colour)}")
+    if before.get("winners") != after.get("winners"):
+        old = ", ".join(before.get("winners", [])) or "none"
+        new = ", ".join(after.get("winners", [])) or "none"
+        changes.append(f"winning {old} → {new}")
+    return changes

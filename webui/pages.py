@@ -1,0 +1,337 @@
+"""The pages: new board, result and correction, archive, exports."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    send_file,
+    url_for,
+)
+from PIL import Image
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from werkzeug.wrappers import Response as BaseResponse
+
+from engine.colours import LINE_COLOURS, SCORE_COLOURS
+from engine.errors import BoardFormatError
+from vision.errors import PhotoError
+from webui import archive
+from webui.archive import ArchivedBoard, BoardNotFound
+from webui.db import get_db
+from webui.edits import EditError, apply_edits, check_report, describe_changes
+from webui.game import GameFormError, game_outcome, parse_game
+from webui.overlay import PAINT, board_view, creature_info, field_info, overlay_png
+from webui.photos import PhotoStore
+from webui.scoring import read_board
+
+bp = Blueprint("pages", __name__)
+
+
+def photo_store() -> PhotoStore:
+    store: PhotoStore = current_app.extensions["photos"]
+    return store
+
+
+def load_board(board_id: int) -> ArchivedBoard:
+    try:
+        return archive.get_board(get_db(), board_id)
+    except BoardNotFound as error:
+        abort(404, description=str(error))
+
+
+@bp.app_context_processor
+def colours() -> dict[str, Any]:
+    return {"PAINT": PAINT, "LINE_COLOURS": LINE_COLOURS, "SCORE_COLOURS": SCORE_COLOURS}
+
+
+# --- new board ---------------------------------------------------------------------------
+
+
+@bp.get("/")
+def new_board() -> str:
+    return render_template("new.html", errors={}, form={})
+
+
+@bp.post("/")
+def upload() -> BaseResponse | tuple[str, int]:
+    """Read an uploaded photo, archive it, and show its result (or the form's errors)."""
+    form = request.form.to_dict(flat=False)
+    errors: dict[str, str] = {}
+    try:
+        game = parse_game(form)
+    except GameFormError as error:
+        errors.update(error.errors)
+    # Two inputs share the name: the camera one and the file picker; use the one filled in.
+    upload = next((f for f in request.files.getlist("photo") if f.filename), None)
+    data = upload.read() if upload is not None else b""
+    if upload is None:
+        errors["photo"] = "Take a photo of the board or choose one."
+    if errors:
+        return render_template("new.html", errors=errors, form=form), 400
+    try:
+        board_id, reading = archive.score_upload(get_db(), photo_store(), data, game)
+    except PhotoError as error:
+        errors["photo"] = f"This file cannot be used: {error}."
+        return render_template("new.html", errors=errors, form=form), 400
+    if reading.error:
+        flash(f"The board could not be read: {reading.error}", "error")
+    return redirect(url_for("pages.board", board_id=board_id), 303)
+
+
+# --- one board ---------------------------------------------------------------------------
+
+
+@bp.get("/boards/<int:board_id>")
+def board(board_id: int) -> str:
+    entry = load_board(board_id)
+    show_camera = request.args.get("view") == "camera" and entry.camera_report is not None
+    report = entry.camera_report if show_camera else entry.report
+    view = board_view(report) if report else None
+    outcome = (
+        game_outcome(entry.game, report.get("scores", {}), report.get("winners", []))
+        if report
+        else None
+    )
+    return render_template(
+        "board.html",
+        entry=entry,
+        report=report,
+        view=view,
+        fields_data=field_info(view) if view else {},
+        creatures_data=creature_info(view) if view else {},
+        outcome=outcome,
+        show_camera=show_camera,
+        camera_scores=(entry.camera_report or {}).get("scores", {}),
+        report_text=json.dumps(report) if report else "",
+    )
+
+
+@bp.post("/boards/<int:board_id>/edit")
+def edit(board_id: int) -> BaseResponse:
+    """One correction from the editor: add, change or remove a creature."""
+    entry = load_board(board_id)
+    if entry.report is None:
+        abort(400, description="This board has no reading to correct; enter it by hand.")
+    try:
+        edit = _edit_from_form(request.form)
+        corrected = apply_edits(entry.report, [edit])
+    except (EditError, ValueError) as error:
+        flash(f"That correction was not applied: {error}", "error")
+        return redirect(url_for("pages.board", board_id=board_id), 303)
+    archive.save_correction(get_db(), board_id, corrected)
+    changes = describe_changes(entry.report, corrected)
+    flash(f"{_edit_summary(edit)}. " + ("; ".join(changes) if changes else "No score changed."),
+          "change")
+    return redirect(url_for("pages.board", board_id=board_id), 303)
+
+
+def _edit_from_form(form: Any) -> dict[str, Any]:
+    op = form.get("op", "")
+    edit: dict[str, Any] = {"op": op}
+    if op in ("change", "remove"):
+        try:
+            edit["creature"] = int(form.get("creature", ""))
+        except ValueError:
+            raise EditError("no creature chosen") from None
+    if op in ("change", "add"):
+        edit["colour"] = form.get("colour", "")
+    if op == "add":
+        try:
+            edit["xy"] = [float(form.get("x", "")), float(form.get("y", ""))]
+        except ValueError:
+            raise EditError("no place chosen") from None
+    return edit
+
+
+def _edit_summary(edit: dict[str, Any]) -> str:
+    colour = edit.get("colour")
+    name = "ghost" if colour == "white" else f"{colour} demon"
+    if edit["op"] == "add":
+        return f"Added a {name}"
+    if edit["op"] == "remove":
+        return f"Removed creature {edit['creature']}"
+    return f"Creature {edit['creature']} is now a {name}"
+
+
+@bp.post("/boards/<int:board_id>/report")
+def enter_report(board_id: int) -> BaseResponse | tuple[str, int]:
+    """A whole board report typed or pasted by hand (e.g. when the photo was unreadable)."""
+    load_board(board_id)
+    text = request.form.get("report", "")
+    try:
+        corrected = check_report(json.loads(text))
+    except json.JSONDecodeError as error:
+        flash(f"The report is not JSON: {error.msg} (line {error.lineno}).", "error")
+        return redirect(url_for("pages.board", board_id=board_id) + "#by-hand", 303)
+    except BoardFormatError as error:
+        flash(f"The report was not saved: {error}", "error")
+        return redirect(url_for("pages.board", board_id=board_id) + "#by-hand", 303)
+    archive.save_correction(get_db(), board_id, corrected)
+    flash("Saved the board you entered; it was scored again.", "change")
+    return redirect(url_for("pages.board", board_id=board_id), 303)
+
+
+@bp.post("/boards/<int:board_id>/revert")
+def revert(board_id: int) -> BaseResponse:
+    load_board(board_id)
+    archive.save_correction(get_db(), board_id, None)
+    flash("Corrections dropped: the board is as the camera read it.", "change")
+    return redirect(url_for("pages.board", board_id=board_id), 303)
+
+
+@bp.post("/boards/<int:board_id>/retry")
+def retry(board_id: int) -> BaseResponse:
+    """Read the stored photo again (after the reader improved, or a transient failure)."""
+    entry = load_board(board_id)
+    data = photo_store().read(entry.photo, entry.photo_extension)
+    reading = read_board(data)
+    archive.save_reading(get_db(), board_id, reading)
+    if reading.error:
+        flash(f"Still unreadable: {reading.error}", "error")
+    else:
+        flash("The photo was read again.", "change")
+    return redirect(url_for("pages.board", board_id=board_id), 303)
+
+
+@bp.post("/boards/<int:board_id>/game")
+def update_game(board_id: int) -> BaseResponse:
+    """Players and predictions entered (or fixed) after the photo."""
+    load_board(board_id)
+    try:
+        game = parse_game(request.form.to_dict(flat=False))
+    except GameFormError as error:
+        flash(f"Players not saved: {error}", "error")
+        return redirect(url_for("pages.board", board_id=board_id) + "#players", 303)
+    archive.save_game(get_db(), board_id, game)
+    flash("Players and predictions saved.", "change")
+    return redirect(url_for("pages.board", board_id=board_id), 303)
+
+
+@bp.route("/boards/<int:board_id>/delete", methods=["GET", "POST"])
+def delete(board_id: int) -> BaseResponse | str:
+    entry = load_board(board_id)
+    if request.method == "GET":
+        return render_template("delete.html", entry=entry)
+    archive.delete_board(get_db(), photo_store(), board_id)
+    flash(f"Board {board_id} deleted.", "change")
+    return redirect(url_for("pages.archive_list"), 303)
+
+
+# --- photos and exports ------------------------------------------------------------------
+
+
+@bp.get("/photos/<photo_hash>/<variant>.jpg")
+def photo(photo_hash: str, variant: str) -> Response:
+    if variant not in ("view", "thumb"):
+        abort(404)
+    try:
+        path = photo_store().path(photo_hash, variant)
+    except ValueError:
+        abort(404)
+    if not path.exists():
+        abort(404, description="That photo is not in the archive.")
+    response = send_file(path, mimetype="image/jpeg", max_age=365 * 24 * 3600)
+    return response
+
+
+@bp.get("/boards/<int:board_id>/photo")
+def original_photo(board_id: int) -> Response:
+    entry = load_board(board_id)
+    path = photo_store().path(entry.photo, "original", entry.photo_extension)
+    return send_file(path, as_attachment=True,
+                     download_name=f"board-{board_id}.{entry.photo_extension}")
+
+
+@bp.get("/boards/<int:board_id>/report.json")
+def export_report(board_id: int) -> Response:
+    """The board's current report (CONTRACT JSON) as a download."""
+    entry = load_board(board_id)
+    if entry.report is None:
+        abort(404, description="This board has no report: the photo could not be read.")
+    return _download(json.dumps(entry.report, indent=1), "application/json",
+                     f"board-{board_id}.json")
+
+
+@bp.get("/boards/<int:board_id>/overlay.png")
+def export_overlay(board_id: int) -> Response:
+    entry = load_board(board_id)
+    if entry.report is None:
+        abort(404, description="This board has no report: the photo could not be read.")
+    with Image.open(photo_store().path(entry.photo, "view")) as photo:
+        png = overlay_png(board_view(entry.report), photo)
+    return send_file(io.BytesIO(png), mimetype="image/png", as_attachment=True,
+                     download_name=f"board-{board_id}.png")
+
+
+@bp.get("/archive.jsonl")
+def export_archive() -> Response:
+    """Every board as one JSON object per line: both reports, the error and the game."""
+    lines = (json.dumps(b.to_json()) + "\n" for b in archive.iter_boards(get_db()))
+    return _download("".join(lines), "application/x-ndjson", "dicke-daemonen-archive.jsonl")
+
+
+def _download(text: str, mimetype: str, name: str) -> Response:
+    return Response(text, mimetype=mimetype,
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+# --- archive -----------------------------------------------------------------------------
+
+
+def _date(text: str | None) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
+@bp.get("/archive")
+def archive_list() -> str:
+    player = request.args.get("player", "").strip()
+    since, until = _date(request.args.get("since")), _date(request.args.get("until"))
+    boards = archive.list_boards(get_db(), player=player or None, since=since, until=until)
+    bad_dates = [
+        name for name in ("since", "until")
+        if request.args.get(name) and _date(request.args.get(name)) is None
+    ]
+    return render_template(
+        "archive.html",
+        boards=[(b, archive.summary(b)) for b in boards],
+        player=player,
+        since=since,
+        until=until,
+        bad_dates=bad_dates,
+    )
+
+
+# --- errors ------------------------------------------------------------------------------
+
+
+@bp.app_errorhandler(RequestEntityTooLarge)
+def too_large(error: RequestEntityTooLarge) -> tuple[str, int] | tuple[Response, int]:
+    limit = current_app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
+    message = f"The photo is too large: at most {limit} MB."
+    if request.path.startswith("/api/"):
+        return jsonify(error=message), 413
+    return render_template("new.html", errors={"photo": message}, form={}), 413
+
+
+@bp.app_errorhandler(HTTPException)
+def http_error(error: HTTPException) -> tuple[str, int] | tuple[Response, int]:
+    """Errors as a page, or as JSON under /api/."""
+    status = error.code or 500
+    if request.path.startswith("/api/"):
+        return jsonify(error=error.description), status
+    return render_template("error.html", error=error, status=status), status

@@ -1,0 +1,132 @@
+// Result page: tap a field to see what it holds or add a creature there; tap a creature
+// to change or remove it. Corrections are sent as a plain form post (op, creature,
+// colour, x, y), so the server re-scores and the page shows what changed.
+(function () {
+  "use strict";
+  const svg = document.getElementById("overlay");
+  const sheet = document.getElementById("sheet");
+  if (!svg || !sheet) return;
+  const fields = JSON.parse(document.getElementById("fields-data").textContent);
+  const creatures = JSON.parse(document.getElementById("creatures-data").textContent);
+  const editable = svg.dataset.editable === "yes";
+  const body = document.getElementById("sheet-body");
+  const form = document.getElementById("edit-form");
+  const PAINT = { red: "#d7263d", yellow: "#f4c20d", green: "#1f9d55", blue: "#1e63d6", white: "#ffffff" };
+  const CHOICES = [["red", "red demon"], ["yellow", "yellow demon"], ["green", "green demon"],
+                   ["blue", "blue demon"], ["white", "ghost"]];
+
+  function el(tag, text, cls) {
+    const node = document.createElement(tag);
+    if (text !== undefined) node.textContent = text;
+    if (cls) node.className = cls;
+    return node;
+  }
+
+  function svgPoint(event) {
+    const p = svg.createSVGPoint();
+    p.x = event.clientX; p.y = event.clientY;
+    return p.matrixTransform(svg.getScreenCTM().inverse());
+  }
+
+  function submit(values) {
+    Object.keys(values).forEach(function (k) { form.elements[k].value = values[k]; });
+    form.submit();
+  }
+
+  function choiceButtons(label, current, onChoose) {
+    const box = el("div", undefined, "choices");
+    CHOICES.forEach(function (choice) {
+      if (choice[0] === current) return;
+      const button = el("button");
+      button.type = "button";
+      button.dataset.colour = choice[0];
+      const dot = el("span", undefined, "dot");
+      dot.style.background = PAINT[choice[0]];
+      button.append(dot, choice[1]);
+      button.addEventListener("click", function () { onChoose(choice[0]); });
+      box.append(button);
+    });
+    body.append(el("p", label), box);
+  }
+
+  function clearSelection() {
+    svg.querySelectorAll(".selected").forEach(function (n) { n.classList.remove("selected"); });
+  }
+
+  function open() { sheet.hidden = false; }
+  function close() { sheet.hidden = true; clearSelection(); }
+
+  function countsText(counts) {
+    const parts = Object.keys(counts).map(function (c) { return c + " " + counts[c]; });
+    return parts.length ? parts.join(", ") : "none";
+  }
+
+  function showField(id, point) {
+    const f = fields[id];
+    if (!f) return;
+    body.replaceChildren();
+    const title = f.outer ? "Outer field" : "Field " + f.id;
+    body.append(el("h3", title + " · worth " + f.value));
+    body.append(el("p", f.corners + " corner" + (f.corners === 1 ? "" : "s") +
+      (f.knots.length ? " + knot" + (f.knots.length > 1 ? "s" : "") + ": " + f.knots.join(", ") : ", no knot")));
+    body.append(el("p", "Demons in its corners: " + countsText(f.demons) + (f.ghosts ? " · ghosts: " + f.ghosts : "")));
+    body.append(el("p", f.owner ? "Held by " + f.owner + "." : "Held by nobody (no strict majority).", "strong"));
+    if (editable) {
+      choiceButtons("Add here:", null, function (colour) {
+        submit({ op: "add", colour: colour, x: point.x.toFixed(1), y: point.y.toFixed(1), creature: "" });
+      });
+    }
+    open();
+  }
+
+  function showCreature(id) {
+    const c = creatures[id];
+    if (!c) return;
+    body.replaceChildren();
+    const name = c.kind === "ghost" ? "Ghost" : c.colour.charAt(0).toUpperCase() + c.colour.slice(1) + " demon";
+    body.append(el("h3", name + " #" + c.id));
+    let where;
+    if (c.off_board) where = "Off the board (not scored).";
+    else if (c.crossing !== null) where = "In field " + c.field + ", corner at crossing " + c.crossing + ".";
+    else where = "In field " + c.field + (c.kind === "demon" ? ", away from every corner." : ".");
+    body.append(el("p", where));
+    c.problems.forEach(function (p) { body.append(el("p", "⚠ " + p, "error")); });
+    if (c.low_confidence) body.append(el("p", "The camera is unsure of this one.", "hint"));
+    if (editable) {
+      choiceButtons("Change it to:", c.colour, function (colour) {
+        submit({ op: "change", creature: c.id, colour: colour, x: "", y: "" });
+      });
+      const remove = el("button", "Remove it", "danger");
+      remove.type = "button";
+      remove.id = "remove-creature";
+      remove.addEventListener("click", function () {
+        submit({ op: "remove", creature: c.id, colour: "", x: "", y: "" });
+      });
+      body.append(remove);
+    }
+    open();
+  }
+
+  svg.addEventListener("click", function (event) {
+    clearSelection();
+    const creature = event.target.closest(".creature");
+    if (creature) {
+      creature.classList.add("selected");
+      showCreature(creature.dataset.creature);
+      return;
+    }
+    const field = event.target.closest(".field");
+    const id = field ? field.dataset.field : svg.dataset.outer;
+    if (field) field.classList.add("selected");
+    showField(id, svgPoint(event));
+  });
+  svg.addEventListener("keydown", function (event) {
+    const creature = event.target.closest(".creature");
+    if (creature && (event.key === "Enter" || event.key === " ")) {
+      event.preventDefault();
+      showCreature(creature.dataset.creature);
+    }
+  });
+  document.getElementById("sheet-close").addEventListener("click", close);
+  document.addEventListener("keydown", function (event) { if (event.key === "Escape") close(); });
+})();
