@@ -5,7 +5,13 @@ Nothing here knows about pixels or HTTP: a board is geometry in any metric frame
 """
 
 from engine.board import Board, Creature, Crossing, Field, Line, Sector, demon, ghost
-from engine.errors import BoardFormatError, EngineError, IllegalMoveError, LayoutError
+from engine.errors import (
+    BoardError,
+    BoardFormatError,
+    EngineError,
+    IllegalMoveError,
+    LayoutError,
+)
 from engine.legality import (
     Violation,
     can_summon,
@@ -15,20 +21,25 @@ from engine.legality import (
     legal_ghost_fields,
     summon,
 )
+from engine.placement import BoardGeometry, Foot, Location, locate_creatures
 from engine.report import board_from_report, board_to_report
 from engine.scoring import ScoringOptions, score, solitaire_result, winning_player
 from engine.topology import build_board
 
 __all__ = [
     "Board",
+    "BoardError",
     "BoardFormatError",
+    "BoardGeometry",
     "Creature",
     "Crossing",
     "EngineError",
     "Field",
+    "Foot",
     "IllegalMoveError",
     "LayoutError",
     "Line",
+    "Location",
     "ScoringOptions",
     "Sector",
     "Violation",
@@ -42,6 +53,7 @@ __all__ = [
     "ghost",
     "legal_corners",
     "legal_ghost_fields",
+    "locate_creatures",
     "score",
     "solitaire_result",
     "summon",

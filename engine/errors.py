@@ -1,4 +1,9 @@
-"""Exceptions the engine raises for input it cannot turn into a board."""
+"""Exceptions the engine raises for input it cannot turn into a board.
+
+Every one of them is an :class:`EngineError` (itself a ``ValueError``), so a caller
+that reports bad input catches that one class. Messages are one line and name the
+offending entry (``fields[3].corners[1]``, ``feet[2].colour``).
+"""
 
 
 class EngineError(ValueError):
@@ -12,7 +17,11 @@ class LayoutError(EngineError):
     """
 
 
-class BoardFormatError(EngineError):
+class BoardError(EngineError):
+    """A board, or a creature on it, is inconsistent (wherever it was built)."""
+
+
+class BoardFormatError(BoardError):
     """A board report (JSON) is malformed or inconsistent."""
 
 

@@ -1,20 +1,167 @@
 """Between points on the table and places on the board.
 
-:class:`BoardGeometry` answers "which field and corner is this foot point in?" (used
-when reading a photo) and "where does a creature stand in this corner or field?" (used
-when drawing a board or generating a photo). It is built once per board because it
-prepares the field polygons for fast point tests.
+:func:`locate_creatures` answers "where does this creature stand?" for foot points seen
+in a photo, placed in the editor or made by the generator: the field, and for a demon
+the crossing and the sector (the corner) it stands in. :class:`BoardGeometry` does the
+point location and also answers the other way round, "where does a creature stand in
+this corner or field?", for drawing boards and generating photos. It is built once per
+board because it prepares the field polygons for fast point tests.
+
+All distances of the rules below are in units of the pawn's radius (the radius of a
+creature's base), so that the same rules hold in table millimetres and photo pixels.
+
+Which corner a demon stands in
+    The crossings within reach of the foot are the candidates. Around a crossing the
+    two strings leave in four directions; the foot lies angularly in one of the four
+    sectors between them, and the board says which field owns that sector
+    (:attr:`Board.sectors`). The directions are taken where the strings are at the
+    foot's distance from the crossing, so a gently curving string is followed. A pawn
+    of radius r touching both strings of a sector of half-angle a stands r / sin(a)
+    from the crossing (its *standoff*): narrow sectors hold their pawns further out.
+    A crossing is within reach when the foot is at most its standoff plus
+    ``CORNER_REACH`` radii away; the candidate whose distance is the smallest multiple
+    of its standoff wins. Sectors of the field the foot stands in are preferred over
+    sectors of a neighbour field (a string that bends between the crossing and the foot
+    is then still on the right side).
+
+Ambiguity (the best guess is always given)
+    ``"on-string"``: the foot is within ``ON_STRING`` radii of a string, so the field
+    could be either side. ``"far-from-corners"``: a demon with no crossing within reach;
+    it keeps the field it stands in and no crossing. ``"between-corners"``: the second
+    best corner is within ``BETWEEN_CORNERS`` (relative) of the best one.
+
+Off the board
+    A creature is off the board (a prediction in front of a player) when its foot lies
+    in the outer field, outside the convex hull of the lines, and at least
+    ``OFF_BOARD_CLEARANCE`` radii from every line. The generator keeps predictions 70 mm
+    from every line (7 radii of a 20 mm pawn) and creatures in play closer than that.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
 
+import numpy as np
 import shapely
-from shapely.geometry import LinearRing, Polygon
+from numpy.typing import NDArray
+from shapely.geometry import LinearRing, MultiLineString, Polygon
 from shapely.ops import polylabel
 
-from engine.board import Board, Point
+from engine.board import Board, Creature, Point
+from engine.colours import DEMON, GHOST, LINE_COLOURS, WHITE
+from engine.errors import BoardError
+
+FloatArray = NDArray[np.float64]
+
+#: A foot closer to a string than this many pawn radii could stand on either side.
+ON_STRING: Final = 0.3
+#: A pawn snug in a corner stands this many pawn radii from both of its strings.
+CORNER_AIR: Final = 1.25
+#: A pawn in a corner stands at most this many pawn radii from its crossing.
+CORNER_DEPTH: Final = 5.0
+#: A corner is within reach of a foot whose fit (see _corner_fit) is at most this.
+CORNER_REACH: Final = 2.0
+#: Two corners are "between" when their fits differ by less than this many radii.
+BETWEEN_CORNERS: Final = 0.5
+#: An off-board creature stands at least this many pawn radii from every line.
+OFF_BOARD_CLEARANCE: Final = 5.0
+#: Sectors narrower than this (half-angle, radians) count as this wide for the standoff.
+_MIN_HALF_ANGLE: Final = math.radians(8.0)
+
+#: The ambiguity labels of a :class:`Location`.
+ON_STRING_AMBIGUITY: Final = "on-string"
+BETWEEN_CORNERS_AMBIGUITY: Final = "between-corners"
+FAR_FROM_CORNERS_AMBIGUITY: Final = "far-from-corners"
+
+
+@dataclass(frozen=True)
+class Foot:
+    """What the reader, the editor or the generator knows of one creature.
+
+    Attributes
+    ----------
+    kind : {"demon", "ghost"}
+    colour : str
+        A line colour for a demon, ``"white"`` for a ghost.
+    xy : (float, float)
+        Where the creature's base touches the table, in the board's frame.
+    """
+
+    kind: str
+    colour: str
+    xy: Point
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where one foot stands on a board.
+
+    Attributes
+    ----------
+    creature : Creature
+        The creature, with ``field``, ``crossing`` and ``off_board`` set and
+        ``xy`` the foot.
+    field : int or None
+        The field it stands in; ``None`` when off the board.
+    crossing : int or None
+        The crossing of a demon's corner; ``None`` for a ghost, a demon away from every
+        corner and an off-board creature.
+    sector : int or None
+        Index (0..3, see :class:`engine.board.Sector`) of the sector at ``crossing``
+        the foot lies in; ``None`` when ``crossing`` is.
+    distance : float
+        From the foot to ``crossing``; ``math.inf`` without a crossing.
+    ambiguity : str or None
+        ``None`` when clear, else ``"on-string"``, ``"between-corners"`` or
+        ``"far-from-corners"`` (the module docstring gives the rules).
+    """
+
+    creature: Creature
+    field: int | None
+    crossing: int | None
+    sector: int | None
+    distance: float
+    ambiguity: str | None
+
+
+def locate_creatures(board: Board, feet: Sequence[Foot], *, pawn_radius: float) -> list[Location]:
+    """Locate every foot on ``board``: field, corner (for a demon), off the board or not.
+
+    Parameters
+    ----------
+    board : Board
+        A board with geometry: lines, crossings and bounded fields with polygons.
+    feet : sequence of Foot
+        The creatures' kinds, colours and foot points, in the board's frame.
+    pawn_radius : float
+        Radius of a creature's base in the board's units (about 9.5 mm on the table).
+
+    Returns
+    -------
+    list of Location
+        One per foot, in the same order.
+
+    Raises
+    ------
+    BoardError
+        If ``pawn_radius`` is not a positive finite number, a foot names an unknown
+        kind or colour or has no finite point (naming it, e.g. ``feet[3].colour``), or
+        a bounded field has no polygon.
+    """
+    return BoardGeometry(board).locate(feet, pawn_radius=pawn_radius)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    crossing: int
+    sector: int
+    field: int
+    distance: float
+    #: How far from snug in the corner, in pawn radii (see _corner_fit): smaller is better.
+    score: float
 
 
 class BoardGeometry:
@@ -27,7 +174,7 @@ class BoardGeometry:
 
     Raises
     ------
-    ValueError
+    BoardError
         If a bounded field has no polygon (a board read from a report without them).
     """
 
@@ -38,14 +185,20 @@ class BoardGeometry:
             if f.outer:
                 continue
             if f.polygon is None or len(f.polygon) < 3:
-                raise ValueError(f"field {f.id} has no polygon; cannot locate points on it")
+                raise BoardError(f"fields[{f.id}]: no polygon; cannot locate points on it")
             polygon = Polygon(f.polygon)
             shapely.prepare(polygon)
             self._polygons[f.id] = polygon
         # Smallest first, so a field nested in a hole of another is found before it.
         self._by_area = sorted(self._polygons, key=lambda i: self._polygons[i].area)
         self._rings = {ln.colour: LinearRing(ln.polyline) for ln in board.lines}
+        self._strings = MultiLineString([[*ln.polyline, ln.polyline[0]] for ln in board.lines])
+        shapely.prepare(self._strings)
+        self._hull = self._strings.convex_hull
+        self._arcs = {ln.colour: _cumulative_arc(ln.polyline) for ln in board.lines}
         self._scale = max((r.length for r in self._rings.values()), default=1.0)
+        self._local_rays = [self._leaving_rays(c.id) for c in board.crossings]
+        self._sector_field = self._sector_fields()
 
     # --- point location ---------------------------------------------------------------
 
@@ -56,37 +209,166 @@ class BoardGeometry:
                 return field_id
         return self.board.outer_field.id
 
-    def corner_at(self, xy: Point, radius: float) -> tuple[int, int | None]:
-        """(field, crossing) of a foot point: the nearest corner of its field within ``radius``.
+    def distance_to_lines(self, xy: Point) -> float:
+        """Distance from ``xy`` to the nearest string."""
+        return float(shapely.distance(shapely.Point(xy), self._strings))
 
-        ``crossing`` is None when no corner of the field is that close.
+    def sector_at(self, crossing_id: int, xy: Point) -> int:
+        """Index of the sector of ``crossing_id`` that ``xy`` lies in, angularly.
+
+        The strings' directions are measured at the point's distance from the crossing.
         """
+        crossing = self.board.crossings[crossing_id]
+        reach = math.dist(xy, crossing.xy)
+        angle = math.atan2(xy[1] - crossing.xy[1], xy[0] - crossing.xy[0])
+        return _sector_of(self.rays(crossing_id, reach), angle)
+
+    def locate(self, feet: Sequence[Foot], *, pawn_radius: float) -> list[Location]:
+        """:func:`locate_creatures` on this geometry."""
+        radius = _check_radius(pawn_radius)
+        return [self._locate_one(foot, f"feet[{i}]", radius) for i, foot in enumerate(feet)]
+
+    def corner_at(self, xy: Point, radius: float) -> tuple[int, int | None]:
+        """(field, crossing) of a demon's foot point, as :func:`locate_creatures` decides
+        for a pawn of radius ``radius / (CORNER_REACH + 1.5)`` (kept for older callers)."""
+        found = self._locate_demon(xy, radius / (CORNER_REACH + 1.5))
+        return (found.field if found.field is not None else self.field_at(xy)), found.crossing
+
+    def _locate_one(self, foot: Foot, where: str, radius: float) -> Location:
+        xy = _check_foot(foot, where)
         field_id = self.field_at(xy)
-        best, best_distance = None, radius
-        for crossing_id in set(self.board.fields[field_id].corners):
-            distance = math.dist(xy, self.board.crossings[crossing_id].xy)
-            if distance <= best_distance:
-                best, best_distance = crossing_id, distance
-        return field_id, best
+        if self._is_off_board(xy, field_id, radius):
+            creature = Creature(foot.kind, foot.colour, xy=xy, off_board=True)
+            return Location(creature, None, None, None, math.inf, None)
+        if foot.kind == GHOST:
+            ambiguity = ON_STRING_AMBIGUITY if self._on_string(xy, radius) else None
+            creature = Creature(GHOST, WHITE, xy=xy, field=field_id)
+            return Location(creature, field_id, None, None, math.inf, ambiguity)
+        found = self._locate_demon(xy, radius)
+        creature = Creature(DEMON, foot.colour, xy=xy, field=found.field, crossing=found.crossing)
+        return Location(
+            creature, found.field, found.crossing, found.sector, found.distance, found.ambiguity
+        )
+
+    def _locate_demon(self, xy: Point, radius: float) -> _DemonPlace:
+        field_id = self.field_at(xy)
+        on_string = self._on_string(xy, radius)
+        candidates = self._candidates(xy, radius)
+        if not on_string:
+            # A bending string can put the foot angularly in a sector of the neighbour
+            # field while it plainly stands in this one: trust the field it stands in.
+            inside = [c for c in candidates if c.field == field_id]
+            candidates = inside or candidates
+        ambiguity: str | None = None
+        if not candidates:
+            ambiguity = ON_STRING_AMBIGUITY if on_string else FAR_FROM_CORNERS_AMBIGUITY
+            return _DemonPlace(field_id, None, None, math.inf, ambiguity)
+        candidates.sort(key=lambda c: c.score)
+        best = candidates[0]
+        if on_string:
+            ambiguity = ON_STRING_AMBIGUITY
+        elif len(candidates) > 1 and candidates[1].score - best.score < BETWEEN_CORNERS:
+            ambiguity = BETWEEN_CORNERS_AMBIGUITY
+        return _DemonPlace(best.field, best.crossing, best.sector, best.distance, ambiguity)
+
+    def _candidates(self, xy: Point, radius: float) -> list[_Candidate]:
+        found = []
+        for crossing in self.board.crossings:
+            distance = math.dist(xy, crossing.xy)
+            if distance > (CORNER_DEPTH + CORNER_REACH) * radius:
+                continue
+            angle = math.atan2(xy[1] - crossing.xy[1], xy[0] - crossing.xy[0])
+            rays = self.rays(crossing.id, distance)
+            sector = _sector_of(rays, angle)
+            start, end = rays[sector], rays[(sector + 1) % 4]
+            fit = _corner_fit(distance, _ccw(start, angle), _ccw(angle, end), radius)
+            if fit <= CORNER_REACH:
+                field_id = self._sector_field[(crossing.id, sector)]
+                found.append(_Candidate(crossing.id, sector, field_id, distance, fit))
+        return found
+
+    def _on_string(self, xy: Point, radius: float) -> bool:
+        return self.distance_to_lines(xy) < ON_STRING * radius
+
+    def _is_off_board(self, xy: Point, field_id: int, radius: float) -> bool:
+        return (
+            field_id == self.board.outer_field.id
+            and not shapely.contains_xy(self._hull, xy[0], xy[1])
+            and self.distance_to_lines(xy) >= OFF_BOARD_CLEARANCE * radius
+        )
+
+    # --- the strings around a crossing -------------------------------------------------
+
+    def rays(self, crossing_id: int, reach: float = 0.0) -> list[float]:
+        """Angles of the four half-lines leaving a crossing, in sector order.
+
+        Ray ``i`` and ray ``i + 1`` bound sector ``i`` (counter-clockwise). With
+        ``reach`` > 0 each angle points at the string ``reach`` along it from the
+        crossing (the string's direction at that distance); with 0, at its first bend,
+        as the topology measures it. The order is always the topology's.
+        """
+        local = self._local_rays[crossing_id]
+        if reach <= 0:
+            return [angle for angle, _, _ in local]
+        crossing = self.board.crossings[crossing_id]
+        far = []
+        for _, colour, sign in local:
+            ring = self._rings[colour]
+            s = ring.project(shapely.Point(crossing.xy))
+            p = ring.interpolate((s + sign * reach) % ring.length)
+            far.append(math.atan2(p.y - crossing.xy[1], p.x - crossing.xy[0]))
+        # A string that curls back past its neighbour ray would reorder the rays; then
+        # the directions at the crossing itself are the better description.
+        turns = sum(_ccw(far[i], far[(i + 1) % 4]) for i in range(4))
+        return far if math.isclose(turns, 2 * math.pi, abs_tol=1e-6) else self.rays(crossing_id)
+
+    def _leaving_rays(self, crossing_id: int) -> list[tuple[float, str, int]]:
+        """(angle, colour, direction) of the four half-lines, sorted by angle.
+
+        Measured as :mod:`engine.topology` measures them (towards the first polyline
+        vertex beyond the crossing), so that ray ``i`` starts the topology's sector ``i``.
+        """
+        crossing = self.board.crossings[crossing_id]
+        rays = []
+        for colour in crossing.lines:
+            line = self.board.line(colour)
+            if line is None:
+                raise BoardError(f"crossings[{crossing_id}]: the {colour} line is missing")
+            coords = np.asarray(line.polyline, dtype=float)
+            cumulative = self._arcs[colour]
+            s = float(self._rings[colour].project(shapely.Point(crossing.xy)))
+            for sign in (1, -1):
+                angle = _first_step_angle(coords, cumulative, s, sign, crossing.xy)
+                rays.append((angle, colour, sign))
+        return sorted(rays)
+
+    def _sector_fields(self) -> dict[tuple[int, int], int]:
+        """(crossing, sector index) -> field: from the board, or by looking if it has none."""
+        if self.board.sectors:
+            return {(s.crossing, s.index): s.field for s in self.board.sectors}
+        owners = {}
+        for crossing in self.board.crossings:
+            rays = self.rays(crossing.id)
+            for i in range(4):
+                middle = rays[i] + _ccw(rays[i], rays[(i + 1) % 4]) / 2
+                step = 1e-4 * self._scale
+                probe = (
+                    crossing.xy[0] + step * math.cos(middle),
+                    crossing.xy[1] + step * math.sin(middle),
+                )
+                owners[(crossing.id, i)] = self.field_at(probe)
+        return owners
 
     # --- positions for creatures -------------------------------------------------------
 
-    def rays(self, crossing_id: int) -> list[float]:
-        """Angles of the four half-lines leaving a crossing, counter-clockwise."""
-        crossing = self.board.crossings[crossing_id]
-        step = 0.005 * self._scale
-        angles = []
-        for colour in crossing.lines:
-            ring = self._rings[colour]
-            s = ring.project(shapely.Point(crossing.xy))
-            for offset in (-step, step):
-                p = ring.interpolate((s + offset) % ring.length)
-                angles.append(math.atan2(p.y - crossing.xy[1], p.x - crossing.xy[0]))
-        return sorted(angles)
-
     def corner_point(self, field_id: int, crossing_id: int, clearance: float) -> Point:
-        """Where a creature stands in a corner: on the sector's bisector, ``clearance``
-        away from both lines (but never further out than 4 x ``clearance``).
+        """Where a creature stands in a corner of ``field_id`` at ``crossing_id``.
+
+        On the sector's bisector, ``clearance`` away from both strings, as a pawn of
+        radius ``clearance / CORNER_AIR`` stands snug in the corner. When that point is
+        not clear of every string or would not be located back in this corner
+        (a small or narrow field), the point along the bisector that is, and is
+        furthest from the strings, is taken instead.
 
         Raises
         ------
@@ -98,32 +380,53 @@ class BoardGeometry:
     def corner_points(self, field_id: int, crossing_id: int, clearance: float) -> list[Point]:
         """:meth:`corner_point` of every sector the field owns at the crossing (one,
         unless the field is pinched there and owns two)."""
-        crossing = self.board.crossings[crossing_id]
-        points = []
-        for bisector, half_angle in self._sectors(crossing_id):
-            probe = (
-                crossing.xy[0] + 0.004 * self._scale * math.cos(bisector),
-                crossing.xy[1] + 0.004 * self._scale * math.sin(bisector),
-            )
-            if self.field_at(probe) == field_id:
-                distance = min(clearance / max(math.sin(half_angle), 1e-6), 4 * clearance)
-                points.append(
-                    (
-                        crossing.xy[0] + distance * math.cos(bisector),
-                        crossing.xy[1] + distance * math.sin(bisector),
-                    )
-                )
+        points = [
+            self._corner_spot(crossing_id, index, clearance)
+            for index in range(4)
+            if self._sector_field.get((crossing_id, index)) == field_id
+        ]
         if not points:
             raise ValueError(f"field {field_id} has no corner at crossing {crossing_id}")
         return points
 
-    def _sectors(self, crossing_id: int) -> list[tuple[float, float]]:
-        angles = self.rays(crossing_id)
-        sectors = []
-        for i, start in enumerate(angles):
-            end = angles[(i + 1) % 4] + (2 * math.pi if i == 3 else 0.0)
-            sectors.append(((start + end) / 2, (end - start) / 2))
-        return sectors
+    def _corner_spot(self, crossing_id: int, sector: int, clearance: float) -> Point:
+        radius = clearance / CORNER_AIR
+        rays = self.rays(crossing_id, clearance)
+        half_angle = max(_ccw(rays[sector], rays[(sector + 1) % 4]) / 2, _MIN_HALF_ANGLE)
+        snug = min(clearance / math.sin(half_angle), CORNER_DEPTH * radius)
+        best = self._bisector_point(crossing_id, sector, snug)
+        if self._corner_quality(best, crossing_id, sector, radius)[:2] == (2, 1):
+            return best
+        # Walk the bisector; prefer being located back unambiguously, then clear of
+        # every string, then closest to the snug depth.
+        best_key: tuple[int, int, float, float] | None = None
+        for depth in np.linspace(0.3, CORNER_DEPTH, 48) * radius:
+            point = self._bisector_point(crossing_id, sector, float(depth))
+            located, clear, distance = self._corner_quality(point, crossing_id, sector, radius)
+            key = (located, clear, min(distance, clearance), -abs(depth - snug))
+            if best_key is None or key > best_key:
+                best, best_key = point, key
+        return best
+
+    def _bisector_point(self, crossing_id: int, sector: int, depth: float) -> Point:
+        crossing = self.board.crossings[crossing_id]
+        rays = self.rays(crossing_id, depth)
+        angle = rays[sector] + _ccw(rays[sector], rays[(sector + 1) % 4]) / 2
+        return (crossing.xy[0] + depth * math.cos(angle), crossing.xy[1] + depth * math.sin(angle))
+
+    def _corner_quality(
+        self, point: Point, crossing_id: int, sector: int, radius: float
+    ) -> tuple[int, int, float]:
+        """(2 if located back clearly, 1 if ambiguously, else 0; 1 if clear of every
+        string by ``CORNER_AIR`` radii, else 0; the distance to the nearest string)."""
+        found = self._locate_demon(point, radius)
+        located = 0
+        in_field = self.field_at(point) == self._sector_field[(crossing_id, sector)]
+        if in_field and (found.crossing, found.sector) == (crossing_id, sector):
+            located = 1 if found.ambiguity else 2
+        distance = self.distance_to_lines(point)
+        clear = int(distance >= 0.95 * CORNER_AIR * radius)
+        return located, clear, distance
 
     def field_centre(self, field_id: int) -> Point:
         """The point of a bounded field furthest from its boundary: where a ghost stands."""
@@ -137,3 +440,110 @@ class BoardGeometry:
         """Radius of the largest circle inside a bounded field."""
         centre = self.field_centre(field_id)
         return float(self._polygons[field_id].exterior.distance(shapely.Point(centre)))
+
+
+@dataclass(frozen=True)
+class _DemonPlace:
+    field: int | None
+    crossing: int | None
+    sector: int | None
+    distance: float
+    ambiguity: str | None
+
+
+def _sector_of(rays: Sequence[float], angle: float) -> int:
+    """Index of the sector (between ray i and ray i + 1) that ``angle`` points into."""
+    for i, start in enumerate(rays):
+        if _ccw(start, angle) < _ccw(start, rays[(i + 1) % 4]):
+            return i
+    return len(rays) - 1  # only reached through rounding exactly on a ray
+
+
+def _corner_fit(distance: float, from_start: float, to_end: float, radius: float) -> float:
+    """How far (in pawn radii) a foot is from standing snugly in a corner.
+
+    The foot is ``distance`` from the crossing, ``from_start`` and ``to_end`` radians
+    from the two strings bounding its sector. A pawn snug in the corner stands
+    ``CORNER_AIR`` radii from both strings, which puts it ``CORNER_AIR / sin(a)``
+    radii from the crossing in a sector of half-angle ``a`` (but at most
+    ``CORNER_DEPTH``: a very narrow corner holds its pawn where it fits). The fit is
+    the larger of the differences from both strings and the depth beyond that, so 0
+    is a perfect corner pawn at any sector width.
+    """
+    air = CORNER_AIR * radius
+    half_angle = max((from_start + to_end) / 2, _MIN_HALF_ANGLE)
+    depth = min(air / math.sin(half_angle), CORNER_DEPTH * radius)
+    gaps = [distance * math.sin(a) if a < math.pi / 2 else distance for a in (from_start, to_end)]
+    off = max(abs(gap - air) for gap in gaps)
+    return max(off, distance - depth) / radius
+
+
+def _ccw(start: float, end: float) -> float:
+    """Counter-clockwise turn from angle ``start`` to angle ``end``, in [0, 2 pi)."""
+    return (end - start) % (2 * math.pi)
+
+
+def _cumulative_arc(polyline: Sequence[Point]) -> FloatArray:
+    coords = np.asarray(polyline, dtype=float)
+    closed = np.vstack([coords, coords[:1]])
+    steps = np.hypot(*np.diff(closed, axis=0).T)
+    return np.concatenate([[0.0], np.cumsum(steps)])
+
+
+def _first_step_angle(
+    coords: FloatArray, cumulative: FloatArray, s: float, sign: int, origin: Point
+) -> float:
+    """Direction from ``origin`` (at arc length ``s``) to the first vertex beyond it,
+    forwards (``sign`` 1) or backwards (-1) along the closed polyline."""
+    n = len(coords)
+    if sign > 0:
+        start = int(np.searchsorted(cumulative, s, side="right"))
+        order = [(start + k) % n for k in range(n)]
+    else:
+        start = int(np.searchsorted(cumulative, s, side="left")) - 1
+        order = [(start - k) % n for k in range(n)]
+    for i in order:
+        dx, dy = coords[i][0] - origin[0], coords[i][1] - origin[1]
+        if dx * dx + dy * dy > 0:
+            return math.atan2(dy, dx)
+    raise BoardError("a line has no length")
+
+
+def _check_radius(pawn_radius: float) -> float:
+    if (
+        not isinstance(pawn_radius, int | float)
+        or isinstance(pawn_radius, bool)
+        or not math.isfinite(pawn_radius)
+        or pawn_radius <= 0
+    ):
+        raise BoardError(f"pawn_radius: expected a positive finite number, got {pawn_radius!r}")
+    return float(pawn_radius)
+
+
+def _check_foot(foot: Foot, where: str) -> Point:
+    if foot.kind not in (DEMON, GHOST):
+        raise BoardError(f"{where}.kind: expected 'demon' or 'ghost', got {foot.kind!r:.40}")
+    allowed = (WHITE,) if foot.kind == GHOST else LINE_COLOURS
+    if foot.colour not in allowed:
+        raise BoardError(
+            f"{where}.colour: a {foot.kind} is {' or '.join(allowed)}, not {foot.colour!r:.40}"
+        )
+    try:
+        x, y = (float(v) for v in foot.xy)
+    except (TypeError, ValueError) as error:
+        raise BoardError(f"{where}.xy: expected (x, y), got {foot.xy!r:.40}") from error
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise BoardError(f"{where}.xy: expected finite numbers, got {foot.xy!r:.40}")
+    return (x, y)
+
+
+__all__ = [
+    "BETWEEN_CORNERS",
+    "CORNER_REACH",
+    "OFF_BOARD_CLEARANCE",
+    "ON_STRING",
+    "BoardGeometry",
+    "Foot",
+    "Location",
+    "locate_creatures",
+]

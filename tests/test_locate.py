@@ -1,0 +1,200 @@
+"""Locating creatures by their foot points: sector, field, corner, off the board."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from engine.board import Board
+from engine.errors import BoardError, EngineError
+from engine.game import Game
+from engine.layout import random_layout
+from engine.placement import (
+    CORNER_AIR,
+    OFF_BOARD_CLEARANCE,
+    BoardGeometry,
+    Foot,
+    locate_creatures,
+)
+from engine.policies import make_policies
+from engine.topology import build_board
+
+RADIUS = 10.0
+
+
+def circle(cx: float, cy: float, r: float, n: int = 720) -> list[tuple[float, float]]:
+    t = np.linspace(0, 2 * math.pi, n, endpoint=False)
+    return [(cx + r * math.cos(a), cy + r * math.sin(a)) for a in t]
+
+
+# Red circle around (0, 0) and blue around (120, 0), radius 100: crossings at (60, -80)
+# (id 0, read top to bottom) and (60, 80) (id 1). Fields: outer, red's crescent (left),
+# the lens (middle), blue's crescent (right).
+
+
+@pytest.fixture(scope="module")
+def lens() -> Board:
+    return build_board({"red": circle(0, 0, 100), "blue": circle(120, 0, 100)})
+
+
+@pytest.fixture(scope="module")
+def geometry(lens: Board) -> BoardGeometry:
+    return BoardGeometry(lens)
+
+
+def field_of(geometry: BoardGeometry, x: float, y: float) -> int:
+    return geometry.field_at((x, y))
+
+
+def demon_at(board: Board, x: float, y: float, colour: str = "red") -> object:
+    return locate_creatures(board, [Foot("demon", colour, (x, y))], pawn_radius=RADIUS)[0]
+
+
+def test_demon_in_each_sector_of_a_crossing_gets_that_sectors_field(
+    lens: Board, geometry: BoardGeometry
+) -> None:
+    crossing = lens.crossings[1]
+    assert crossing.xy == pytest.approx((60.0, 80.0), abs=0.1)
+    # Points 15 units from the crossing, between the strings, in the four directions.
+    expected = {
+        (60.0, 65.0): field_of(geometry, 60, 0),  # down: the lens
+        (60.0, 95.0): lens.outer_field.id,  # up: outside both circles
+        (45.0, 80.0): field_of(geometry, -50, 0),  # left: red's crescent
+        (75.0, 80.0): field_of(geometry, 170, 0),  # right: blue's crescent
+    }
+    assert len(set(expected.values())) == 4
+    for (x, y), field_id in expected.items():
+        [found] = locate_creatures(lens, [Foot("demon", "red", (x, y))], pawn_radius=RADIUS)
+        assert (found.field, found.crossing) == (field_id, 1), (x, y)
+        assert found.ambiguity is None
+        assert found.creature.field == field_id and found.creature.crossing == 1
+        assert found.creature.xy == (x, y)
+        assert found.distance == pytest.approx(15.0, abs=0.1)
+        sector = lens.sectors[4 * 1 + found.sector] if found.sector is not None else None
+        assert sector is not None and sector.field == field_id
+
+
+def test_demon_nearer_another_crossing_of_its_field_still_takes_its_own_corner(
+    lens: Board, geometry: BoardGeometry
+) -> None:
+    # The lens has corners at both crossings; a foot snug in the top corner is located
+    # there, one at the bottom corner there, whichever is closer to the field's middle.
+    lens_field = field_of(geometry, 60, 0)
+    top = geometry.corner_point(lens_field, 1, CORNER_AIR * RADIUS)
+    bottom = geometry.corner_point(lens_field, 0, CORNER_AIR * RADIUS)
+    found = locate_creatures(
+        lens, [Foot("demon", "blue", top), Foot("demon", "blue", bottom)], pawn_radius=RADIUS
+    )
+    assert [(f.field, f.crossing) for f in found] == [(lens_field, 1), (lens_field, 0)]
+
+
+def test_foot_just_over_a_string_is_in_the_other_field_and_says_so(
+    lens: Board, geometry: BoardGeometry
+) -> None:
+    # The red circle passes (0, -100)... take a point 1 unit outside red, near crossing 1:
+    # red at angle 70 degrees is at (34.2, 94.0); outside along the radius lies the outer
+    # field, inside the blue crescent... use the radial direction.
+    angle = math.radians(75)
+    outside = (101 * math.cos(angle), 101 * math.sin(angle))
+    inside = (99 * math.cos(angle), 99 * math.sin(angle))
+    out_found, in_found = locate_creatures(
+        lens,
+        [Foot("demon", "red", outside), Foot("demon", "red", inside)],
+        pawn_radius=RADIUS,
+    )
+    assert out_found.field == geometry.field_at(outside) == lens.outer_field.id
+    assert in_found.field == geometry.field_at(inside) != lens.outer_field.id
+    assert out_found.ambiguity == in_found.ambiguity == "on-string"
+
+
+def test_demon_far_from_every_corner_keeps_its_field_without_crossing(
+    lens: Board, geometry: BoardGeometry
+) -> None:
+    [found] = locate_creatures(lens, [Foot("demon", "green", (-50, 0))], pawn_radius=RADIUS)
+    assert found.field == field_of(geometry, -50, 0)
+    assert found.crossing is None and found.sector is None
+    assert found.distance == math.inf
+    assert found.ambiguity == "far-from-corners"
+    assert found.creature.crossing is None and found.creature.colour == "green"
+
+
+def test_ghost_takes_the_field_it_stands_in(lens: Board, geometry: BoardGeometry) -> None:
+    [found] = locate_creatures(lens, [Foot("ghost", "white", (60, 70))], pawn_radius=RADIUS)
+    assert found.field == field_of(geometry, 60, 0)
+    assert found.crossing is None
+    assert found.ambiguity is None
+    assert found.creature.kind == "ghost"
+
+
+def test_off_board_is_far_from_every_line_outside_the_play_area(lens: Board) -> None:
+    far = 100 + OFF_BOARD_CLEARANCE * RADIUS + 1  # just beyond the rule, left of red
+    near = 100 + OFF_BOARD_CLEARANCE * RADIUS - 1
+    found = locate_creatures(
+        lens,
+        [Foot("ghost", "white", (-far, 0)), Foot("demon", "blue", (-near, 0))],
+        pawn_radius=RADIUS,
+    )
+    assert found[0].creature.off_board and found[0].field is None
+    assert not found[1].creature.off_board
+    assert found[1].field == lens.outer_field.id
+    assert found[1].ambiguity == "far-from-corners"
+
+
+@pytest.mark.parametrize(
+    ("foot", "radius", "message"),
+    [
+        (Foot("demon", "red", (0.0, 0.0)), math.nan, "pawn_radius"),
+        (Foot("demon", "red", (0.0, 0.0)), 0.0, "pawn_radius"),
+        (Foot("demon", "red", (0.0, 0.0)), -3.0, "pawn_radius"),
+        (Foot("demon", "white", (0.0, 0.0)), RADIUS, r"feet\[0\]\.colour"),
+        (Foot("ghost", "red", (0.0, 0.0)), RADIUS, r"feet\[0\]\.colour"),
+        (Foot("dragon", "red", (0.0, 0.0)), RADIUS, r"feet\[0\]\.kind"),
+        (Foot("demon", "red", (math.nan, 0.0)), RADIUS, r"feet\[0\]\.xy"),
+        (Foot("demon", "red", (math.inf, 0.0)), RADIUS, r"feet\[0\]\.xy"),
+    ],
+)
+def test_bad_feet_and_radii_are_refused_naming_the_entry(
+    lens: Board, foot: Foot, radius: float, message: str
+) -> None:
+    with pytest.raises(BoardError, match=message):
+        locate_creatures(lens, [foot], pawn_radius=radius)
+    assert issubclass(BoardError, EngineError)
+
+
+# --- the property: every corner point is located back in its corner -------------------
+
+
+def test_every_corner_point_of_random_layouts_is_located_back() -> None:
+    located = unclear = 0
+    for seed in range(8):
+        board = random_layout(seed).board()
+        geometry = BoardGeometry(board)
+        feet, corners = [], []
+        for f in board.fields:
+            for crossing_id in sorted(set(f.corners)):
+                for xy in geometry.corner_points(f.id, crossing_id, CORNER_AIR * RADIUS):
+                    feet.append(Foot("demon", board.crossings[crossing_id].lines[0], xy))
+                    corners.append((f.id, crossing_id))
+        found = geometry.locate(feet, pawn_radius=RADIUS)
+        assert [(f.field, f.crossing) for f in found] == corners, seed
+        assert [geometry.field_at(foot.xy) for foot in feet] == [f for f, _ in corners]
+        located += len(found)
+        unclear += sum(f.ambiguity is not None for f in found)
+    # Only squeezed corners of small fields may be called ambiguous.
+    assert unclear <= 0.05 * located
+
+
+@pytest.mark.parametrize(("seed", "players"), [(11, 4), (12, 2), (13, 1), (14, 3)])
+def test_creatures_of_a_played_game_are_located_where_the_game_put_them(
+    seed: int, players: int
+) -> None:
+    board = random_layout(seed).board()
+    game = Game(board, players, seed, clearance=CORNER_AIR * RADIUS)
+    game.play(make_policies("random", players, seed))
+    final = game.final_board(with_positions=True, with_predictions=True)
+    feet = [Foot(c.kind, c.colour, c.xy) for c in final.creatures if c.xy is not None]
+    assert len(feet) == len(final.creatures)
+    found = locate_creatures(final, feet, pawn_radius=RADIUS)
+    assert [f.creature for f in found] == list(final.creatures)
