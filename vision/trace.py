@@ -137,21 +137,19 @@ def skeleton_segments(
     junction = skeleton & (neighbours >= 3)
     jy, jx = np.nonzero(junction)
     plain = skeleton & ~cv2.dilate(junction.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-    count, components = cv2.connectedComponents(plain.astype(np.uint8), connectivity=8)
+    count, components, stats, _ = cv2.connectedComponentsWithStats(
+        plain.astype(np.uint8), connectivity=8
+    )
     segments = []
     for index in range(1, count):
-        ys, xs = np.nonzero(components == index) if count < 64 else _component_pixels(components, index)
-        if len(xs) < max(2, min_length * 0.7):
+        if stats[index, cv2.CC_STAT_AREA] < max(2, min_length * 0.7):
             continue
-        ordered = _order_chain(xs, ys)
-        segment = Segment(ordered)
+        x, y, w, h = (int(v) for v in stats[index, :4])
+        ys, xs = np.nonzero(components[y : y + h, x : x + w] == index)
+        segment = Segment(_order_chain(xs + x, ys + y))
         if segment.length >= min_length:
             segments.append(segment)
     return segments, np.column_stack([jx, jy]).astype(np.float64)
-
-
-def _component_pixels(components: NDArray[np.int32], index: int) -> tuple[NDArray[np.intp], ...]:
-    return tuple(np.nonzero(components == index))
 
 
 def _order_chain(xs: NDArray[np.intp], ys: NDArray[np.intp]) -> Points:

@@ -1,0 +1,128 @@
+"""Creatures stage: every pawn's kind, colour and foot point.
+
+A pawn is tall: seen at an angle, its blob reaches up from its base, so the base is at
+the blob's bottom, not its centroid. Touching pawns of one colour merge into one blob;
+how many pawns a blob holds is read from its area against a single pawn's area in the
+same photo.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engine.board import Point
+from engine.colours import DEMON, GHOST, WHITE
+from vision.separate import PawnBlob, Separation
+
+#: A blob is taken for several pawns from this many single-pawn areas on.
+SEVERAL_PAWNS_AREA = 1.65
+#: Blobs smaller than this share of a single pawn are noise (a highlight, a scrap).
+MIN_PAWN_AREA = 0.35
+
+
+@dataclass(frozen=True)
+class SeenPawn:
+    """One pawn as the photo shows it.
+
+    Attributes
+    ----------
+    kind : {"demon", "ghost"}
+    colour : str
+    foot : (x, y)
+        Where its base stands on the table, working pixels.
+    width : float
+        Its blob's width in working pixels.
+    confidence : float
+        0..1: how clearly the blob is one pawn of this colour.
+    """
+
+    kind: str
+    colour: str
+    foot: Point
+    width: float
+    confidence: float
+
+
+@dataclass(frozen=True)
+class Pawns:
+    """Every pawn seen, and the size of one pawn in this photo."""
+
+    pawns: list[SeenPawn]
+    pawn_width: float
+    warnings: list[str]
+
+
+def find_pawns(separation: Separation) -> Pawns:
+    """Turn the pawn blobs into pawns with foot points.
+
+    Parameters
+    ----------
+    separation : Separation
+
+    Returns
+    -------
+    Pawns
+    """
+    blobs = separation.pawns
+    if not blobs:
+        return Pawns([], pawn_width=7.0 * separation.string_width, warnings=[])
+    single_area = _single_pawn_area(blobs, separation.string_width)
+    pawns: list[SeenPawn] = []
+    warnings: list[str] = []
+    for blob in blobs:
+        if blob.area < MIN_PAWN_AREA * single_area:
+            continue
+        count = 1
+        if blob.area > SEVERAL_PAWNS_AREA * single_area:
+            count = min(3, max(2, int(round(blob.area / single_area))))
+        parts = _split(blob, count)
+        confidence = min(1.0, blob.share) * (0.75 if count > 1 else 1.0)
+        kind = GHOST if blob.colour == WHITE else DEMON
+        for part in parts:
+            pawns.append(SeenPawn(kind, blob.colour, _foot(part), _width(part), confidence))
+        if count > 1:
+            x, y = blob.box[0] + blob.box[2] / 2, blob.box[1] + blob.box[3] / 2
+            warnings.append(f"{count} touching {blob.colour} pawns read near ({x:.0f}, {y:.0f})")
+    width = 2.0 * math.sqrt(single_area / math.pi)
+    return Pawns(pawns=pawns, pawn_width=width, warnings=warnings)
+
+
+def _single_pawn_area(blobs: list[PawnBlob], string_width: float) -> float:
+    """The area of one pawn: the median blob (most blobs are one pawn)."""
+    areas = np.array([b.area for b in blobs], float)
+    floor = math.pi * (2.0 * string_width) ** 2
+    areas = areas[areas >= floor]
+    if areas.size == 0:
+        return float(math.pi * (3.3 * string_width) ** 2)
+    return float(np.median(areas))
+
+
+def _split(blob: PawnBlob, count: int) -> list[np.ndarray]:
+    """The blob's pixel coordinates, split into ``count`` pawns (k-means on position)."""
+    points = blob.points().astype(np.float32)
+    if count == 1 or len(points) < 2 * count:
+        return [points]
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5)
+    _, labels, _ = cv2.kmeans(points, count, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+    return [points[labels.ravel() == k] for k in range(count)]
+
+
+def _width(points: np.ndarray) -> float:
+    return float(np.ptp(points[:, 0]) + 1.0)
+
+
+def _foot(points: np.ndarray) -> Point:
+    """The base of a pawn: half a base width above the blob's bottom, centred under it.
+
+    A pawn seen straight from above is a disc and its base is its centre; seen at an
+    angle its head rises above the base, so the base stays at the bottom.
+    """
+    width = _width(points)
+    bottom = float(points[:, 1].max())
+    lower = points[points[:, 1] >= bottom - 0.5 * width]
+    x = float((lower[:, 0].min() + lower[:, 0].max()) / 2)
+    return (x, bottom - 0.45 * width)

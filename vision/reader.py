@@ -1,0 +1,227 @@
+"""The whole reader: a photo in, a scored board report out.
+
+``read_photo`` chains the stages (see ``vision/__init__.py``), times each one and keeps
+its output so that a failure can be seen at the stage where it happened
+(:func:`draw_stages`). The rules are used to decide between readings, never to hide
+what the photo shows: a demon standing at a corner of other colours is reported as a
+violation, not moved.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.profile import ColourProfile, load_profile
+from engine.board import Board, Point
+from engine.errors import EngineError, LayoutError
+from engine.placement import Foot, Location, locate_creatures
+from engine.report import board_to_report
+from engine.topology import build_board
+from vision.colour import LABEL_RGB, ColourMasks, classify_colours, draw_labels
+from vision.creatures import Pawns, find_pawns
+from vision.errors import ReadError
+from vision.load import Photo, load_photo
+from vision.separate import Separation, separate
+from vision.trace import Loops, trace_loops
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A photo read into a board.
+
+    Attributes
+    ----------
+    report : dict
+        The CONTRACT board report in the original photo's pixels, plus ``confidence``
+        on every crossing and creature and a top-level ``warnings`` list.
+    photo : Photo
+    stages : dict
+        Each stage's output, by stage name.
+    timings : dict
+        Seconds spent in each stage, by stage name.
+    """
+
+    report: dict[str, Any]
+    photo: Photo
+    stages: dict[str, Any]
+    timings: dict[str, float]
+
+
+def read_photo(
+    source: bytes | str | os.PathLike[str], *, profile: ColourProfile | None = None
+) -> Reading:
+    """Read a photo of the table into a scored board.
+
+    Parameters
+    ----------
+    source : bytes or path
+        The photo file (JPEG, PNG, WebP or HEIC) or its bytes.
+    profile : ColourProfile, optional
+        Colour profile; the bundled default when omitted.
+
+    Returns
+    -------
+    Reading
+
+    Raises
+    ------
+    ReadError
+        When the file is not a usable photo or no board can be read from it (the
+        message says why, in one line).
+    """
+    timings: dict[str, float] = {}
+    stages: dict[str, Any] = {}
+
+    def stage(name: str, run: Callable[[], T]) -> T:
+        start = time.perf_counter()
+        value = run()
+        timings[name] = time.perf_counter() - start
+        stages[name] = value
+        return value
+
+    profile = profile or load_profile()
+    photo = stage("load", lambda: load_photo(source))
+    masks = stage("colour", lambda: classify_colours(photo.rgb, profile))
+    separation = stage("separate", lambda: separate(masks))
+    loops = stage("trace", lambda: trace_loops(separation))
+    board = stage("arrange", lambda: arrange(loops))
+    pawns = stage("creatures", lambda: find_pawns(separation))
+    located = stage("place", lambda: place(board, pawns))
+    report = stage(
+        "report", lambda: make_report(board, located, pawns, loops, separation, photo)
+    )
+    return Reading(report=report, photo=photo, stages=stages, timings=timings)
+
+
+def arrange(loops: Loops) -> Board:
+    """Crossings, fields, corners and knots of the traced loops (working pixels)."""
+    lines = {colour: [tuple(p) for p in loop.points] for colour, loop in loops.loops.items()}
+    knots = {colour: loop.knot for colour, loop in loops.loops.items()}
+    try:
+        return build_board(lines, knots)
+    except LayoutError as error:
+        raise ReadError(f"the traced strings do not form a legal layout: {error}") from error
+
+
+def place(board: Board, pawns: Pawns) -> list[Location]:
+    """Each pawn's field and corner, through the engine's sector-based locator."""
+    feet = [Foot(p.kind, p.colour, p.foot) for p in pawns.pawns]
+    try:
+        return locate_creatures(board, feet, pawn_radius=pawns.pawn_width / 2)
+    except EngineError as error:
+        raise ReadError(f"cannot place the pawns on the board: {error}") from error
+
+
+def make_report(
+    board: Board,
+    located: Sequence[Location],
+    pawns: Pawns,
+    loops: Loops,
+    separation: Separation,
+    photo: Photo,
+) -> dict[str, Any]:
+    """The CONTRACT report in the original photo's pixels, with confidences and warnings."""
+    board = board.with_creatures(tuple(location.creature for location in located))
+    scale = photo.scale
+
+    def to_photo(points: Sequence[Point]) -> list[Point]:
+        # Pixel centres: working pixel x covers original pixels [x*s, (x+1)*s).
+        return [((x + 0.5) * scale - 0.5, (y + 0.5) * scale - 0.5) for x, y in points]
+
+    report = board_to_report(board.transformed(to_photo), image_size=photo.size)
+    width = separation.string_width
+    for crossing in report["crossings"]:
+        crossing["confidence"] = _crossing_confidence(board, crossing["id"], loops, width)
+    warnings = list(loops.warnings) + list(pawns.warnings)
+    for entry, location, pawn in zip(report["creatures"], located, pawns.pawns, strict=True):
+        confidence = pawn.confidence
+        if location.ambiguity is not None:
+            confidence *= 0.5
+            warnings.append(
+                f"creature {entry['id']} ({pawn.colour} {pawn.kind}) is {location.ambiguity}"
+            )
+        entry["confidence"] = round(confidence, 2)
+    report["warnings"] = warnings
+    return report
+
+
+def _crossing_confidence(board: Board, crossing_id: int, loops: Loops, width: float) -> float:
+    """Lower when a long bridged gap of either line passes near the crossing."""
+    crossing = board.crossings[crossing_id]
+    confidence = 1.0
+    for colour in crossing.lines:
+        for a, b in loops.loops[colour].bridges:
+            length = math.dist(a, b)
+            middle = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+            if length > 5 * width and math.dist(middle, crossing.xy) < length:
+                confidence = min(confidence, 0.6)
+    return confidence
+
+
+# --- debug drawings -----------------------------------------------------------------
+
+
+def draw_stages(reading: Reading) -> dict[str, NDArray[np.uint8]]:
+    """One RGB picture per stage that produced an output, by stage name."""
+    photo: Photo = reading.stages["load"]
+    pictures: dict[str, NDArray[np.uint8]] = {"load": photo.rgb}
+    masks: ColourMasks | None = reading.stages.get("colour")
+    if masks is not None:
+        pictures["colour"] = draw_labels(masks)
+    separation: Separation | None = reading.stages.get("separate")
+    if separation is not None:
+        pictures["separate"] = _draw_separation(photo.rgb.shape, separation)
+    loops: Loops | None = reading.stages.get("trace")
+    if loops is not None:
+        pictures["trace"] = _draw_loops(photo.rgb, loops)
+    pawns: Pawns | None = reading.stages.get("creatures")
+    if pawns is not None and loops is not None:
+        pictures["creatures"] = _draw_pawns(pictures["trace"], pawns)
+    return pictures
+
+
+def _draw_separation(shape: tuple[int, ...], separation: Separation) -> NDArray[np.uint8]:
+    picture = np.zeros((shape[0], shape[1], 3), np.uint8)
+    for colour, mask in separation.strings.items():
+        picture[mask] = LABEL_RGB[colour]
+    for blob in separation.pawns:
+        x, y, w, h = blob.box
+        region = picture[y : y + h, x : x + w]
+        region[blob.mask] = (np.array(LABEL_RGB[blob.colour]) * 0.55).astype(np.uint8)
+        cv2.rectangle(picture, (x, y), (x + w, y + h), (255, 0, 255), 1)
+    return picture
+
+
+def _draw_loops(rgb: NDArray[np.uint8], loops: Loops) -> NDArray[np.uint8]:
+    picture = (rgb * 0.45).astype(np.uint8)
+    for colour, loop in loops.loops.items():
+        cv2.polylines(picture, [loop.points.round().astype(np.int32)], True, LABEL_RGB[colour], 2)
+        for a, b in loop.bridges:
+            cv2.line(picture, _px(a), _px(b), (255, 0, 255), 4)
+        if loop.knot is not None:
+            cv2.circle(picture, _px(loop.knot), 14, (255, 255, 255), 2)
+    return picture
+
+
+def _draw_pawns(background: NDArray[np.uint8], pawns: Pawns) -> NDArray[np.uint8]:
+    picture = background.copy()
+    for pawn in pawns.pawns:
+        radius = int(pawn.width / 2)
+        cv2.circle(picture, _px(pawn.foot), radius, LABEL_RGB[pawn.colour], 2)
+        cv2.drawMarker(picture, _px(pawn.foot), (255, 0, 255), cv2.MARKER_CROSS, 10, 2)
+    return picture
+
+
+def _px(point: Point | Sequence[float]) -> tuple[int, int]:
+    return (int(round(point[0])), int(round(point[1])))
