@@ -23,6 +23,7 @@ from engine.legality import (
 )
 from engine.placement import BoardGeometry, Foot, Location, locate_creatures
 from engine.report import board_from_report, board_to_report
+from engine.rules import Rule
 from engine.scoring import ScoringOptions, score, solitaire_result, winning_player
 from engine.topology import build_board
 
@@ -38,6 +39,7 @@ __all__ = [
     "Foot",
     "IllegalMoveError",
     "LayoutError",
+    "Rule",
     "Line",
     "Location",
     "ScoringOptions",

@@ -13,24 +13,28 @@ from dataclasses import dataclass
 from engine.board import Board, Creature
 from engine.colours import CREATURES_PER_COLOUR, DEMON, GHOST, SCORE_COLOURS
 from engine.errors import IllegalMoveError
+from engine.rules import Rule
 
 #: A corner slot: (field id, crossing id).
 Corner = tuple[int, int]
 
-# Rule names of the board report (CONTRACT.md).
-GHOST_IN_OUTER_FIELD = "ghost-in-outer-field"
-TWO_GHOSTS_IN_FIELD = "two-ghosts-in-field"
-DEMON_NOT_IN_CORNER = "demon-not-in-corner"
-DEMON_COLOUR_MISMATCH = "demon-colour-mismatch"
-TWO_DEMONS_IN_CORNER = "two-demons-in-corner"
-TOO_MANY_CREATURES = "too-many-creatures"
-LOOP_CROSSES_TOO_FEW = "loop-crosses-too-few"
-LAYOUT_PROBLEM = "layout-problem"
+# The rule names as module constants, for older callers: use ``engine.rules.Rule``.
+GHOST_IN_OUTER_FIELD = Rule.GHOST_IN_OUTER_FIELD
+TWO_GHOSTS_IN_FIELD = Rule.TWO_GHOSTS_IN_FIELD
+DEMON_NOT_IN_CORNER = Rule.DEMON_NOT_IN_CORNER
+DEMON_COLOUR_MISMATCH = Rule.DEMON_COLOUR_MISMATCH
+TWO_DEMONS_IN_CORNER = Rule.TWO_DEMONS_IN_CORNER
+TOO_MANY_CREATURES = Rule.TOO_MANY_CREATURES
+LOOP_CROSSES_TOO_FEW = Rule.LOOP_CROSSES_TOO_FEW
+LAYOUT_PROBLEM = Rule.LAYOUT_PROBLEM
 
 
 @dataclass(frozen=True)
 class Violation:
-    """One broken rule, with the creatures (and lines) that show it."""
+    """One broken rule, with the creatures (and lines) that show it.
+
+    ``rule`` is a :class:`~engine.rules.Rule` (a plain string naming one is accepted).
+    """
 
     rule: str
     creatures: tuple[int, ...]
@@ -134,13 +138,17 @@ def _ghost_violations(board: Board) -> list[Violation]:
         if c.kind != GHOST or c.field is None:
             continue
         if c.field == board.outer_field.id:
-            found.append(Violation(GHOST_IN_OUTER_FIELD, (i,), "ghost stands in the outer field"))
+            found.append(
+                Violation(Rule.GHOST_IN_OUTER_FIELD, (i,), "ghost stands in the outer field")
+            )
         else:
             by_field[c.field].append(i)
     for field_id, ids in sorted(by_field.items()):
         if len(ids) > 1:
             found.append(
-                Violation(TWO_GHOSTS_IN_FIELD, tuple(ids), f"{len(ids)} ghosts in field {field_id}")
+                Violation(
+                    Rule.TWO_GHOSTS_IN_FIELD, tuple(ids), f"{len(ids)} ghosts in field {field_id}"
+                )
             )
     return found
 
@@ -154,7 +162,9 @@ def _demon_violations(board: Board) -> list[Violation]:
         if c.crossing is None or c.field is None:
             found.append(
                 Violation(
-                    DEMON_NOT_IN_CORNER, (i,), f"{c.colour} demon stands away from every corner"
+                    Rule.DEMON_NOT_IN_CORNER,
+                    (i,),
+                    f"{c.colour} demon stands away from every corner",
                 )
             )
             continue
@@ -163,14 +173,16 @@ def _demon_violations(board: Board) -> list[Violation]:
         if c.colour not in crossing.lines:
             a, b = crossing.lines
             found.append(
-                Violation(DEMON_COLOUR_MISMATCH, (i,), f"{c.colour} demon at a {a}/{b} crossing")
+                Violation(
+                    Rule.DEMON_COLOUR_MISMATCH, (i,), f"{c.colour} demon at a {a}/{b} crossing"
+                )
             )
     for corner, ids in sorted(in_corner.items()):
         if len(ids) > board.corner_capacity[corner]:
             field_id, crossing_id = corner
             found.append(
                 Violation(
-                    TWO_DEMONS_IN_CORNER,
+                    Rule.TWO_DEMONS_IN_CORNER,
                     tuple(ids),
                     f"{len(ids)} demons in one corner of field {field_id} "
                     f"at crossing {crossing_id}",
@@ -187,7 +199,7 @@ def _count_violations(board: Board) -> list[Violation]:
         if len(ids) > CREATURES_PER_COLOUR:
             found.append(
                 Violation(
-                    TOO_MANY_CREATURES,
+                    Rule.TOO_MANY_CREATURES,
                     ids,
                     f"{len(ids)} {colour} creatures; the game has {CREATURES_PER_COLOUR}",
                 )
@@ -203,7 +215,7 @@ def _loop_violations(board: Board) -> list[Violation]:
             others = ", ".join(sorted(crossed)) or "no other line"
             found.append(
                 Violation(
-                    LOOP_CROSSES_TOO_FEW,
+                    Rule.LOOP_CROSSES_TOO_FEW,
                     (),
                     f"the {line.colour} loop crosses only {others}; it must cross at least two",
                     (line.colour,),

@@ -91,7 +91,7 @@ def _creature_json(i: int, c: Creature) -> JSON:
 
 def violation_json(v: Violation) -> JSON:
     """One violation in the report's shape (``lines`` only when it names lines)."""
-    out: JSON = {"rule": v.rule, "creatures": list(v.creatures), "message": v.message}
+    out: JSON = {"rule": str(v.rule), "creatures": list(v.creatures), "message": v.message}
     if v.lines:
         out["lines"] = list(v.lines)
     return out
