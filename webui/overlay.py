@@ -2,7 +2,7 @@
 
 :func:`board_view` turns a report into plain values (SVG point lists, field owners and
 labels, creature marks with their violations) for the template's SVG, and
-:func:`overlay_png` draws the same picture with Pillow for the PNG export.
+:func:`overlay_png` draws the report with the reader's own overlay for the PNG export.
 """
 
 from __future__ import annotations
@@ -14,13 +14,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+import numpy as np
+from PIL import Image
 
+from engine.board import Board
 from engine.colours import DEMON, LINE_COLOURS
 from engine.errors import EngineError
 from engine.placement import BoardGeometry
 from engine.report import board_from_report
 from engine.scoring import field_majorities
+from vision.overlay import LOW_CONFIDENCE, draw_overlay
 
 #: Colours drawn for each game colour (strong enough on light and dark tables).
 PAINT = {
@@ -30,8 +33,6 @@ PAINT = {
     "blue": "#1e63d6",
     "white": "#ffffff",
 }
-#: Items the reader is less sure of than this are marked for the players to check.
-LOW_CONFIDENCE = 0.6
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,10 @@ class BoardView:
 
     width: int
     height: int
-    #: Stroke unit: a thousandth of the photo's longer side.
+    #: The part of the photo shown: the board and its creatures with a margin
+    #: (x, y, width, height), so that the board fills a phone's screen.
+    box: tuple[float, float, float, float]
+    #: Stroke unit: a thousandth of the longer side of ``box``.
     unit: float
     lines: Sequence[tuple[str, str, tuple[float, float] | None]]
     crossings: Sequence[tuple[int, float, float, bool]]
@@ -162,10 +166,12 @@ def board_view(report: Mapping[str, Any]) -> BoardView:
     crossings = [
         (c.id, c.xy[0], c.xy[1], _low(raw_crossings.get(c.id, {}))) for c in board.crossings
     ]
+    box = _box(board, width, height)
     return BoardView(
         width=width,
         height=height,
-        unit=max(width, height) / 1000,
+        box=box,
+        unit=max(box[2], box[3]) / 1000,
         lines=[(ln.colour, _points(ln.polyline), ln.knot) for ln in board.lines],
         crossings=crossings,
         fields=fields,
@@ -174,6 +180,25 @@ def board_view(report: Mapping[str, Any]) -> BoardView:
         warnings=[str(w) for w in report.get("warnings", [])],
         low_confidence_crossings=sum(1 for c in crossings if c[3]),
     )
+
+
+#: Margin around the board in the shown part of the photo, as a fraction of its size.
+MARGIN = 0.08
+
+
+def _box(board: Board, width: int, height: int) -> tuple[float, float, float, float]:
+    points = [p for ln in board.lines for p in ln.polyline]
+    points += [c.xy for c in board.creatures if c.xy is not None]
+    if not points:
+        return (0.0, 0.0, float(width), float(height))
+    x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
+    y0, y1 = min(p[1] for p in points), max(p[1] for p in points)
+    margin = MARGIN * max(x1 - x0, y1 - y0)
+    left, top = max(0.0, x0 - margin), max(0.0, y0 - margin)
+    right, bottom = min(float(width), x1 + margin), min(float(height), y1 + margin)
+    if right <= left or bottom <= top:
+        return (0.0, 0.0, float(width), float(height))
+    return (round(left, 1), round(top, 1), round(right - left, 1), round(bottom - top, 1))
 
 
 def _area(polygon: Sequence[Sequence[float]]) -> float:
@@ -228,54 +253,11 @@ def creature_info(view: BoardView) -> dict[str, dict[str, Any]]:
     }
 
 
-# --- PNG export --------------------------------------------------------------------------
-
-
-def _rgb(colour: str, alpha: int = 255) -> tuple[int, int, int, int]:
-    hex_colour = PAINT[colour].lstrip("#")
-    return (int(hex_colour[0:2], 16), int(hex_colour[2:4], 16), int(hex_colour[4:6], 16), alpha)
-
-
-def overlay_png(view: BoardView, photo: Image.Image) -> bytes:
-    """The overlay drawn over ``photo`` (any size: coordinates are scaled to it), as PNG."""
-    base = photo.convert("RGBA")
-    scale = base.width / view.width
-    layer = Image.new("RGBA", base.size, (0, 0, 0, 0))
-    draw = ImageDraw.Draw(layer)
-    unit = max(1.0, view.unit * scale)
-
-    def at(x: float, y: float) -> tuple[float, float]:
-        return (x * scale, y * scale)
-
-    for f in view.fields:
-        if f.owner and f.points:
-            polygon = [at(*map(float, p.split(","))) for p in f.points.split()]
-            draw.polygon(polygon, fill=_rgb(f.owner, 70))
-    for colour, points, knot in view.lines:
-        line = [at(*map(float, p.split(","))) for p in points.split()]
-        draw.line([*line, line[0]], fill=_rgb(colour), width=max(2, round(3 * unit)))
-        if knot is not None:
-            x, y = at(*knot)
-            r = 7 * unit
-            draw.rectangle(
-                (x - r, y - r, x + r, y + r), outline=_rgb(colour), width=round(2 * unit)
-            )
-    for _, x0, y0, _low_confidence in view.crossings:
-        x, y = at(x0, y0)
-        r = 4 * unit
-        draw.ellipse((x - r, y - r, x + r, y + r), fill=(20, 20, 20, 255))
-    font = ImageFont.load_default(size=max(12, round(22 * unit)))
-    for f in view.fields:
-        if f.label is not None:
-            x, y = at(*f.label)
-            draw.text((x, y), str(f.value), fill=(255, 255, 255, 255), font=font, anchor="mm",
-                      stroke_width=max(1, round(2 * unit)), stroke_fill=(0, 0, 0, 255))
-    for c in view.creatures:
-        x, y = at(*c.xy)
-        r = 11 * unit
-        outline = (230, 0, 0, 255) if c.problems else (0, 0, 0, 255)
-        draw.ellipse((x - r, y - r, x + r, y + r), fill=_rgb(c.colour, 120 if c.off_board else 255),
-                     outline=outline, width=max(2, round((4 if c.problems else 2) * unit)))
+def overlay_png(report: Mapping[str, Any], photo: Image.Image) -> bytes:
+    """The report drawn over ``photo`` (any size) by :func:`vision.overlay.draw_overlay`, as PNG."""
+    width = (report.get("image") or {}).get("width") or photo.width
+    rgb = np.asarray(photo.convert("RGB"))
+    drawn = draw_overlay(rgb, report, scale=float(width) / photo.width)
     out = io.BytesIO()
-    Image.alpha_composite(base, layer).convert("RGB").save(out, "PNG", optimize=False)
+    Image.fromarray(drawn).save(out, "PNG")
     return out.getvalue()

@@ -270,7 +270,7 @@ def export_overlay(board_id: int) -> Response:
     if entry.report is None:
         abort(404, description="This board has no report: the photo could not be read.")
     with Image.open(photo_store().path(entry.photo, "view")) as photo:
-        png = overlay_png(board_view(entry.report), photo)
+        png = overlay_png(entry.report, photo)
     return send_file(io.BytesIO(png), mimetype="image/png", as_attachment=True,
                      download_name=f"board-{board_id}.png")
 

@@ -1,7 +1,9 @@
 """Uploaded photos: checked by decoding them, stored once by content hash.
 
-The file name a client sends is never used: a photo is stored as ``<sha256>.<ext>``
-with the extension of the format it decoded as, in a folder beside the database.
+Decoding is :func:`vision.load.load_photo`'s, the same the reader uses, so an upload
+accepted here is one the reader can open. The file name a client sends is never used:
+a photo is stored as ``<sha256>.<ext>`` with the extension of the format it decoded as,
+in a folder beside the database.
 Beside the original we keep a display copy (JPEG, EXIF orientation applied, at most
 :data:`VIEW_SIDE` pixels) that every browser can show, and a small thumbnail.
 """
@@ -12,26 +14,19 @@ import hashlib
 import io
 import os
 import tempfile
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from PIL import Image, ImageOps
-from pillow_heif import register_heif_opener
+import numpy as np
+from PIL import Image
 
-from vision.errors import PhotoError
+from vision.load import load_photo
 
-register_heif_opener()
-
-#: Largest photo we decode, in pixels (a 108 MP phone photo still fits).
-MAX_PIXELS = 120_000_000
-#: Smallest side of a photo that can show a board.
-MIN_SIDE = 200
 #: Longest side of the display copy and the thumbnail.
 VIEW_SIDE = 2048
 THUMB_SIDE = 360
 
-EXTENSIONS = {"JPEG": "jpg", "PNG": "png", "HEIF": "heic", "WEBP": "webp", "TIFF": "tif"}
+EXTENSIONS = {"jpeg": "jpg", "png": "png", "heic": "heic", "webp": "webp"}
 
 
 @dataclass(frozen=True)
@@ -39,6 +34,7 @@ class PhotoInfo:
     """What decoding an upload told us."""
 
     hash: str
+    #: As :func:`vision.load.load_photo` names it: jpeg, png, webp, heic, ...
     format: str
     #: (width, height) as a person sees it, EXIF orientation applied.
     size: tuple[int, int]
@@ -49,50 +45,29 @@ class PhotoInfo:
         return EXTENSIONS.get(self.format, "img")
 
 
-def _open(data: bytes) -> Image.Image:
-    """Decode ``data`` fully, or raise PhotoError saying what is wrong with it."""
-    if not data:
-        raise PhotoError("the file is empty")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data))
-            if image.width * image.height > MAX_PIXELS:
-                raise PhotoError(
-                    f"the photo is too large ({image.width}x{image.height} pixels; "
-                    f"at most {MAX_PIXELS // 1_000_000} megapixels)"
-                )
-            image.load()  # decodes every pixel: a truncated file fails here
-    except PhotoError:
-        raise
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as error:
-        raise PhotoError("the photo is too large to decode") from error
-    except (OSError, ValueError, SyntaxError) as error:
-        raise PhotoError("the file is not an image we can read (JPEG, PNG, HEIC, WebP)") from error
-    return image
-
-
 def inspect_photo(data: bytes) -> PhotoInfo:
-    """Check that ``data`` is a whole, decodable photo of a usable size.
+    """Check that ``data`` is a whole, decodable photo of a usable size, by decoding it.
 
     Raises
     ------
-    PhotoError
-        Not an image, truncated, too small or too large; the message says which.
+    vision.errors.PhotoError
+        Not an image, empty, truncated, too small or too large; the message says which.
     """
-    image = _open(data)
-    upright = ImageOps.exif_transpose(image)
-    width, height = upright.size
-    if min(width, height) < MIN_SIDE:
-        raise PhotoError(
-            f"the photo is too small ({width}x{height} pixels; at least {MIN_SIDE} on each side)"
-        )
+    photo = load_photo(data)
     return PhotoInfo(
         hash=hashlib.sha256(data).hexdigest(),
-        format=str(image.format),
-        size=(width, height),
+        format=photo.format,
+        size=photo.size,
         bytes=len(data),
     )
+
+
+def upright_image(data: bytes, side: int = VIEW_SIDE) -> Image.Image:
+    """The photo upright (EXIF applied) with its long side at most ``side`` pixels."""
+    rgb: np.ndarray = load_photo(data, min_working_side=side).rgb
+    image = Image.fromarray(rgb)
+    image.thumbnail((side, side), Image.Resampling.LANCZOS)
+    return image
 
 
 class PhotoStore:
@@ -126,7 +101,7 @@ class PhotoStore:
         view, thumb = self.path(info.hash, "view"), self.path(info.hash, "thumb")
         if view.exists() and thumb.exists():
             return
-        upright = ImageOps.exif_transpose(_open(data)).convert("RGB")
+        upright = upright_image(data, VIEW_SIDE)
         for path, side in ((view, VIEW_SIDE), (thumb, THUMB_SIDE)):
             copy = upright.copy()
             copy.thumbnail((side, side), Image.Resampling.LANCZOS)
