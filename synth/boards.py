@@ -20,6 +20,7 @@ from engine.layout import Layout, random_layout
 from engine.legality import free_corners, frozen_fields
 from engine.placement import BoardGeometry
 from engine.policies import POLICIES, make_policies
+from engine.rules import Rule
 
 #: Nominal pawn footprint used to place pawns; the scene varies the real width a little.
 PAWN_WIDTH_MM = 20.0
@@ -29,13 +30,13 @@ CORNER_CLEARANCE_MM = 13.0
 #: How far into a game a photo is taken, with the share of creatures on the board.
 STAGES = ("early", "mid", "end")
 
-#: Violations the generator can plant, with the CONTRACT rule each one shows.
-PLANTABLE = {
-    "ghost-in-outer-field": "ghost-in-outer-field",
-    "two-ghosts-in-field": "two-ghosts-in-field",
-    "demon-colour-mismatch": "demon-colour-mismatch",
-    "demon-not-in-corner": "demon-not-in-corner",
-}
+#: Violations the generator can plant (each named by the rule it breaks).
+PLANTABLE = (
+    Rule.GHOST_IN_OUTER_FIELD,
+    Rule.TWO_GHOSTS_IN_FIELD,
+    Rule.DEMON_COLOUR_MISMATCH,
+    Rule.DEMON_NOT_IN_CORNER,
+)
 
 
 @dataclass(frozen=True)
@@ -48,10 +49,12 @@ class SyntheticBoard:
     over: dict[int, str]
     stage: str
     players: int
-    planted: tuple[str, ...]
+    planted: tuple[Rule, ...]
 
 
-def generate_board(rng: np.random.Generator, difficulty: str) -> SyntheticBoard:
+def generate_board(
+    rng: np.random.Generator, difficulty: str, players: int | None = None
+) -> SyntheticBoard:
     """A random board as players would leave it on the table.
 
     Parameters
@@ -60,11 +63,14 @@ def generate_board(rng: np.random.Generator, difficulty: str) -> SyntheticBoard:
         The only source of randomness: the same state gives the same board.
     difficulty : {"easy", "normal", "hard"}
         Hard photos are taken later in the game (fuller boards) more often.
+    players : int, optional
+        How many play (1-4); drawn at random when not given.
     """
     layout = random_layout(int(rng.integers(2**32)))
     geometry = BoardGeometry(layout.board())
     stage = str(rng.choice(STAGES, p=_stage_weights(difficulty)))
-    players = int(rng.integers(1, 5))
+    drawn = int(rng.integers(1, 5))
+    players = drawn if players is None else players
     board, predicted = _play(geometry, rng, stage, players)
     board = _add_predictions(board, predicted)
     # Planted after the predictions, so that no colour gets more than its 10 creatures.
@@ -121,11 +127,12 @@ def _plant_violations(
     if rng.random() >= chance:
         return board, ()
     planted = []
-    for kind in rng.permutation(list(PLANTABLE))[: int(rng.integers(1, 3))]:
-        changed = _PLANTERS[str(kind)](board, geometry, rng)
+    for index in rng.permutation(len(PLANTABLE))[: int(rng.integers(1, 3))]:
+        rule = PLANTABLE[int(index)]
+        changed = _PLANTERS[rule](board, geometry, rng)
         if changed is not None:
             board = changed
-            planted.append(str(kind))
+            planted.append(rule)
     return board, tuple(planted)
 
 
@@ -200,10 +207,10 @@ def _plant_demon_off_corner(
 
 
 _PLANTERS = {
-    "ghost-in-outer-field": _plant_ghost_in_outer_field,
-    "two-ghosts-in-field": _plant_two_ghosts,
-    "demon-colour-mismatch": _plant_mismatched_demon,
-    "demon-not-in-corner": _plant_demon_off_corner,
+    Rule.GHOST_IN_OUTER_FIELD: _plant_ghost_in_outer_field,
+    Rule.TWO_GHOSTS_IN_FIELD: _plant_two_ghosts,
+    Rule.DEMON_COLOUR_MISMATCH: _plant_mismatched_demon,
+    Rule.DEMON_NOT_IN_CORNER: _plant_demon_off_corner,
 }
 
 

@@ -18,10 +18,12 @@ import shapely
 
 from engine.board import Board, Point
 from engine.colours import DEMON, GHOST
+from engine.legality import find_violations
 from engine.report import board_to_report
 from synth.boards import PAWN_WIDTH_MM, SyntheticBoard, generate_board
 from synth.camera import Camera
 from synth.objects import Pawn, SceneObjects
+from synth.placement import place_pawns, read_back, sample_habits
 from synth.render import encode_jpeg, render
 from synth.scene import DIFFICULTIES, Scene, sample_scene
 
@@ -81,15 +83,30 @@ def plan_photo(
         )
     if min(size) < 240 or max(size) < 320:
         raise ValueError(f"photo size {size[0]}x{size[1]} is too small; at least 320x240")
-    streams = np.random.SeedSequence(seed).spawn(3)
-    board_rng, scene_rng, render_rng = (np.random.default_rng(s) for s in streams)
+    streams = np.random.SeedSequence(seed).spawn(4)
+    board_rng, scene_rng, render_rng, hand_rng = (np.random.default_rng(s) for s in streams)
     made = generate_board(board_rng, difficulty)
-    # Frame the play area; the prediction pawns then find room in view beside it.
     scene = sample_scene(scene_rng, difficulty, size, play_area(made.board))
+    # The pawns' sizes are the scene's: now the players can put them down.
+    made = replace(made, board=put_down(made.board, scene, hand_rng))
+    # Frame the play area; the prediction pawns then find room in view beside it.
     scene = keep_in_frame(scene, play_points(made.board))
     camera = Camera.from_scene(scene)
-    made = replace(made, board=place_off_board(made.board, camera, board_rng))
+    board = place_off_board(made.board, camera, board_rng)
+    # The truth is what the engine reads at the feet (off the board included).
+    board = read_back(board, scene.materials.pawn_width_mm / 2)
+    # A planted violation whose pawn found no room is not in the photo.
+    shown = {v.rule for v in find_violations(board)}
+    planted = tuple(rule for rule in made.planted if rule in shown)
+    made = replace(made, board=board, planted=planted)
     return PhotoPlan(made, scene, camera, render_rng)
+
+
+def put_down(board: Board, scene: Scene, rng: np.random.Generator) -> Board:
+    """The board with every pawn on it where a player put it (:mod:`synth.placement`)."""
+    mat = scene.materials
+    habits = sample_habits(rng, scene.difficulty)
+    return place_pawns(board, habits, mat.pawn_width_mm, mat.string_diameter_mm, rng)
 
 
 def play_points(board: Board) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,20 +63,33 @@ WISHES = (
 FIRST_SEED = 1000
 
 
-def find_seed(wish: Wish, tries: int = 400) -> int:
-    """The first seed from ``FIRST_SEED`` whose plan fulfils ``wish``."""
+def find_seed(wish: Wish, taken: Collection[int] = (), tries: int = 400) -> int:
+    """The first seed from ``FIRST_SEED``, not in ``taken``, whose plan fulfils ``wish``.
+
+    A seed makes the same board at every difficulty and size, so samples that share
+    one would show the same board: each sample takes a seed of its own.
+    """
     for seed in range(FIRST_SEED, FIRST_SEED + tries):
-        if wish.wanted(plan_photo(seed, wish.difficulty, wish.size)):
+        if seed not in taken and wish.wanted(plan_photo(seed, wish.difficulty, wish.size)):
             return seed
     raise RuntimeError(f"no seed in {tries} tries gives {wish.name}")
+
+
+def sample_seeds() -> dict[str, int]:
+    """The seed of every sample, by name: each its own."""
+    seeds: dict[str, int] = {}
+    for wish in WISHES:
+        seeds[wish.name] = find_seed(wish, set(seeds.values()))
+    return seeds
 
 
 def write_samples(folder: Path) -> list[Path]:
     """Write every wished-for sample (photo + truth) into ``folder``; return the photos."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
+    seeds = sample_seeds()
     for wish in WISHES:
-        photo = make_photo(find_seed(wish), wish.difficulty, wish.size)
+        photo = make_photo(seeds[wish.name], wish.difficulty, wish.size)
         path = folder / f"{wish.name}.jpg"
         path.write_bytes(photo.jpeg)
         path.with_suffix(".truth.json").write_text(json.dumps(photo.truth) + "\n")
