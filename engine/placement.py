@@ -186,7 +186,7 @@ class BoardGeometry:
                 continue
             if f.polygon is None or len(f.polygon) < 3:
                 raise BoardError(f"fields[{f.id}]: no polygon; cannot locate points on it")
-            polygon = Polygon(f.polygon)
+            polygon = Polygon(np.asarray(f.polygon, dtype=float))
             shapely.prepare(polygon)
             self._polygons[f.id] = polygon
         # Smallest first, so a field nested in a hole of another is found before it.
@@ -195,7 +195,10 @@ class BoardGeometry:
         self._strings = MultiLineString([[*ln.polyline, ln.polyline[0]] for ln in board.lines])
         shapely.prepare(self._strings)
         self._hull = self._strings.convex_hull
-        self._arcs = {ln.colour: _cumulative_arc(ln.polyline) for ln in board.lines}
+        self._coords = {ln.colour: _closed_coords(ln.polyline) for ln in board.lines}
+        self._arcs = {colour: _cumulative_arc(c) for colour, c in self._coords.items()}
+        #: (crossing, colour) -> arc length of the crossing along that colour's line.
+        self._crossing_arc: dict[tuple[int, str], float] = {}
         self._scale = max((r.length for r in self._rings.values()), default=1.0)
         self._local_rays = [self._leaving_rays(c.id) for c in board.crossings]
         self._sector_field = self._sector_fields()
@@ -229,10 +232,14 @@ class BoardGeometry:
         return [self._locate_one(foot, f"feet[{i}]", radius) for i, foot in enumerate(feet)]
 
     def corner_at(self, xy: Point, radius: float) -> tuple[int, int | None]:
-        """(field, crossing) of a demon's foot point, as :func:`locate_creatures` decides
-        for a pawn of radius ``radius / (CORNER_REACH + 1.5)`` (kept for older callers)."""
-        found = self._locate_demon(xy, radius / (CORNER_REACH + 1.5))
-        return (found.field if found.field is not None else self.field_at(xy)), found.crossing
+        """(field, crossing) of a demon's foot at ``xy``, as :meth:`locate` decides it.
+
+        ``radius`` is the farthest a foot may be from a crossing and still be in its
+        corner; it stands for pawns of radius ``radius / (CORNER_DEPTH + CORNER_REACH)``.
+        Prefer :func:`locate_creatures` with the real pawn radius.
+        """
+        found = self._locate_demon(xy, _check_radius(radius) / (CORNER_DEPTH + CORNER_REACH))
+        return (self.field_at(xy) if found.field is None else found.field), found.crossing
 
     def _locate_one(self, foot: Foot, where: str, radius: float) -> Location:
         xy = _check_foot(foot, where)
@@ -310,13 +317,13 @@ class BoardGeometry:
         local = self._local_rays[crossing_id]
         if reach <= 0:
             return [angle for angle, _, _ in local]
-        crossing = self.board.crossings[crossing_id]
+        x, y = self.board.crossings[crossing_id].xy
         far = []
         for _, colour, sign in local:
-            ring = self._rings[colour]
-            s = ring.project(shapely.Point(crossing.xy))
-            p = ring.interpolate((s + sign * reach) % ring.length)
-            far.append(math.atan2(p.y - crossing.xy[1], p.x - crossing.xy[0]))
+            cumulative, coords = self._arcs[colour], self._coords[colour]
+            s = (self._crossing_arc[(crossing_id, colour)] + sign * reach) % cumulative[-1]
+            px, py = np.interp(s, cumulative, coords[:, 0]), np.interp(s, cumulative, coords[:, 1])
+            far.append(math.atan2(float(py) - y, float(px) - x))
         # A string that curls back past its neighbour ray would reorder the rays; then
         # the directions at the crossing itself are the better description.
         turns = sum(_ccw(far[i], far[(i + 1) % 4]) for i in range(4))
@@ -334,9 +341,9 @@ class BoardGeometry:
             line = self.board.line(colour)
             if line is None:
                 raise BoardError(f"crossings[{crossing_id}]: the {colour} line is missing")
-            coords = np.asarray(line.polyline, dtype=float)
-            cumulative = self._arcs[colour]
+            coords, cumulative = self._coords[colour][:-1], self._arcs[colour]
             s = float(self._rings[colour].project(shapely.Point(crossing.xy)))
+            self._crossing_arc[(crossing_id, colour)] = s
             for sign in (1, -1):
                 angle = _first_step_angle(coords, cumulative, s, sign, crossing.xy)
                 rays.append((angle, colour, sign))
@@ -483,9 +490,13 @@ def _ccw(start: float, end: float) -> float:
     return (end - start) % (2 * math.pi)
 
 
-def _cumulative_arc(polyline: Sequence[Point]) -> FloatArray:
+def _closed_coords(polyline: Sequence[Point]) -> FloatArray:
+    """(n + 1, 2) array of a closed polyline, its first point repeated at the end."""
     coords = np.asarray(polyline, dtype=float)
-    closed = np.vstack([coords, coords[:1]])
+    return np.vstack([coords, coords[:1]])
+
+
+def _cumulative_arc(closed: FloatArray) -> FloatArray:
     steps = np.hypot(*np.diff(closed, axis=0).T)
     return np.concatenate([[0.0], np.cumsum(steps)])
 
@@ -498,12 +509,11 @@ def _first_step_angle(
     n = len(coords)
     if sign > 0:
         start = int(np.searchsorted(cumulative, s, side="right"))
-        order = [(start + k) % n for k in range(n)]
     else:
         start = int(np.searchsorted(cumulative, s, side="left")) - 1
-        order = [(start - k) % n for k in range(n)]
-    for i in order:
-        dx, dy = coords[i][0] - origin[0], coords[i][1] - origin[1]
+    for k in range(n):
+        x, y = coords[(start + sign * k) % n]
+        dx, dy = float(x) - origin[0], float(y) - origin[1]
         if dx * dx + dy * dy > 0:
             return math.atan2(dy, dx)
     raise BoardError("a line has no length")
