@@ -1,0 +1,539 @@
+"""Compare a reading of a photo with its truth, stage by stage.
+
+Both sides are board reports (CONTRACT.md) in the photo's pixels: what
+``dicke-daemonen score --json`` prints, and the ``NAME.truth.json`` written with a
+synthetic or dev photo. Ids differ between the two, so things are matched by where they
+are: crossings and creatures by distance (greedy, nearest pairs first, within a
+tolerance that scales with the string and pawn sizes of the photo), bounded fields by
+polygon overlap (IoU ≥ 0.5, the outer field to the outer field). Everything that
+refers to an id (a creature's corner and field) is compared through those matches.
+
+:func:`compare_reports` gives one :class:`Comparison` per photo, with counts that add
+up over a set (:func:`summarise`) and a list of the problems found, for the benchmark's
+"worst images" list. The benchmark prints the figures; nothing here asserts targets.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+import shapely
+from shapely.geometry import LinearRing, Polygon
+from shapely.geometry.base import BaseGeometry
+
+__all__ = [
+    "Comparison",
+    "Tolerances",
+    "compare_reports",
+    "failed_reading",
+    "scene_facets",
+    "summarise",
+    "tolerances_for",
+]
+
+LOOP_COLOURS = ("red", "yellow", "green", "blue")
+SCORE_COLOURS = ("red", "yellow", "green", "blue", "white")
+#: Two bounded fields are the same field when their polygons overlap this much.
+FIELD_IOU = 0.5
+#: A creature is found when its foot is within this fraction of its pawn's width.
+CREATURE_TOLERANCE = 0.6
+
+Report = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    """Distances (photo pixels) within which a reading counts as the truth's item.
+
+    Attributes
+    ----------
+    string_px : float
+        Width of a string in the photo.
+    crossing_px : float
+        A crossing is found when within this distance: max(12, 1.5 string widths).
+    knot_px : float
+        A knot is found when within this distance: max(10, 3 string widths).
+    loop_px : float
+        A loop is found when 95 % of each line lies within this distance of the other:
+        max(12, 3 string widths).
+    pawn_px : float
+        Width of a pawn, for creatures without their own ``pawn_px``.
+    """
+
+    string_px: float
+    crossing_px: float
+    knot_px: float
+    loop_px: float
+    pawn_px: float
+
+
+def tolerances_for(truth: Report) -> Tolerances:
+    """The matching tolerances for one photo, from the sizes its truth records.
+
+    Dev truths give ``scene.string_width_px`` and ``scene.pawn_width_px``; synthetic
+    truths give each creature's ``pawn_px`` and the materials' sizes in millimetres,
+    from which the string width follows. Without either, sizes are guessed from the
+    image (a string ≈ 1/400 of its long side).
+    """
+    scene = truth.get("scene") or {}
+    pawns = [c["pawn_px"] for c in truth.get("creatures", []) if c.get("pawn_px")]
+    pawn_px = float(scene.get("pawn_width_px") or (np.median(pawns) if pawns else 0.0))
+    string_px = float(scene.get("string_width_px") or 0.0)
+    materials = scene.get("materials") or {}
+    if not string_px and pawn_px and materials.get("pawn_width_mm"):
+        string_px = pawn_px * materials["string_diameter_mm"] / materials["pawn_width_mm"]
+    if not string_px:
+        image = truth.get("image") or {}
+        string_px = max(image.get("width", 2000), image.get("height", 1500)) / 400
+    if not pawn_px:
+        pawn_px = 8 * string_px
+    return Tolerances(
+        string_px=string_px,
+        crossing_px=max(12.0, 1.5 * string_px),
+        knot_px=max(10.0, 3.0 * string_px),
+        loop_px=max(12.0, 3.0 * string_px),
+        pawn_px=pawn_px,
+    )
+
+
+@dataclass
+class Comparison:
+    """One reading against its truth. Counts add up over a set of photos.
+
+    ``*_truth`` and ``*_read`` count items on each side, ``*_matched`` the pairs
+    found; the accuracies (colour pairs, corner counts, slots, ...) count right answers
+    among the matched pairs.
+    """
+
+    refused: int = 0
+    board_exact: int = 0
+    scores_exact: int = 0
+    winners_exact: int = 0
+    violations_exact: int = 0
+    loops_truth: int = 0
+    loops_found: int = 0
+    knots_truth: int = 0
+    knots_read: int = 0
+    knots_found: int = 0
+    crossings_truth: int = 0
+    crossings_read: int = 0
+    crossings_matched: int = 0
+    crossing_pairs_right: int = 0
+    fields_truth: int = 0
+    fields_read: int = 0
+    fields_matched: int = 0
+    field_corners_right: int = 0
+    field_knots_right: int = 0
+    creatures_truth: int = 0
+    creatures_read: int = 0
+    creatures_matched: int = 0
+    kind_colour_right: int = 0
+    slots_total: int = 0
+    slots_right: int = 0
+    off_board_total: int = 0
+    off_board_right: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def badness(self) -> tuple[int, int]:
+        """Sort key for the worst photos: not exact first, then by problems found."""
+        return (1 - self.board_exact, len(self.problems))
+
+    def __iadd__(self, other: Comparison) -> Comparison:
+        for f in fields(self):
+            if f.name != "problems":
+                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+        return self
+
+
+def compare_reports(reading: Report, truth: Report) -> Comparison:
+    """Compare a reading with the truth of the same photo.
+
+    Parameters
+    ----------
+    reading : mapping
+        The board report read from the photo.
+    truth : mapping
+        The truth: a board report in the same photo's pixels, with optional ``scene``,
+        creatures' ``pawn_px`` and ``accepted_results`` (other (scores, winners) that
+        count as right, e.g. under other rule readings).
+
+    Returns
+    -------
+    Comparison
+    """
+    tol = tolerances_for(truth)
+    result = Comparison()
+    _compare_outcome(reading, truth, result)
+    _compare_loops(reading, truth, tol, result)
+    crossing_map = _compare_crossings(reading, truth, tol, result)
+    field_map = _compare_fields(reading, truth, result)
+    _compare_creatures(reading, truth, tol, crossing_map, field_map, result)
+    return result
+
+
+def failed_reading(truth: Report, error: str) -> Comparison:
+    """The comparison for a photo the reader refused: everything in the truth missed."""
+    result = compare_reports({}, truth)
+    result.refused = 1
+    result.problems.insert(0, f"refused: {error}")
+    return result
+
+
+# --- outcome ------------------------------------------------------------------------------
+
+
+def _compare_outcome(reading: Report, truth: Report, result: Comparison) -> None:
+    scores, winners = reading.get("scores"), sorted(reading.get("winners") or [])
+    accepted = [(truth.get("scores"), sorted(truth.get("winners") or []))]
+    accepted += [(a.get("scores"), sorted(a.get("winners") or []))
+                 for a in truth.get("accepted_results") or []]
+    result.scores_exact = int(any(scores == s for s, _ in accepted))
+    result.winners_exact = int(any(winners == w for _, w in accepted))
+    result.board_exact = int((scores, winners) in accepted)
+    if not result.board_exact and reading:
+        truth_scores = truth.get("scores") or {}
+        wrong = [f"{c} {(scores or {}).get(c)}≠{truth_scores.get(c)}" for c in SCORE_COLOURS
+                 if (scores or {}).get(c) != truth_scores.get(c)]
+        if wrong:
+            result.problems.append("scores " + ", ".join(wrong))
+        if winners != sorted(truth.get("winners") or []):
+            result.problems.append(f"winners {winners} instead of {truth.get('winners')}")
+    rules_read = Counter(v.get("rule") for v in reading.get("violations") or [])
+    rules_truth = Counter(v.get("rule") for v in truth.get("violations") or [])
+    result.violations_exact = int(rules_read == rules_truth)
+    if rules_read != rules_truth and reading:
+        extra, missed = rules_read - rules_truth, rules_truth - rules_read
+        text = ", ".join([f"+{r}" for r in extra.elements()] + [f"-{r}" for r in missed.elements()])
+        result.problems.append(f"violations {text}")
+
+
+# --- loops and knots ----------------------------------------------------------------------
+
+
+def _compare_loops(reading: Report, truth: Report, tol: Tolerances, result: Comparison) -> None:
+    read_lines, truth_lines = reading.get("lines") or {}, truth.get("lines") or {}
+    for colour in LOOP_COLOURS:
+        true_line = truth_lines.get(colour)
+        if not true_line or len(true_line.get("polyline") or []) < 3:
+            continue
+        result.loops_truth += 1
+        read_line = read_lines.get(colour) or {}
+        if _same_loop(read_line.get("polyline") or [], true_line["polyline"], tol.loop_px):
+            result.loops_found += 1
+        else:
+            result.problems.append(f"{colour} loop not found")
+        true_knot, read_knot = true_line.get("knot"), read_line.get("knot")
+        result.knots_truth += true_knot is not None
+        result.knots_read += read_knot is not None
+        if true_knot is not None and read_knot is not None \
+                and math.dist(true_knot, read_knot) <= tol.knot_px:
+            result.knots_found += 1
+        elif true_knot is not None or read_knot is not None:
+            result.problems.append(f"{colour} knot " + (
+                "missed" if read_knot is None else
+                "extra" if true_knot is None else
+                f"off by {math.dist(true_knot, read_knot):.0f} px"))
+
+
+def _same_loop(read: Sequence[Sequence[float]], true: Sequence[Sequence[float]],
+               tolerance: float) -> bool:
+    """Whether 95 % of each polyline lies within ``tolerance`` of the other."""
+    if len(read) < 3:
+        return False
+    read_ring, true_ring = LinearRing(read), LinearRing(true)
+    return (_near_fraction(true_ring, read_ring, tolerance) >= 0.95
+            and _near_fraction(read_ring, true_ring, tolerance) >= 0.95)
+
+
+def _near_fraction(line: LinearRing, other: BaseGeometry, tolerance: float) -> float:
+    """Fraction of points spread evenly along ``line`` within ``tolerance`` of ``other``."""
+    step = max(tolerance / 2, line.length / 2000)
+    count = max(8, int(line.length / step))
+    points = shapely.line_interpolate_point(line, np.linspace(0, line.length, count))
+    return float(np.mean(shapely.distance(other, points) <= tolerance))
+
+
+# --- crossings ----------------------------------------------------------------------------
+
+
+def _compare_crossings(
+    reading: Report, truth: Report, tol: Tolerances, result: Comparison
+) -> dict[int, int]:
+    """Match crossings by distance; return read id → truth id."""
+    read = reading.get("crossings") or []
+    true = truth.get("crossings") or []
+    result.crossings_read, result.crossings_truth = len(read), len(true)
+    pairs = match_points([c["xy"] for c in read], [c["xy"] for c in true],
+                         lambda i, j: tol.crossing_px)
+    result.crossings_matched = len(pairs)
+    for i, j in pairs:
+        if sorted(read[i]["lines"]) == sorted(true[j]["lines"]):
+            result.crossing_pairs_right += 1
+        else:
+            result.problems.append(
+                f"crossing {true[j]['id']} read as {'/'.join(sorted(read[i]['lines']))}")
+    matched_truth = {j for _, j in pairs}
+    missed = [str(c["id"]) for j, c in enumerate(true) if j not in matched_truth]
+    if missed:
+        result.problems.append(f"crossings missed: {', '.join(missed)}")
+    extra = len(read) - len(pairs)
+    if extra:
+        result.problems.append(f"{extra} extra crossing{'s' * (extra > 1)}")
+    return {read[i]["id"]: true[j]["id"] for i, j in pairs}
+
+
+def match_points(
+    read: Sequence[Sequence[float]],
+    true: Sequence[Sequence[float]],
+    tolerance: Callable[[int, int], float],
+) -> list[tuple[int, int]]:
+    """Pair read points with true points, nearest pairs first, each point at most once.
+
+    ``tolerance(i, j)`` is the largest distance at which read point ``i`` may pair
+    with true point ``j``. Returns (read index, true index) pairs.
+    """
+    if not read or not true:
+        return []
+    a = np.asarray(read, dtype=np.float64).reshape(-1, 2)
+    b = np.asarray(true, dtype=np.float64).reshape(-1, 2)
+    distance = np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
+    candidates = sorted(
+        (float(distance[i, j]), i, j)
+        for i in range(len(a))
+        for j in range(len(b))
+        if distance[i, j] <= tolerance(i, j)
+    )
+    used_read: set[int] = set()
+    used_true: set[int] = set()
+    pairs = []
+    for _, i, j in candidates:
+        if i not in used_read and j not in used_true:
+            used_read.add(i)
+            used_true.add(j)
+            pairs.append((i, j))
+    return pairs
+
+
+# --- fields -------------------------------------------------------------------------------
+
+
+def _compare_fields(reading: Report, truth: Report, result: Comparison) -> dict[int, int]:
+    """Match fields (outer to outer, bounded ones by IoU); return read id → truth id."""
+    read = reading.get("fields") or []
+    true = truth.get("fields") or []
+    result.fields_read, result.fields_truth = len(read), len(true)
+    pairs: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = []
+    read_outer = [f for f in read if f.get("outer")]
+    true_outer = [f for f in true if f.get("outer")]
+    if read_outer and true_outer:
+        pairs.append((read_outer[0], true_outer[0]))
+    read_shapes = [(f, _polygon(f)) for f in read if not f.get("outer")]
+    true_shapes = [(f, _polygon(f)) for f in true if not f.get("outer")]
+    overlaps = sorted(
+        ((_iou(rs, ts), ri, ti) for ri, (_, rs) in enumerate(read_shapes)
+         for ti, (_, ts) in enumerate(true_shapes) if rs is not None and ts is not None
+         and rs.intersects(ts)),
+        reverse=True,
+    )
+    used_read: set[int] = set()
+    used_true: set[int] = set()
+    for iou, ri, ti in overlaps:
+        if iou >= FIELD_IOU and ri not in used_read and ti not in used_true:
+            used_read.add(ri)
+            used_true.add(ti)
+            pairs.append((read_shapes[ri][0], true_shapes[ti][0]))
+    result.fields_matched = len(pairs)
+    for r, t in pairs:
+        corners_right = len(r.get("corners") or []) == len(t.get("corners") or [])
+        knots_right = len(r.get("knots") or []) == len(t.get("knots") or [])
+        result.field_corners_right += corners_right
+        result.field_knots_right += knots_right
+        if not corners_right or not knots_right:
+            result.problems.append(
+                f"field {t['id']}: {len(r.get('corners') or [])} corners, "
+                f"{len(r.get('knots') or [])} knots instead of {len(t.get('corners') or [])}, "
+                f"{len(t.get('knots') or [])}")
+    missed = len(true) - len(pairs)
+    if missed and reading:
+        result.problems.append(f"{missed} field{'s' * (missed > 1)} not matched")
+    return {r["id"]: t["id"] for r, t in pairs}
+
+
+def _polygon(report_field: Mapping[str, Any]) -> Polygon | None:
+    points = report_field.get("polygon") or []
+    if len(points) < 3:
+        return None
+    shape = Polygon(points)
+    if not shape.is_valid:
+        shape = shape.buffer(0)
+    return shape if isinstance(shape, Polygon) and not shape.is_empty else None
+
+
+def _iou(a: BaseGeometry, b: BaseGeometry) -> float:
+    overlap = a.intersection(b).area
+    union = a.area + b.area - overlap
+    return float(overlap / union) if union > 0 else 0.0
+
+
+# --- creatures ----------------------------------------------------------------------------
+
+
+def _compare_creatures(
+    reading: Report,
+    truth: Report,
+    tol: Tolerances,
+    crossing_map: Mapping[int, int],
+    field_map: Mapping[int, int],
+    result: Comparison,
+) -> None:
+    read = [c for c in reading.get("creatures") or [] if c.get("xy") is not None]
+    true = [c for c in truth.get("creatures") or [] if c.get("xy") is not None]
+    result.creatures_read, result.creatures_truth = len(read), len(true)
+    pawn = [float(c.get("pawn_px") or tol.pawn_px) for c in true]
+    pairs = match_points([c["xy"] for c in read], [c["xy"] for c in true],
+                         lambda i, j: CREATURE_TOLERANCE * pawn[j])
+    result.creatures_matched = len(pairs)
+    for i, j in pairs:
+        r, t = read[i], true[j]
+        name = f"creature {t['id']} ({_creature_name(t)})"
+        if (r.get("kind"), r.get("colour")) == (t.get("kind"), t.get("colour")):
+            result.kind_colour_right += 1
+        else:
+            result.problems.append(f"{name} read as {_creature_name(r)}")
+        result.off_board_total += 1
+        if bool(r.get("off_board")) == bool(t.get("off_board")):
+            result.off_board_right += 1
+        else:
+            result.problems.append(f"{name} read as {'off' if r.get('off_board') else 'on'} "
+                                   "the board")
+        if t.get("off_board"):
+            continue
+        result.slots_total += 1
+        if _same_slot(r, t, crossing_map, field_map):
+            result.slots_right += 1
+        elif not r.get("off_board"):
+            result.problems.append(
+                f"{name} in {_slot_name(r)} (truth ids: {_mapped_slot(r, crossing_map, field_map)})"
+                f" instead of {_slot_name(t)}")
+    matched_truth = {j for _, j in pairs}
+    missed = [f"{t['id']} ({_creature_name(t)})" for j, t in enumerate(true)
+              if j not in matched_truth]
+    if missed:
+        result.problems.append("creatures missed: " + ", ".join(missed))
+    matched_read = {i for i, _ in pairs}
+    extra = [_creature_name(r) for i, r in enumerate(read) if i not in matched_read]
+    if extra:
+        result.problems.append("extra creatures: " + ", ".join(extra))
+
+
+def _same_slot(
+    read: Mapping[str, Any], true: Mapping[str, Any],
+    crossing_map: Mapping[int, int], field_map: Mapping[int, int],
+) -> bool:
+    if read.get("off_board"):
+        return False
+    crossing, field_id = _mapped_slot(read, crossing_map, field_map)
+    return crossing == true.get("crossing") and field_id == true.get("field")
+
+
+def _mapped_slot(
+    read: Mapping[str, Any], crossing_map: Mapping[int, int], field_map: Mapping[int, int]
+) -> tuple[int | None, int | None]:
+    """The read creature's crossing and field as truth ids (-1: matches no truth item)."""
+    crossing, field_id = read.get("crossing"), read.get("field")
+    return (None if crossing is None else crossing_map.get(crossing, -1),
+            None if field_id is None else field_map.get(field_id, -1))
+
+
+def _creature_name(creature: Mapping[str, Any]) -> str:
+    return f"{creature.get('colour')} {creature.get('kind')}"
+
+
+def _slot_name(creature: Mapping[str, Any]) -> str:
+    if creature.get("crossing") is not None:
+        return f"crossing {creature['crossing']}/field {creature.get('field')}"
+    return f"field {creature.get('field')}"
+
+
+# --- scenes and sums ----------------------------------------------------------------------
+
+
+def scene_facets(truth: Report) -> dict[str, str]:
+    """How the photo was made, as a few comparable labels (table, light, tilt, fullness).
+
+    Understands both the synthetic truths (``scene.table.kind``, ``scene.light.kind``,
+    ``scene.camera.tilt_deg``, ``scene.stage``, ``scene.difficulty``) and the dev truths
+    (``scene.table``, ``scene.light``, ``scene.tilt_deg``, ``scene.fullness``).
+    """
+    scene = truth.get("scene") or {}
+
+    def kind(value: Any) -> str:
+        if isinstance(value, Mapping):
+            value = value.get("kind")
+        return str(value) if value is not None else "unknown"
+
+    tilt = scene.get("tilt_deg")
+    if tilt is None:
+        tilt = (scene.get("camera") or {}).get("tilt_deg")
+    facets = {
+        "table": kind(scene.get("table")),
+        "light": kind(scene.get("light")),
+        "tilt": _tilt_bucket(tilt),
+        "fullness": str(scene.get("fullness") or scene.get("stage") or "unknown"),
+    }
+    if "difficulty" in scene:
+        facets["difficulty"] = str(scene["difficulty"])
+    elif "hard" in scene:
+        facets["difficulty"] = "hard" if scene["hard"] else "mild"
+    return facets
+
+
+def _tilt_bucket(tilt: Any) -> str:
+    if not isinstance(tilt, int | float):
+        return "unknown"
+    for top in (10, 20, 30):
+        if tilt < top:
+            return f"{top - 10}-{top}°"
+    return "≥30°"
+
+
+def summarise(comparisons: Iterable[Comparison]) -> dict[str, Any]:
+    """The set's figures: rates (0–1, or None when nothing was there to count) and counts."""
+    total = Comparison()
+    photos = 0
+    for comparison in comparisons:
+        total += comparison
+        photos += 1
+
+    def rate(right: int, out_of: int) -> float | None:
+        return right / out_of if out_of else None
+
+    return {
+        "photos": photos,
+        "refused": total.refused,
+        "board_exact": rate(total.board_exact, photos),
+        "scores_exact": rate(total.scores_exact, photos),
+        "winners_exact": rate(total.winners_exact, photos),
+        "violations_exact": rate(total.violations_exact, photos),
+        "loops_found": rate(total.loops_found, total.loops_truth),
+        "knots_recall": rate(total.knots_found, total.knots_truth),
+        "knots_precision": rate(total.knots_found, total.knots_read),
+        "crossings_recall": rate(total.crossings_matched, total.crossings_truth),
+        "crossings_precision": rate(total.crossings_matched, total.crossings_read),
+        "crossing_pairs": rate(total.crossing_pairs_right, total.crossings_matched),
+        "fields_recall": rate(total.fields_matched, total.fields_truth),
+        "fields_precision": rate(total.fields_matched, total.fields_read),
+        "field_corners": rate(total.field_corners_right, total.fields_matched),
+        "field_knots": rate(total.field_knots_right, total.fields_matched),
+        "creatures_recall": rate(total.creatures_matched, total.creatures_truth),
+        "creatures_precision": rate(total.creatures_matched, total.creatures_read),
+        "kind_colour": rate(total.kind_colour_right, total.creatures_matched),
+        "slots": rate(total.slots_right, total.slots_total),
+        "off_board": rate(total.off_board_right, total.off_board_total),
+        "counts": {f.name: getattr(total, f.name) for f in fields(total) if f.name != "problems"},
+    }
