@@ -109,12 +109,13 @@ class _Canvas:
         self.occupied: list[_Point] = []  # where the board is, for placing the panel
 
     def point(self, xy: Sequence[float]) -> _Point:
-        return round(xy[0] / self.scale), round(xy[1] / self.scale)
+        x, y = self.points([xy])[0]
+        return int(x), int(y)
 
     def points(self, polyline: Iterable[Sequence[float]]) -> np.ndarray:
-        return np.array(
-            [[x / self.scale, y / self.scale] for x, y in polyline], dtype=np.float64
-        ).round().astype(np.int32)
+        """Photo pixels → pixels of the image drawn on (pixel centres line up)."""
+        xy = np.array([[p[0], p[1]] for p in polyline], dtype=np.float64).reshape(-1, 2)
+        return ((xy + 0.5) / self.scale - 0.5).round().astype(np.int32)
 
     def text(
         self, text: str, org: _Point, size: float, colour: _Colour, *, centred: bool = False
