@@ -150,7 +150,25 @@ def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMa
         & (labels == TABLE)
     )
     labels[white] = LABEL_COLOURS.index(WHITE)
-    return ColourMasks(labels=labels, lab=lab, table=table)
+    return ColourMasks(labels=majority_filter(labels), lab=lab, table=table)
+
+
+def majority_filter(labels: NDArray[np.uint8], size: int = 5) -> NDArray[np.uint8]:
+    """Give every non-table pixel the most common label around it.
+
+    Where a string meets the table its edge pixels mix both colours: the dark green
+    string on orange wood has an olive, "yellow" fringe one pixel wide. The fringe is
+    outvoted by the string beside it, while a string itself (several pixels wide)
+    keeps its label.
+    """
+    votes = np.stack(
+        [
+            cv2.boxFilter((labels == k).astype(np.float32), -1, (size, size), normalize=False)
+            for k in range(len(LABEL_COLOURS))
+        ]
+    )
+    winner = np.argmax(votes, axis=0).astype(np.uint8)
+    return np.where(labels > 0, winner, labels).astype(np.uint8)
 
 
 #: Display colours (RGB) of the labels, for debug drawings.
