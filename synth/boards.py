@@ -121,7 +121,7 @@ def _corner_xy(geometry: BoardGeometry, field: int, crossing: int) -> Point:
 
 def _plant_violations(
     board: Board, geometry: BoardGeometry, rng: np.random.Generator, difficulty: str
-) -> tuple[Board, tuple[str, ...]]:
+) -> tuple[Board, tuple[Rule, ...]]:
     """Sometimes add one or two illegal placements that a photo can prove."""
     chance = {"easy": 0.2, "normal": 0.3, "hard": 0.4}[difficulty]
     if rng.random() >= chance:

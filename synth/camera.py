@@ -10,20 +10,48 @@ table y along image y. Pixels: x right, y down, origin at the top-left corner.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import cv2
 import numpy as np
 
-if TYPE_CHECKING:
-    from synth.scene import CameraParams, Scene
-
-__all__ = ["Camera", "fit_camera_distance", "FULL_FRAME_DIAGONAL_MM"]
+__all__ = ["Camera", "CameraParams", "fit_camera_distance", "FULL_FRAME_DIAGONAL_MM"]
 
 #: Diagonal of a 36 × 24 mm frame; "35 mm equivalent" focal lengths refer to it.
 FULL_FRAME_DIAGONAL_MM = 43.267
 # Flip between table (z up) and world' (z down) coordinates.
 _FLIP = np.diag([1.0, 1.0, -1.0])
+
+
+@dataclass(frozen=True)
+class CameraParams:
+    """The phone's pose and lens.
+
+    The camera looks at ``target_xy_mm`` on the table from ``distance_mm`` away, its
+    optical axis tilted ``tilt_deg`` from straight down towards ``tilt_azimuth_deg``,
+    and rotated ``roll_deg`` about the optical axis. ``k1`` is the radial distortion
+    coefficient (OpenCV convention), ``fill`` the share of the frame the board spans
+    along its tighter image axis (a rounded box inscribed in its bounding box).
+    """
+
+    tilt_deg: float
+    tilt_azimuth_deg: float
+    roll_deg: float
+    distance_mm: float
+    target_xy_mm: tuple[float, float]
+    focal_mm_equiv: float
+    k1: float
+    fill: float
+
+
+class _Framed(Protocol):
+    """Anything with a photo size and camera parameters (a :class:`synth.scene.Scene`)."""
+
+    @property
+    def size(self) -> tuple[int, int]: ...
+
+    @property
+    def camera(self) -> CameraParams: ...
 
 
 def _rot_x(a: float) -> np.ndarray:
@@ -86,7 +114,7 @@ class Camera:
         )
 
     @classmethod
-    def from_scene(cls, scene: Scene) -> Camera:
+    def from_scene(cls, scene: _Framed) -> Camera:
         """The camera of ``scene``."""
         return cls.from_params(scene.camera, scene.size)
 
@@ -109,14 +137,14 @@ class Camera:
     @property
     def tvec(self) -> np.ndarray:
         """Translation world' -> camera for OpenCV."""
-        return -self.R @ (_FLIP @ self.centre_mm)
+        return np.asarray(-self.R @ (_FLIP @ self.centre_mm))
 
     @property
     def homography(self) -> np.ndarray:
         """3×3 map from table ``(x, y, 1)`` (z = 0) to *undistorted* pixels."""
         Rt = np.column_stack([self.R[:, 0], self.R[:, 1], self.tvec])
         H = self.K @ Rt
-        return H / H[2, 2]
+        return np.asarray(H / H[2, 2])
 
     # -- projection ---------------------------------------------------------------
     def _to_world(self, points_mm: np.ndarray) -> np.ndarray:
@@ -149,7 +177,7 @@ class Camera:
     def depth(self, points_mm: np.ndarray) -> np.ndarray:
         """Distance of points along the optical axis (mm); larger is farther away."""
         cam = self._to_world(points_mm) @ self.R.T + self.tvec
-        return cam[:, 2]
+        return np.asarray(cam[:, 2])
 
     def rays(self, pixels: np.ndarray) -> np.ndarray:
         """Unit viewing directions (table frame) through distorted pixel positions.
@@ -159,7 +187,7 @@ class Camera:
         norm = self.undistort(pixels)
         d_cam = np.column_stack([norm, np.ones(len(norm))])
         d_tab = d_cam @ self.R @ _FLIP  # R.T maps camera -> world', then flip z
-        return d_tab / np.linalg.norm(d_tab, axis=1, keepdims=True)
+        return np.asarray(d_tab / np.linalg.norm(d_tab, axis=1, keepdims=True))
 
     def window_rays(
         self, x0: int, x1: int, y0: int, y1: int
@@ -188,7 +216,7 @@ class Camera:
         """
         px = np.asarray(pixels, dtype=np.float64).reshape(-1, 2)
         xd = (px - self.K[:2, 2]) / self.focal_px
-        return xd * self._undistort_scale(np.einsum("ij,ij->i", xd, xd))[:, None]
+        return np.asarray(xd * self._undistort_scale(np.einsum("ij,ij->i", xd, xd))[:, None])
 
     def _undistort_scale(self, rd2: np.ndarray) -> np.ndarray:
         """``x / x_d`` for distorted points at squared radius ``rd2`` (normalised).
@@ -212,7 +240,7 @@ class Camera:
         with np.errstate(divide="ignore", invalid="ignore"):
             t = -self.centre_mm[2] / d[:, 2]
         t = np.where(t > 0, t, np.nan)
-        return self.centre_mm[:2] + t[:, None] * d[:, :2]
+        return np.asarray(self.centre_mm[:2] + t[:, None] * d[:, :2])
 
     def table_grid(self, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
         """Table coordinates seen at the centres of a coarse pixel grid.
@@ -243,7 +271,7 @@ class Camera:
         n = len(p)
         jx, jy = uv[n : 2 * n] - uv[:n], uv[2 * n :] - uv[:n]
         area = np.abs(jx[:, 0] * jy[:, 1] - jx[:, 1] * jy[:, 0])
-        return np.sqrt(area) / e
+        return np.asarray(np.sqrt(area) / e)
 
 
 def fit_camera_distance(

@@ -138,7 +138,7 @@ def trace_cord(
 def _lerp(values: np.ndarray, seg: np.ndarray, tau: np.ndarray) -> np.ndarray:
     """Per-vertex ``values`` interpolated at ``tau`` along segments ``seg``."""
     a = values[seg]
-    return a + (values[seg + 1] - a) * tau
+    return np.asarray(a + (values[seg + 1] - a) * tau)
 
 
 def _nearest_segment(
@@ -158,7 +158,9 @@ def _nearest_segment(
     ey = np.diff(uv[:, 1]).astype(np.float32)
     inv_l2 = (1.0 / np.maximum(ex * ex + ey * ey, 1e-6)).astype(np.float32)
 
-    def project(x, y, s):
+    def project(
+        x: np.ndarray, y: np.ndarray, s: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         dx, dy = x - ax[s], y - ay[s]
         sx, sy = ex[s], ey[s]
         t = (dx * sx + dy * sy) * inv_l2[s]
@@ -282,7 +284,7 @@ def cord_coverage(band: CordBand, look: CordLook) -> np.ndarray:
     edge = wobble - np.abs(band.across)
     edge *= band.half_px
     edge += np.float32(0.5)
-    return np.clip(edge, 0.0, 1.0, out=edge)
+    return np.asarray(np.clip(edge, 0.0, 1.0, out=edge))
 
 
 def shade_cord(
@@ -341,7 +343,7 @@ def cord_brightness(band: CordBand, look: CordLook, rng: np.random.Generator) ->
     dye *= f32(0.04)
     dye += f32(1.0)
     value *= dye
-    return value
+    return np.asarray(value)
 
 
 def knot_geometry(

@@ -71,14 +71,14 @@ class Lighting:
         """
         cast = kelvin_to_rgb(self.params.temperature_k) / kelvin_to_rgb(6500.0)
         residual = cast ** (1.0 - self.params.awb_correction)
-        return residual / residual.mean() * self.params.exposure
+        return np.asarray(residual / residual.mean() * self.params.exposure)
 
     def shadow_offset(self, height_mm: float | np.ndarray) -> np.ndarray:
         """Horizontal displacement (mm) of the shadow of a point ``height_mm`` high."""
         d = self.direction
         h = np.asarray(height_mm, dtype=float)
         # Shadows fall away from the light, one cot(elevation) per unit of height.
-        return -np.multiply.outer(h, d[:2] / max(d[2], 0.05))
+        return np.asarray(-np.multiply.outer(h, d[:2] / max(d[2], 0.05)))
 
     def penumbra_mm(self, height_mm: float) -> float:
         """Blur (Gaussian sigma, mm) of the shadow edge of an occluder ``height_mm`` high.
@@ -111,7 +111,7 @@ class Lighting:
         key = np.clip(ndotl, 0.0, 2.2 * lz)
         key *= dtype.type(s / lz)
         fill += key
-        return fill
+        return np.asarray(fill)
 
     def specular(self, points_mm: np.ndarray, normals: np.ndarray, eye_mm: np.ndarray,
                  exponent: float) -> np.ndarray:
@@ -135,7 +135,7 @@ class Lighting:
             return np.broadcast_to(self.direction, points_mm.shape).copy()
         v = lamp - points_mm
         v /= _norm(v)[..., None]
-        return v
+        return np.asarray(v)
 
     def illumination(self, x_mm: np.ndarray, y_mm: np.ndarray) -> np.ndarray:
         """Smooth gain of the light falling on the table (1 at the board centre).
@@ -149,7 +149,7 @@ class Lighting:
         if lamp is not None:
             def irradiance(x: np.ndarray, y: np.ndarray) -> np.ndarray:
                 dx, dy, dz = lamp[0] - x, lamp[1] - y, lamp[2]
-                return dz / (dx * dx + dy * dy + dz * dz) ** 1.5
+                return np.asarray(dz / (dx * dx + dy * dy + dz * dz) ** 1.5)
 
             gain = irradiance(x_mm, y_mm) / irradiance(np.array(cx), np.array(cy))
         else:
@@ -158,12 +158,12 @@ class Lighting:
             gain = np.exp(along / 1400.0)  # brighter towards the window
         gain = 1.0 + self.params.unevenness * (gain - 1.0)
         # Rooms have fill light: nothing in the picture goes completely dark.
-        return np.clip(gain, 0.35, 3.5)
+        return np.asarray(np.clip(gain, 0.35, 3.5))
 
 
 def _norm(v: np.ndarray) -> np.ndarray:
     """Lengths of the vectors along the last axis."""
-    return np.sqrt(np.einsum("...i,...i->...", v, v))
+    return np.asarray(np.sqrt(np.einsum("...i,...i->...", v, v)))
 
 
 def _power(x: np.ndarray, exponent: float) -> np.ndarray:

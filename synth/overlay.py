@@ -6,6 +6,8 @@ the scorer's answer on a real one the same way.
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
 from shapely.geometry import Polygon
@@ -26,7 +28,7 @@ _VIOLATION = (255, 0, 0)
 _FONT = cv2.FONT_HERSHEY_SIMPLEX
 
 
-def draw_truth(image: np.ndarray, truth: dict) -> np.ndarray:
+def draw_truth(image: np.ndarray, truth: dict[str, Any]) -> np.ndarray:
     """Return a copy of ``image`` (RGB uint8) with the board report drawn on it.
 
     Parameters
@@ -53,23 +55,28 @@ def draw_truth(image: np.ndarray, truth: dict) -> np.ndarray:
     return out
 
 
-def _pts(polyline: list) -> np.ndarray:
+def _pts(polyline: list[Any]) -> np.ndarray:
     return np.round(np.asarray(polyline, dtype=np.float64)).astype(np.int32).reshape(-1, 1, 2)
 
 
-def _xy(p: list) -> tuple[int, int]:
+def _xy(p: list[Any]) -> tuple[int, int]:
     return int(round(p[0])), int(round(p[1]))
 
 
 def _text(
-    img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour: tuple, unit: int
+    img: np.ndarray,
+    text: str,
+    org: tuple[int, int],
+    scale: float,
+    colour: tuple[int, int, int],
+    unit: int,
 ) -> None:
     """Text with a dark outline, readable on any background."""
     cv2.putText(img, text, org, _FONT, scale, _BLACK, 3 * unit, cv2.LINE_AA)
     cv2.putText(img, text, org, _FONT, scale, colour, unit, cv2.LINE_AA)
 
 
-def _draw_lines(img: np.ndarray, lines: dict, unit: int) -> None:
+def _draw_lines(img: np.ndarray, lines: dict[str, Any], unit: int) -> None:
     for colour, line in lines.items():
         rgb = OVERLAY_RGB.get(colour, _GREY)
         poly = line.get("polyline") or []
@@ -82,7 +89,7 @@ def _draw_lines(img: np.ndarray, lines: dict, unit: int) -> None:
             cv2.circle(img, _xy(knot), 9 * unit, rgb, 2 * unit, cv2.LINE_AA)
 
 
-def _draw_crossings(img: np.ndarray, crossings: list, unit: int) -> None:
+def _draw_crossings(img: np.ndarray, crossings: list[Any], unit: int) -> None:
     for c in crossings:
         xy = _xy(c["xy"])
         cv2.circle(img, xy, 5 * unit, (255, 255, 255), unit, cv2.LINE_AA)
@@ -90,7 +97,7 @@ def _draw_crossings(img: np.ndarray, crossings: list, unit: int) -> None:
               (255, 255, 255), unit)
 
 
-def _draw_fields(img: np.ndarray, fields: list, unit: int) -> None:
+def _draw_fields(img: np.ndarray, fields: list[Any], unit: int) -> None:
     for f in fields:
         poly = f.get("polygon")
         if not poly or len(poly) < 3:
@@ -107,7 +114,7 @@ def _draw_fields(img: np.ndarray, fields: list, unit: int) -> None:
         _text(img, label, (int(p.x) - 12 * unit, int(p.y)), 0.45 * unit, (255, 255, 255), unit)
 
 
-def _draw_creatures(img: np.ndarray, creatures: list, bad: set, unit: int) -> None:
+def _draw_creatures(img: np.ndarray, creatures: list[Any], bad: set[int], unit: int) -> None:
     r = 10 * unit
     for c in creatures:
         if c.get("xy") is None:
@@ -128,12 +135,14 @@ def _draw_creatures(img: np.ndarray, creatures: list, bad: set, unit: int) -> No
                      cv2.LINE_AA)
 
 
-def _dashed_ring(img: np.ndarray, xy: tuple[int, int], radius: int, colour, unit: int) -> None:
+def _dashed_ring(
+    img: np.ndarray, xy: tuple[int, int], radius: int, colour: tuple[int, int, int], unit: int
+) -> None:
     for start in range(0, 360, 30):
         cv2.ellipse(img, xy, (radius, radius), 0, start, start + 15, colour, 2 * unit, cv2.LINE_AA)
 
 
-def _draw_legend(img: np.ndarray, truth: dict, unit: int) -> None:
+def _draw_legend(img: np.ndarray, truth: dict[str, Any], unit: int) -> None:
     scores = truth.get("scores", {})
     rows = [f"{k}: {scores[k]}" for k in ("red", "yellow", "green", "blue", "white") if k in scores]
     winners = truth.get("winners")

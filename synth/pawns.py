@@ -107,7 +107,8 @@ def _wood_grain(
     """Faint rings of the turned wood showing through the paint."""
     phase = rng.uniform(0, 2 * np.pi)
     r = np.hypot(point[:, 0] - foot[0], point[:, 2] * 0.6 + point[:, 1] - foot[1])
-    return 1.0 + 0.025 * np.sin(r * 2.3 + phase) + 0.015 * rng.standard_normal(len(point))
+    rings = 1.0 + 0.025 * np.sin(r * 2.3 + phase)
+    return np.asarray(rings + 0.015 * rng.standard_normal(len(point)))
 
 
 def _paint_face(paint: np.ndarray, normal: np.ndarray, facing: float) -> np.ndarray:

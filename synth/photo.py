@@ -167,10 +167,10 @@ def place_off_board(board: Board, camera: Camera, rng: np.random.Generator) -> B
     spots = spots[np.isfinite(spots).all(axis=1)]
     lines = shapely.MultiLineString([[*ln.polyline, ln.polyline[0]] for ln in board.lines])
     spots = spots[shapely.distance(shapely.points(spots), lines) >= OFF_BOARD_DISTANCE_MM]
-    spots = spots[
-        ~shapely.contains_xy(shapely.Polygon(lines.convex_hull.exterior), spots[:, 0], spots[:, 1])
-    ]
-    taken = [c.xy for c in board.creatures if c.xy is not None]
+    # Outside the lines' convex hull (the hull, not only the loops: inside a bay of
+    # the outer field a pawn would look in play).
+    spots = spots[~shapely.contains_xy(lines.convex_hull, spots[:, 0], spots[:, 1])]
+    taken: list[Point] = [c.xy for c in board.creatures if c.xy is not None]
     kept = []
     for creature in board.creatures:
         if not creature.off_board or creature.xy is not None:
@@ -179,7 +179,8 @@ def place_off_board(board: Board, camera: Camera, rng: np.random.Generator) -> B
         free = [s for s in spots if all(math.dist(s, t) > 2 * PAWN_WIDTH_MM for t in taken)]
         if not free:
             continue
-        xy = tuple(float(c) for c in free[int(rng.integers(len(free)))])
+        x, y = free[int(rng.integers(len(free)))]
+        xy = (float(x), float(y))
         taken.append(xy)
         kept.append(replace(creature, xy=xy))
     return board.with_creatures(tuple(kept))
@@ -235,7 +236,7 @@ def _pawn_width_px(camera: Camera, feet_mm: np.ndarray, width_mm: float) -> np.n
         return np.zeros(0)
     left = camera.project(feet_mm - [width_mm / 2, 0])
     right = camera.project(feet_mm + [width_mm / 2, 0])
-    return np.hypot(*(right - left).T)
+    return np.asarray(np.hypot(*(right - left).T))
 
 
 def _counts(truth: dict[str, Any]) -> dict[str, Any]:

@@ -318,14 +318,17 @@ def _sector_candidates(
     )
     points = shapely.points(candidates)
     pieces = room.pieces_near(sector.apex, 7 * room.pawn_radius + room.min_gap + 5.0)
-    by_colour = {colour: shapely.distance(points, piece) for colour, piece in pieces.items()}
+    by_colour = {
+        colour: np.asarray(shapely.distance(points, piece), dtype=float)
+        for colour, piece in pieces.items()
+    }
     colours = room.board.crossings[sector.crossing].lines
     along_start = shapely.Point(
         sector.apex[0] + 5 * math.cos(sector.start), sector.apex[1] + 5 * math.sin(sector.start)
     )
     start_colour = min(colours, key=lambda c: float(pieces[c].distance(along_start)))
     end_colour = colours[1] if start_colour == colours[0] else colours[0]
-    clear = np.min(np.vstack(list(by_colour.values())), axis=0)
+    clear = np.vstack(list(by_colour.values())).min(axis=0)
     return candidates, by_colour[start_colour], by_colour[end_colour], clear
 
 

@@ -30,7 +30,7 @@ channel at a time; defocus and sharpening are one separable filter.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -82,25 +82,27 @@ def render(
     x0, y0, x1, y1 = scene.board_extent_mm
     lighting = Lighting(scene.light, ((x0 + x1) / 2, (y0 + y1) / 2))
     view = _TableView.build(camera)
-    knots = _knots(objects, scene, rng)
     light_c = view.illumination(lighting) * _vignette(view, scene)
-    gain = view.resize_half(light_c)
-    pawn_shadow = _pawn_shadows(objects, scene, camera, lighting, view.half_shape)
-    tint = lighting.colour_gain.astype(np.float32)
+    ctx = RenderContext(
+        objects=objects,
+        scene=scene,
+        camera=camera,
+        lighting=lighting,
+        knots=_knots(objects, scene, rng),
+        view=view,
+        gain=view.resize_half(light_c),
+        tint=lighting.colour_gain.astype(np.float32),
+    )
+    pawn_shadow = _pawn_shadows(ctx)
     # The table and the objects are independent until they are composited: make the
     # table on a second thread (NumPy and OpenCV release the GIL), each with its own
     # generator so the result does not depend on scheduling.
     table_rng, object_rng = rng.spawn(2)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        table_job = pool.submit(
-            _lit_table, objects, knots, scene, view, lighting, light_c, gain, pawn_shadow,
-            table_rng,
-        )
-        object_gain = gain * pawn_shadow  # cords lie in pawn shadows, not in their own
-        layers = _cord_layers(
-            objects, knots, scene, camera, lighting, object_gain, tint, object_rng
-        )
-        layers += _pawn_layers(objects, scene, camera, lighting, gain, tint, object_rng)
+        table_job = pool.submit(_lit_table, ctx, light_c, pawn_shadow, table_rng)
+        # Cords lie in the pawns' shadows, not in their own.
+        layers = _cord_layers(replace(ctx, gain=ctx.gain * pawn_shadow), object_rng)
+        layers += _pawn_layers(ctx, object_rng)
         table = table_job.result()
     photo = cv2.resize(table, (width, height), interpolation=cv2.INTER_LINEAR)
     flat = photo.reshape(-1, 3)
@@ -110,6 +112,26 @@ def render(
 
 
 _Knot = tuple[list[Spheroid], list[np.ndarray]]
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    """What every drawing step of one photo needs.
+
+    ``knots`` holds the lumps and tails of each tie knot (shared by their shadows and
+    their drawing); ``gain`` is the light falling on the table and the objects at half
+    resolution (vignetting included) and ``tint`` the colour cast that white balance
+    left, both applied to every drawn pixel.
+    """
+
+    objects: SceneObjects
+    scene: Scene
+    camera: Camera
+    lighting: Lighting
+    knots: dict[str, _Knot]
+    view: _TableView
+    gain: np.ndarray
+    tint: np.ndarray
 
 
 def _knots(objects: SceneObjects, scene: Scene, rng: np.random.Generator) -> dict[str, _Knot]:
@@ -170,7 +192,7 @@ class _TableView:
         dxdi, dxdj = np.gradient(self.coarse_x)
         dydi, dydj = np.gradient(self.coarse_y)
         area = np.abs(dxdj * dydi - dxdi * dydj)
-        return np.sqrt(area) * 2.0 / _COARSE
+        return np.asarray(np.sqrt(area) * 2.0 / _COARSE)
 
     def coords(self, grain_angle_deg: float) -> TableCoords:
         """The half-resolution image's view of the table, for the texture."""
@@ -196,18 +218,11 @@ def _vignette(view: _TableView, scene: Scene) -> np.ndarray:
     aspect = scene.size[0] / scene.size[1]
     r2 = (u[None, :] * aspect) ** 2 + v[:, None] ** 2
     r2 /= (0.25 * aspect**2 + 0.25)
-    return 1.0 - scene.sensor.vignette * r2
+    return np.asarray(1.0 - scene.sensor.vignette * r2)
 
 
 def _lit_table(
-    objects: SceneObjects,
-    knots: dict[str, _Knot],
-    scene: Scene,
-    view: _TableView,
-    lighting: Lighting,
-    light_coarse: np.ndarray,
-    gain: np.ndarray,
-    pawn_shadow: np.ndarray,
+    ctx: RenderContext, light_coarse: np.ndarray, pawn_shadow: np.ndarray,
     rng: np.random.Generator,
 ) -> np.ndarray:
     """Half-resolution uint8 table image: texture × light × shadows + varnish + noise.
@@ -215,9 +230,10 @@ def _lit_table(
     Works channel by channel with OpenCV's fused operations: each pass over the
     half-resolution image costs about as much as the arithmetic in it.
     """
+    scene, view, lighting, gain = ctx.scene, ctx.view, ctx.lighting, ctx.gain
     table = scene.table
     mix = table_mix(table, view.coords(table.grain_angle_deg), rng)
-    shadow = _cord_shadows(objects, knots, scene, view.camera, lighting, view.half_shape)
+    shadow = _cord_shadows(ctx)
     cv2.multiply(shadow, pawn_shadow, dst=shadow)
     tint = [float(c) for c in lighting.colour_gain]
     top = max(tint)
@@ -341,15 +357,10 @@ def _roll_off(
 
 
 # ------------------------------------------------------------------------- shadows
-def _cord_shadows(
-    objects: SceneObjects,
-    knots: dict[str, _Knot],
-    scene: Scene,
-    camera: Camera,
-    lighting: Lighting,
-    shape: tuple[int, int],
-) -> np.ndarray:
+def _cord_shadows(ctx: RenderContext) -> np.ndarray:
     """Light left by the cast and contact shadows of cords and knots (half-res)."""
+    scene, camera, lighting = ctx.scene, ctx.camera, ctx.lighting
+    shape = ctx.view.half_shape
     mat = scene.materials
     radius = mat.string_diameter_mm / 2
     px_per_mm = _board_px_per_mm(scene, camera)
@@ -358,12 +369,12 @@ def _cord_shadows(
     cast = np.zeros(shape, np.uint8)
     contact = np.zeros(shape, np.uint8)
     offset = lighting.shadow_offset(radius * 1.5)
-    for line in objects.lines.values():
+    for line in ctx.objects.lines.values():
         pts = np.vstack([line, line[:1]])
         _polyline(cast, camera, pts + offset, 2 * radius, step=2)
         # The contact shadow is blurred over about a radius: no need for anti-aliasing.
         _polyline(contact, camera, pts, 3.0 * radius, step=2, line_type=cv2.LINE_8)
-    for lumps, tails in knots.values():
+    for lumps, tails in ctx.knots.values():
         for tail in tails:
             _polyline(cast, camera, tail + offset, 2 * radius, step=2)
             _polyline(contact, camera, tail, 3.0 * radius, step=2, line_type=cv2.LINE_8)
@@ -376,14 +387,10 @@ def _cord_shadows(
     return _shadow_light(cast, soft, strength, contact, radius * scale, 0.28)
 
 
-def _pawn_shadows(
-    objects: SceneObjects,
-    scene: Scene,
-    camera: Camera,
-    lighting: Lighting,
-    shape: tuple[int, int],
-) -> np.ndarray:
+def _pawn_shadows(ctx: RenderContext) -> np.ndarray:
     """Light left by the pawns' big soft shadows (drawn and blurred at quarter-res)."""
+    objects, scene, camera, lighting = ctx.objects, ctx.scene, ctx.camera, ctx.lighting
+    shape = ctx.view.half_shape
     if not objects.pawns:
         return np.ones(shape, np.float32)
     mat = scene.materials
@@ -544,42 +551,37 @@ def _sample_half(field: np.ndarray, xy: np.ndarray) -> np.ndarray:
     out = cv2.remap(
         field, grid, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE  # type: ignore[call-overload]
     )
-    return out.reshape(-1)[:n]
+    return np.asarray(out.reshape(-1)[:n])
 
 
-def _lit(rgb: np.ndarray, xy: np.ndarray, gain: np.ndarray, tint: np.ndarray,
-         scene: Scene, rng: np.random.Generator) -> np.ndarray:
+def _lit(
+    ctx: RenderContext, rgb: np.ndarray, xy: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
     """Apply the light falling at each pixel, the white-balance cast and sensor noise."""
-    out = rgb * tint.astype(np.float32)
-    out *= _sample_half(gain, xy)[:, None]
+    out = rgb * ctx.tint.astype(np.float32)
+    out *= _sample_half(ctx.gain, xy)[:, None]
     level = np.maximum(np.maximum(out[:, 0], out[:, 1]), out[:, 2])
-    out += _object_noise(level, scene, rng)[:, None]
+    out += _object_noise(level, ctx.scene, rng)[:, None]
     return out
 
 
-def _lit_colour(value: np.ndarray, rgb: np.ndarray, xy: np.ndarray, gain: np.ndarray,
-                tint: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
+def _lit_colour(
+    ctx: RenderContext, value: np.ndarray, rgb: np.ndarray, xy: np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """:func:`_lit` for pixels of one colour ``rgb`` (3,) at brightness ``value`` (n,)."""
-    colour = (np.asarray(rgb) * tint).astype(np.float32)
-    value = value * _sample_half(gain, xy)
-    noise = _object_noise(value * colour.max(), scene, rng)
+    colour = (np.asarray(rgb) * ctx.tint).astype(np.float32)
+    value = value * _sample_half(ctx.gain, xy)
+    noise = _object_noise(value * colour.max(), ctx.scene, rng)
     out = value[:, None] * colour[None, :]
     out += noise[:, None]
-    return out
+    return np.asarray(out)
 
 
-def _cord_layers(
-    objects: SceneObjects,
-    knots: dict[str, _Knot],
-    scene: Scene,
-    camera: Camera,
-    lighting: Lighting,
-    gain: np.ndarray,
-    tint: np.ndarray,
-    rng: np.random.Generator,
-) -> list[_Layer]:
+def _cord_layers(ctx: RenderContext, rng: np.random.Generator) -> list[_Layer]:
     """Cords in random order, crossings fixed up, then knots with their tails."""
-    mat = scene.materials
+    objects, camera, lighting = ctx.objects, ctx.camera, ctx.lighting
+    mat = ctx.scene.materials
     radius = mat.string_diameter_mm / 2
     layers: list[_Layer] = []
 
@@ -591,7 +593,7 @@ def _cord_layers(
         covered = np.flatnonzero(alpha > 0.0)
         band = band.subset(covered)
         value = cord_brightness(band, look, rng)
-        rgb = _lit_colour(value, look.rgb, band.xy, gain, tint, scene, rng)
+        rgb = _lit_colour(ctx, value, look.rgb, band.xy, rng)
         return _Layer(band.idx, rgb, alpha[covered])
 
     # Flat indices (ascending) and coverage of each cord's first drawing.
@@ -625,7 +627,7 @@ def _cord_layers(
             layers.append(_shadow_on_lower(lighting, band, drawn[lower], radius))
             layers.append(layer)
 
-    for colour, (lumps, tails) in knots.items():
+    for colour, (lumps, tails) in ctx.knots.items():
         for tail in tails:
             taper = radius * np.linspace(1.0, 0.8, len(tail))
             layer = paint(trace_cord(camera, tail, taper, closed=False, margin=0.2), looks[colour])
@@ -633,24 +635,22 @@ def _cord_layers(
                 layers.append(layer)
         knot_px = shade_knot(camera, lumps, looks[colour], rng)
         if knot_px is not None:
-            layers.append(_solid_layer(*knot_px, camera, gain, tint, scene, rng))
+            layers.append(_solid_layer(ctx, *knot_px, rng))
     return layers
 
 
 def _solid_layer(
+    ctx: RenderContext,
     idx: np.ndarray,
     premultiplied: np.ndarray,
     alpha: np.ndarray,
-    camera: Camera,
-    gain: np.ndarray,
-    tint: np.ndarray,
-    scene: Scene,
     rng: np.random.Generator,
 ) -> _Layer:
     """Layer of a ray-cast solid (knot lump, pawn) from its premultiplied colours."""
-    xy = np.column_stack([idx % camera.size[0], idx // camera.size[0]]).astype(np.float32)
+    width = ctx.camera.size[0]
+    xy = np.column_stack([idx % width, idx // width]).astype(np.float32)
     straight = (premultiplied / np.maximum(alpha, 1e-6)[:, None]).astype(np.float32)
-    return _Layer(idx, _lit(straight, xy, gain, tint, scene, rng), alpha)
+    return _Layer(idx, _lit(ctx, straight, xy, rng), alpha)
 
 
 def _piece_near(
@@ -694,17 +694,10 @@ def _shadow_on_lower(
     return _Layer(band.idx[dark], dim=dim)
 
 
-def _pawn_layers(
-    objects: SceneObjects,
-    scene: Scene,
-    camera: Camera,
-    lighting: Lighting,
-    gain: np.ndarray,
-    tint: np.ndarray,
-    rng: np.random.Generator,
-) -> list[_Layer]:
+def _pawn_layers(ctx: RenderContext, rng: np.random.Generator) -> list[_Layer]:
     """Ray-cast the pawns far to near (painter's order)."""
-    mat = scene.materials
+    objects, camera, lighting = ctx.objects, ctx.camera, ctx.lighting
+    mat = ctx.scene.materials
     shape = PawnShape(mat.pawn_width_mm, mat.pawn_height_mm)
     if not objects.pawns:
         return []
@@ -723,7 +716,7 @@ def _pawn_layers(
             rng=rng,
         )
         if out is not None:
-            layers.append(_solid_layer(*out, camera, gain, tint, scene, rng))
+            layers.append(_solid_layer(ctx, *out, rng))
     return layers
 
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 import colorsys
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from synth.camera import fit_camera_distance
+from synth.camera import CameraParams, fit_camera_distance
 
 __all__ = [
     "DIFFICULTIES",
@@ -193,27 +194,6 @@ class LightParams:
 
 
 @dataclass(frozen=True)
-class CameraParams:
-    """The phone's pose and lens.
-
-    The camera looks at ``target_xy_mm`` on the table from ``distance_mm`` away, its
-    optical axis tilted ``tilt_deg`` from straight down towards ``tilt_azimuth_deg``,
-    and rotated ``roll_deg`` about the optical axis. ``k1`` is the radial distortion
-    coefficient (OpenCV convention), ``fill`` the share of the frame the board spans
-    along its tighter image axis (a rounded box inscribed in its bounding box).
-    """
-
-    tilt_deg: float
-    tilt_azimuth_deg: float
-    roll_deg: float
-    distance_mm: float
-    target_xy_mm: tuple[float, float]
-    focal_mm_equiv: float
-    k1: float
-    fill: float
-
-
-@dataclass(frozen=True)
 class SensorParams:
     """Sensor and processing: noise (variance ``a * signal + b``), vignetting,
     defocus blur (pixels), phone sharpening and JPEG quality."""
@@ -253,7 +233,7 @@ class Scene:
     sensor: SensorParams
     materials: MaterialParams
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Return the scene as plain JSON types (dicts, lists, str, float, int)."""
         plain = _plain(dataclasses.asdict(self))
         assert isinstance(plain, dict)

@@ -110,7 +110,7 @@ class TableCoords:
             grid += _F32(offset)
         coarse = cv2.merge([self.u_c * _F32(1.0 / cell_u), self.v_c * _F32(1.0 / cell_v)])
         maps = self.up(coarse, low)  # one two-channel map: cheaper than two
-        return cv2.remap(grid, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP)  # type: ignore[call-overload]
+        return np.asarray(cv2.remap(grid, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP))  # type: ignore[call-overload]
 
 
 def table_mix(table: TableParams, coords: TableCoords, rng: np.random.Generator) -> np.ndarray:
@@ -150,7 +150,7 @@ def table_albedo(
         np.clip(mix * _F32(dark - base) + _F32(base), 0.0, 1.0)
         for base, dark in zip(table.rgb, table.rgb2, strict=True)
     ]
-    return cv2.merge(channels)
+    return np.asarray(cv2.merge(channels))
 
 
 def _noise_grid(rng: np.random.Generator, rows: int, cols: int, smooth: float) -> np.ndarray:
@@ -235,7 +235,7 @@ def _seam_distance(pos: np.ndarray, index: np.ndarray, size: float) -> np.ndarra
     frac = cv2.subtract(pos, index, dtype=cv2.CV_32F)  # 0..1 across the board
     # size * min(f, 1 - f) = size * (0.5 - |f - 0.5|)
     frac = cv2.absdiff(frac, 0.5)  # type: ignore[call-overload]
-    return cv2.addWeighted(frac, -size, frac, 0.0, 0.5 * size)
+    return np.asarray(cv2.addWeighted(frac, -size, frac, 0.0, 0.5 * size))
 
 
 def _lookup(table: np.ndarray, index: np.ndarray) -> np.ndarray:
@@ -314,7 +314,7 @@ def _to_nearest_integer(a: np.ndarray) -> np.ndarray:
     """``|a - round(a)|``, in place."""
     r = np.rint(a)
     np.subtract(a, r, out=a)
-    return np.abs(a, out=a)
+    return np.asarray(np.abs(a, out=a))
 
 
 def _white(t: TableParams, c: TableCoords, rng: np.random.Generator) -> np.ndarray:
