@@ -12,11 +12,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cli import play, rescore, serve, synth
+from cli import play, rescore, score, serve, synth
 from cli.errors import UserError
 from engine.errors import EngineError
 
-SUBCOMMANDS = (play, rescore, serve, synth)
+SUBCOMMANDS = (play, rescore, score, serve, synth)
 
 
 def build_parser() -> argparse.ArgumentParser:

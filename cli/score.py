@@ -1,0 +1,231 @@
+"""``dicke-daemonen score``: read photos of the table into scored boards.
+
+One photo::
+
+    dicke-daemonen score PHOTO [--json] [--overlay OUT.png] [--debug DIR]
+
+prints a short summary (scores of all five colours, winners, violations, what the
+reader was unsure of), or with ``--json`` the board report of CONTRACT.md. Nothing is
+printed until the photo has been read completely, and a photo that cannot be read as
+a board gives one line on standard error and exit status 2, never a made-up board.
+
+A folder::
+
+    dicke-daemonen score DIR --out results.jsonl
+
+reads every photo in it (JPEG, PNG, WebP, HEIC; overlays written by ``synth
+--overlay`` are skipped) with a progress bar, and writes one JSON line per photo: the
+report with a ``"photo"`` key, or ``{"photo": ..., "error": ...}`` for a photo that
+could not be read; the others go on. Without ``--out`` the lines go to standard output.
+The exit status is 2 when any photo could not be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from cli.errors import UserError
+
+#: File endings read from a folder (compared in lower case).
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
+SCORE_COLOURS = ("red", "yellow", "green", "blue", "white")
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "score",
+        help="read a photo of the table (or a folder of them) into a scored board",
+        description="Read the four string loops, their crossings and every creature from "
+        "a photo of the table, score the board and name the winners. PHOTO may be a "
+        "folder: then every photo in it is read, one JSON line each.",
+    )
+    parser.add_argument("photo", type=Path, help="photo (JPEG, PNG, WebP, HEIC) or folder")
+    parser.add_argument("--json", action="store_true",
+                        help="print the board report (JSON) instead of the summary")
+    parser.add_argument("--overlay", type=Path, metavar="OUT.png",
+                        help="write the photo with the reading drawn over it")
+    parser.add_argument("--debug", type=Path, metavar="DIR",
+                        help="write one picture per reader stage into DIR")
+    parser.add_argument("--out", type=Path, metavar="RESULTS.jsonl",
+                        help="for a folder: write the JSON lines here (default: stdout)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.photo.is_dir():
+        if args.overlay or args.debug or args.json:
+            raise UserError("--overlay, --debug and --json are for one photo; "
+                            "a folder gives JSON lines (--out)")
+        return score_folder(args.photo, args.out)
+    if args.out:
+        raise UserError("--out is for a folder of photos; for one photo use --json")
+    return score_photo(args.photo, as_json=args.json, overlay=args.overlay, debug=args.debug)
+
+
+# --- one photo ----------------------------------------------------------------------------
+
+
+def score_photo(photo: Path, *, as_json: bool, overlay: Path | None, debug: Path | None) -> int:
+    """Read one photo; write the overlay and debug pictures; then print the result."""
+    from vision.overlay import draw_overlay
+    from vision.reader import draw_stages
+
+    reading = _read(photo)
+    if overlay is not None:
+        drawn = draw_overlay(reading.photo.rgb, reading.report, reading.photo.scale)
+        _write_picture(drawn, overlay)
+    if debug is not None:
+        try:
+            debug.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise UserError(f"cannot make {debug}: {error.strerror or error}") from error
+        for name, picture in draw_stages(reading).items():
+            _write_picture(picture, debug / f"{name}.png")
+    # Everything is done: only now does anything go to standard output.
+    if as_json:
+        sys.stdout.write(json.dumps(reading.report) + "\n")
+    else:
+        sys.stdout.write("\n".join(summary_lines(reading.report, str(photo))) + "\n")
+    return 0
+
+
+def _read(photo: Path) -> Any:
+    """``read_photo``, with every way it can refuse turned into a one-line UserError."""
+    reading = _read_or_refusal(photo)
+    if isinstance(reading, str):
+        raise UserError(f"{photo}: {reading}")
+    return reading
+
+
+def _read_or_refusal(photo: Path) -> Any:
+    """The reading of ``photo``, or the one-line reason why it could not be read."""
+    from engine.errors import EngineError
+    from vision.errors import ReadError
+    from vision.reader import read_photo
+
+    try:
+        return read_photo(photo)
+    except (ReadError, EngineError) as error:
+        return _one_line(error)
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return text or type(error).__name__
+
+
+def _write_picture(rgb: Any, path: Path) -> None:
+    from PIL import Image
+
+    try:
+        Image.fromarray(rgb).save(path)
+    except (OSError, ValueError) as error:  # ValueError: an unknown file ending
+        raise UserError(f"cannot write {path}: {_one_line(error)}") from error
+
+
+def summary_lines(report: Mapping[str, Any], name: str) -> list[str]:
+    """The short human account of one reading."""
+    creatures = report.get("creatures") or []
+    off_board = sum(bool(c.get("off_board")) for c in creatures)
+    bounded = sum(not f.get("outer") for f in report.get("fields") or [])
+    counts = (f"{len(report.get('lines') or {})} loops, "
+              f"{len(report.get('crossings') or [])} crossings, {bounded} fields, "
+              f"{len(creatures)} creatures")
+    if off_board:
+        counts += f" ({off_board} off the board)"
+    scores = report.get("scores") or {}
+    lines = [
+        f"{name}: {counts}",
+        "Scores: " + ", ".join(f"{c} {scores.get(c, 0)}" for c in SCORE_COLOURS),
+        "Winners: " + (", ".join(report.get("winners") or []) or "none"),
+    ]
+    violations = report.get("violations") or []
+    lines.append(f"Violations: {len(violations) or 'none'}")
+    lines += [f"  {v.get('rule')}: {v.get('message', '')}".rstrip(": ") for v in violations]
+    unsure = _unsure_items(report)
+    warnings = list(report.get("warnings") or [])
+    if unsure or warnings:
+        lines.append("Unsure of:" + (f" {unsure}" if unsure else ""))
+        lines += [f"  {w}" for w in warnings]
+    return lines
+
+
+def _unsure_items(report: Mapping[str, Any]) -> str:
+    """E.g. "2 crossings, 1 creature (confidence < 0.6)", or "" when there are none."""
+    from vision.overlay import LOW_CONFIDENCE
+
+    parts = []
+    for key, singular in (("crossings", "crossing"), ("creatures", "creature")):
+        low = [item for item in report.get(key) or []
+               if isinstance(item.get("confidence"), int | float)
+               and item["confidence"] < LOW_CONFIDENCE]
+        if low:
+            ids = ", ".join(str(item.get("id")) for item in low)
+            parts.append(f"{len(low)} {singular if len(low) == 1 else key} ({ids})")
+    return "; ".join(parts) + f" with confidence < {LOW_CONFIDENCE}" if parts else ""
+
+
+# --- a folder -----------------------------------------------------------------------------
+
+
+def photos_in(folder: Path) -> list[Path]:
+    """The photos of a folder, by name; ``*.overlay.*`` drawings are not photos."""
+    return sorted(
+        p for p in folder.iterdir()
+        if p.is_file() and p.suffix.lower() in PHOTO_SUFFIXES and ".overlay." not in p.name
+    )
+
+
+def score_folder(folder: Path, out: Path | None) -> int:
+    """Read every photo of ``folder``, one JSON line each; the exit status is 2 if any fails."""
+    photos = photos_in(folder)
+    if not photos:
+        raise UserError(f"{folder}: no photos in this folder "
+                        f"({', '.join(PHOTO_SUFFIXES)})")
+    failed = 0
+    with _open_output(out) as sink:
+        for line in results(photos):
+            failed += "error" in line
+            sink.write(json.dumps(line) + "\n")
+            sink.flush()
+    if failed:
+        where = f" (see {out})" if out else ""
+        print(f"dicke-daemonen score: {failed} of {len(photos)} photos could not be "
+              f"read{where}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def results(photos: Sequence[Path]) -> Iterator[dict[str, Any]]:
+    """One result per photo, in order, with a progress bar on standard error (if a tty)."""
+    from tqdm import tqdm
+
+    for photo in tqdm(photos, desc="photos", unit="photo", disable=None, file=sys.stderr):
+        try:
+            reading = _read_or_refusal(photo)
+        except Exception as error:  # noqa: BLE001 - a bug on one photo must not stop the rest
+            reading = f"internal error: {type(error).__name__}: {_one_line(error)}"
+        if isinstance(reading, str):
+            yield {"photo": str(photo), "error": reading}
+        else:
+            yield {"photo": str(photo), **reading.report}
+
+
+@contextmanager
+def _open_output(path: Path | None) -> Iterator[IO[str]]:
+    """The output file, or standard output (left open)."""
+    if path is None:
+        yield sys.stdout
+        return
+    try:
+        file = path.open("w", encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"cannot write {path}: {error.strerror or error}") from error
+    with file:
+        yield file
