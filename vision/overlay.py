@@ -106,7 +106,9 @@ class _Canvas:
         # One "unit" ≈ 1/900 of the long side: 2 px on a 2016-px working image, which a
         # phone shows at about half size.
         self.unit = max(1, round(max(image.shape[:2]) / 900))
-        self.occupied: list[_Point] = []  # where the board is, for placing the panel
+        # Where the board is, with how much it matters not to hide each point, for
+        # placing the panel: a creature or crossing far more than a stretch of line.
+        self.occupied: list[tuple[int, int, int]] = []
 
     def point(self, xy: Sequence[float]) -> _Point:
         x, y = self.points([xy])[0]
@@ -152,7 +154,7 @@ def _draw_lines(canvas: _Canvas, lines: Mapping[str, Any]) -> None:
             pts = canvas.points(polyline).reshape(-1, 1, 2)
             cv2.polylines(canvas.image, [pts], True, _BLACK, 4 * u, cv2.LINE_AA)
             cv2.polylines(canvas.image, [pts], True, rgb, 2 * u, cv2.LINE_AA)
-            canvas.occupied.extend((int(x), int(y)) for x, y in pts[::10, 0])
+            canvas.occupied.extend((int(x), int(y), 1) for x, y in pts[::4, 0])
         knot = line.get("knot")
         if knot is not None:
             centre = canvas.point(knot)
@@ -163,7 +165,9 @@ def _draw_lines(canvas: _Canvas, lines: Mapping[str, Any]) -> None:
 def _draw_crossings(canvas: _Canvas, crossings: Iterable[Mapping[str, Any]]) -> None:
     u = canvas.unit
     for crossing in crossings:
-        canvas.ring(canvas.point(crossing["xy"]), 5 * u, _WHITE, u)
+        centre = canvas.point(crossing["xy"])
+        canvas.ring(centre, 5 * u, _WHITE, u)
+        canvas.occupied.append((*centre, 20))
 
 
 def _draw_crossing_ids(canvas: _Canvas, crossings: Iterable[Mapping[str, Any]]) -> None:
@@ -239,7 +243,7 @@ def _draw_creatures(
         if creature.get("xy") is None:
             continue
         foot = canvas.point(creature["xy"])
-        canvas.occupied.append(foot)
+        canvas.occupied.append((*foot, 40))
         colour = COLOURS_RGB.get(creature.get("colour", ""), _GREY)
         corner = crossings.get(creature.get("crossing"))  # type: ignore[arg-type]
         if corner is not None:
@@ -298,10 +302,10 @@ def _draw_panel(canvas: _Canvas, report: Mapping[str, Any]) -> None:
     if not rows:
         return
     u = canvas.unit
-    size = 0.7
+    size = 0.6
     font_scale = size * u
     thickness = max(1, round(font_scale * 1.6))
-    line_height = round(34 * u)
+    line_height = round(30 * u)
     width = max(cv2.getTextSize(t, _FONT, font_scale, thickness)[0][0] for t, _ in rows)
     width += 24 * u
     height = line_height * len(rows) + 16 * u
@@ -345,19 +349,25 @@ def _panel_rows(report: Mapping[str, Any]) -> list[tuple[str, _Colour]]:
 
 
 def _emptiest_corner(canvas: _Canvas, width: int, height: int, margin: int) -> _Point:
-    """The top-left of a ``width`` × ``height`` box in the corner covering the least board."""
+    """The top-left of a ``width`` × ``height`` box where it hides the least of the board.
+
+    Tries the four corners and the middles of the four edges, in that order of
+    preference.
+    """
     image_h, image_w = canvas.image.shape[:2]
     left, top = min(margin, image_w - width), min(margin, image_h - height)
     right, bottom = max(0, image_w - width - margin), max(0, image_h - height - margin)
-    corners = [(left, top), (right, top), (left, bottom), (right, bottom)]
+    centre_x, centre_y = max(0, (image_w - width) // 2), max(0, (image_h - height) // 2)
+    places = [(left, top), (right, top), (left, bottom), (right, bottom),
+              (centre_x, top), (centre_x, bottom), (left, centre_y), (right, centre_y)]
     if not canvas.occupied:
-        return corners[0]
-    xy = np.asarray(canvas.occupied, dtype=np.int64)
+        return places[0]
+    xyw = np.asarray(canvas.occupied, dtype=np.int64)
 
-    def covered(corner: _Point) -> int:
-        x, y = corner
-        inside_x = (xy[:, 0] >= x) & (xy[:, 0] < x + width)
-        inside = inside_x & (xy[:, 1] >= y) & (xy[:, 1] < y + height)
-        return int(inside.sum())
+    def hidden(place: _Point) -> int:
+        x, y = place
+        inside_x = (xyw[:, 0] >= x) & (xyw[:, 0] < x + width)
+        inside = inside_x & (xyw[:, 1] >= y) & (xyw[:, 1] < y + height)
+        return int(xyw[inside, 2].sum())
 
-    return min(corners, key=covered)  # ties keep the order above: top-left first
+    return min(places, key=hidden)  # ties keep the order above: top-left first
