@@ -8,12 +8,12 @@ by hand.
 
 from __future__ import annotations
 
-import importlib
 import logging
 from dataclasses import dataclass
 from typing import Any
 
 from vision.errors import ReadError
+from vision.reader import read_photo
 
 log = logging.getLogger(__name__)
 
@@ -45,11 +45,7 @@ def read_board(photo: bytes) -> BoardReading:
         warnings); ``error`` is its one-line message when it could not read the board.
     """
     try:
-        reader = importlib.import_module("vision.reader")
-    except ImportError:
-        return BoardReading(None, "the photo reader is not installed yet; enter the board by hand")
-    try:
-        reading = reader.read_photo(photo)
+        reading = read_photo(photo)
     except ReadError as error:
         return BoardReading(None, str(error).splitlines()[0] if str(error) else "unreadable photo")
     except Exception as error:  # a bug in the reader must not lose the upload

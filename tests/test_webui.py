@@ -1,0 +1,541 @@
+"""The web app through Flask's test client: every route, every error path, the archive.
+
+Boards are archived from the sample photos with their truth report re-scored by the
+engine (what a perfect reader returns), so everything but the reading itself is tested
+without depending on how well the reader reads; the upload tests read real sample photos
+with ``vision.reader``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from PIL import Image
+
+from engine.board import Creature
+from engine.placement import BoardGeometry
+from engine.report import board_from_report, board_to_report
+from webui import create_app
+from webui.archive import get_board, list_boards, store_board
+from webui.db import SCHEMA_VERSION, connect, migrate, schema_version
+from webui.edits import apply_edits
+from webui.game import NO_GAME, GameInfo, Player
+from webui.photos import PhotoStore, inspect_photo
+from webui.scoring import BoardReading
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_images"
+VIOLATIONS = SAMPLES / "05_normal_violations"
+WOOD = SAMPLES / "01_easy_light_wood"
+TOKEN = "test-token"
+API = {"X-Requested-With": "test"}
+
+
+def truth_report(sample: Path) -> dict[str, Any]:
+    """The sample's truth as the engine reports it (the extras of the truth dropped)."""
+    truth = json.loads(sample.with_suffix(".truth.json").read_text())
+    size = (truth["image"]["width"], truth["image"]["height"])
+    return board_to_report(board_from_report(truth), image_size=size)
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Flask:
+    return create_app({"TESTING": True, "SECRET_KEY": "test"}, instance_path=str(tmp_path / "i"))
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    client = app.test_client()
+    with client.session_transaction() as session:
+        session["csrf_token"] = TOKEN
+    return client
+
+
+@pytest.fixture
+def db(app: Flask) -> Iterator[sqlite3.Connection]:
+    connection = connect(app.config["DATABASE"])
+    yield connection
+    connection.close()
+
+
+def archive_sample(app: Flask, db: sqlite3.Connection, sample: Path = VIOLATIONS,
+                   game: GameInfo = NO_GAME) -> int:
+    data = sample.with_suffix(".jpg").read_bytes()
+    reading = BoardReading(truth_report(sample), None)
+    return store_board(db, app.extensions["photos"], data, inspect_photo(data), reading, game)
+
+
+def grey_png(width: int = 800, height: int = 600) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (128, 128, 128)).save(out, "PNG")
+    return out.getvalue()
+
+
+def upload(client: FlaskClient, data: bytes, name: str = "photo.jpg", **fields: Any) -> Any:
+    form = {"csrf_token": TOKEN, "photo": (io.BytesIO(data), name), **fields}
+    return client.post("/", data=form, content_type="multipart/form-data")
+
+
+# --- the database --------------------------------------------------------------------------
+
+
+def test_migrate_an_empty_file_to_the_latest_schema(tmp_path: Path) -> None:
+    db = connect(tmp_path / "new.sqlite3")
+    assert migrate(db) == 0
+    assert schema_version(db) == SCHEMA_VERSION
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"photos", "boards", "board_players"} <= tables
+    assert migrate(db) == SCHEMA_VERSION  # a second start changes nothing
+
+
+def test_migrate_from_the_previous_version_keeps_boards_and_indexes_players(
+    tmp_path: Path,
+) -> None:
+    db = connect(tmp_path / "old.sqlite3")
+    migrate(db, target=SCHEMA_VERSION - 1)
+    db.execute("INSERT INTO photos VALUES ('h', 'jpeg', 10, 10, 5, '2026-01-01T00:00:00Z')")
+    game = GameInfo("players", (Player("Anna", "red"), Player("Ben", None)))
+    db.execute(
+        "INSERT INTO boards (created_at, photo, read_error, game) VALUES (?, 'h', 'x', ?)",
+        ("2026-01-01T00:00:00Z", json.dumps(game.to_json())),
+    )
+    assert migrate(db) == SCHEMA_VERSION - 1
+    assert [b.id for b in list_boards(db, player="ben")] == [1]
+    assert list_boards(db, player="Carla") == []
+
+
+def test_an_archive_from_a_newer_app_is_refused(tmp_path: Path) -> None:
+    db = connect(tmp_path / "future.sqlite3")
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(RuntimeError, match="newer than this app"):
+        migrate(db)
+
+
+def test_the_same_photo_is_stored_once(app: Flask, db: sqlite3.Connection) -> None:
+    first, second = archive_sample(app, db), archive_sample(app, db)
+    assert first != second
+    stored = list((Path(app.config["PHOTOS"])).rglob("*.jpg"))
+    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    assert sorted(p.name for p in stored) == sorted(
+        [f"{digest}.jpg", f"{digest}.view.jpg", f"{digest}.thumb.jpg"]
+    )
+    assert db.execute("SELECT COUNT(*) FROM photos").fetchone()[0] == 1
+
+
+# --- the new-board form --------------------------------------------------------------------
+
+
+def test_new_board_form_has_camera_capture_and_a_token(client: FlaskClient) -> None:
+    page = client.get("/").get_data(as_text=True)
+    assert 'accept="image/*" capture="environment"' in page
+    assert f'name="csrf_token" value="{TOKEN}"' in page
+
+
+def test_upload_without_a_photo_says_what_to_fix(client: FlaskClient) -> None:
+    response = client.post("/", data={"csrf_token": TOKEN}, content_type="multipart/form-data")
+    assert response.status_code == 400
+    assert "Take a photo of the board or choose one." in response.get_data(as_text=True)
+
+
+def test_upload_of_a_non_image_is_refused_and_not_stored(
+    client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    response = upload(client, b"%PDF-1.4 not a photo at all" * 50, name="board.jpg")
+    assert response.status_code == 400
+    assert "This file cannot be used" in response.get_data(as_text=True)
+    assert db.execute("SELECT COUNT(*) FROM boards").fetchone()[0] == 0
+
+
+def test_upload_of_a_truncated_jpeg_is_refused(client: FlaskClient) -> None:
+    data = WOOD.with_suffix(".jpg").read_bytes()
+    response = upload(client, data[: len(data) // 2])
+    assert response.status_code == 400
+    assert "This file cannot be used" in response.get_data(as_text=True)
+
+
+def test_upload_larger_than_the_limit_is_refused(app: Flask, client: FlaskClient) -> None:
+    app.config["MAX_CONTENT_LENGTH"] = 100_000
+    response = upload(client, WOOD.with_suffix(".jpg").read_bytes())
+    assert response.status_code == 413
+    assert "too large" in response.get_data(as_text=True)
+
+
+def test_bad_predictions_are_shown_on_the_form(client: FlaskClient) -> None:
+    response = upload(client, grey_png(), player=["Anna", "B" * 41], prediction=["purple", ""])
+    page = response.get_data(as_text=True)
+    assert response.status_code == 400
+    assert "Player 1: choose one of red, yellow, green, blue, white." in page
+    assert "Player 2: a name has at most 40 characters." in page
+    assert 'value="Anna"' in page  # what the user typed is kept
+
+
+def test_solitaire_with_a_colour_on_two_places_is_refused(client: FlaskClient) -> None:
+    response = upload(client, grey_png(), mode="solitaire", place1="red", place2="red")
+    assert response.status_code == 400
+    assert "Place 2: red is already predicted on a place." in response.get_data(as_text=True)
+
+
+def test_an_unreadable_photo_is_kept_with_its_error(
+    client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    response = upload(client, grey_png(), player=["Anna"], prediction=["red"])
+    assert response.status_code == 303
+    board_id = int(response.headers["Location"].rsplit("/", 1)[1])
+    board = get_board(db, board_id)
+    assert board.report is None and board.read_error
+    assert board.player_names == ["Anna"]
+    page = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    assert "The camera could not read this photo" in page
+    assert "Enter the board by hand" in page
+    retried = client.post(f"/boards/{board_id}/retry", data={"csrf_token": TOKEN})
+    assert retried.status_code == 303
+    assert get_board(db, board_id).read_error
+
+
+def test_upload_of_a_sample_photo_shows_its_scores(
+    client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    response = upload(client, WOOD.with_suffix(".jpg").read_bytes(),
+                      player=["Anna", "Ben"], prediction=["green", "red"])
+    assert response.status_code == 303
+    board_id = int(response.headers["Location"].rsplit("/", 1)[1])
+    board = get_board(db, board_id)
+    assert board.read_error is None, board.read_error
+    assert board.report is not None
+    page = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    for colour in ("red", "yellow", "green", "blue", "white"):
+        assert f'<td class="num">{board.report["scores"][colour]}</td>' in page
+
+
+# --- protection ----------------------------------------------------------------------------
+
+
+def test_forms_without_the_session_token_are_refused(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    board_id = archive_sample(app, db)
+    response = client.post(f"/boards/{board_id}/delete", data={"csrf_token": "guess"})
+    assert response.status_code == 403
+    assert get_board(db, board_id).id == board_id
+
+
+def test_api_changes_need_the_header_and_the_same_origin(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    board_id = archive_sample(app, db)
+    assert client.delete(f"/api/boards/{board_id}").status_code == 403
+    cross_site = {**API, "Origin": "https://evil.example"}
+    assert client.delete(f"/api/boards/{board_id}", headers=cross_site).status_code == 403
+    assert client.delete(f"/api/boards/{board_id}", headers=API).status_code == 204
+
+
+def test_what_users_type_is_escaped(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    name = "<script>alert(1)</script>"
+    board_id = archive_sample(app, db, game=GameInfo("players", (Player(name, "blue"),)))
+    for url in (f"/boards/{board_id}", "/archive"):
+        page = client.get(url).get_data(as_text=True)
+        assert name not in page
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+# --- the result page -----------------------------------------------------------------------
+
+
+def test_result_page_shows_scores_violations_and_the_winner(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    report = truth_report(VIOLATIONS)
+    loser = next(c for c in ("red", "yellow", "green", "blue", "white")
+                 if c not in report["winners"])
+    game = GameInfo("players", (Player("Anna", loser), Player("Ben", report["winners"][0])))
+    board_id = archive_sample(app, db, game=game)
+    page = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    assert "<strong>Ben</strong> wins." in page
+    for violation in report["violations"]:
+        assert violation["message"] in page
+    assert page.count(' data-creature="') == len(report["creatures"])
+    inner = sum(1 for f in report["fields"] if not f["outer"])
+    assert page.count('<polygon class="field"') == inner
+
+
+def test_all_lose_and_solitaire_outcomes(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    report = truth_report(VIOLATIONS)
+    losers = [c for c in ("red", "yellow", "green", "blue") if c not in report["winners"]]
+    board_id = archive_sample(app, db, game=GameInfo("players", (Player("Anna", losers[0]),)))
+    assert "all players lose" in client.get(f"/boards/{board_id}").get_data(as_text=True)
+    ranked = sorted(report["scores"], key=lambda c: -report["scores"][c])
+    solo = GameInfo("solitaire", (Player("Zoe"),), {ranked[0]: 1})
+    board_id = archive_sample(app, db, game=solo)
+    page = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    if report["scores"][ranked[0]] > report["scores"][ranked[1]]:
+        assert f"Solitaire won: <strong>{3 * report['scores'][ranked[0]]} points" in page
+    else:
+        assert "Solitaire lost" in page
+
+
+def test_unknown_board_is_a_404_page(client: FlaskClient) -> None:
+    response = client.get("/boards/4242")
+    assert response.status_code == 404
+    assert "there is no board 4242 in the archive" in response.get_data(as_text=True)
+
+
+# --- corrections ---------------------------------------------------------------------------
+
+
+def free_corner(report: dict[str, Any]) -> tuple[int, int, tuple[float, float]]:
+    """A corner without a demon in a field without a ghost: (field, crossing, point)."""
+    board = board_from_report(report)
+    taken = {(c.field, c.crossing) for c in board.creatures}
+    ghosts = {c.field for c in board.creatures if c.kind == "ghost"}
+    geometry = BoardGeometry(board)
+    for f in board.fields:
+        if f.outer or f.id in ghosts:
+            continue
+        for crossing in f.corners:
+            if (f.id, crossing) not in taken:
+                return f.id, crossing, geometry.corner_point(f.id, crossing, 15.0)
+    raise AssertionError("no free corner on the sample board")
+
+
+def test_removing_a_creature_rescores_and_keeps_the_camera_reading(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    board_id = archive_sample(app, db)
+    camera = get_board(db, board_id).camera_report
+    assert camera is not None
+    demon = next(c for c in camera["creatures"] if c["kind"] == "demon" and not c["off_board"])
+    response = client.post(f"/boards/{board_id}/edit", data={
+        "csrf_token": TOKEN, "op": "remove", "creature": demon["id"]})
+    assert response.status_code == 303
+    board = get_board(db, board_id)
+    assert board.camera_report == camera
+    assert board.corrected_report is not None
+    assert len(board.corrected_report["creatures"]) == len(camera["creatures"]) - 1
+    expected = board_to_report(
+        board_from_report(camera).without_creature(demon["id"]),
+        image_size=(camera["image"]["width"], camera["image"]["height"]),
+    )
+    assert board.corrected_report["scores"] == expected["scores"]
+    page = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    assert f"Removed creature {demon['id']}" in page
+    assert "Show the camera's reading" in page
+
+
+def test_adding_a_demon_at_a_tapped_corner_places_it_there(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    board_id = archive_sample(app, db)
+    camera = get_board(db, board_id).camera_report
+    assert camera is not None
+    field, crossing, (x, y) = free_corner(camera)
+    client.post(f"/boards/{board_id}/edit", data={
+        "csrf_token": TOKEN, "op": "add", "colour": "red", "x": x, "y": y})
+    corrected = get_board(db, board_id).corrected_report
+    assert corrected is not None
+    added = corrected["creatures"][-1]
+    assert (added["kind"], added["colour"], added["field"], added["crossing"]) == (
+        "demon", "red", field, crossing)
+
+
+def test_changing_a_demon_into_a_ghost(app: Flask, db: sqlite3.Connection) -> None:
+    report = truth_report(VIOLATIONS)
+    demon = next(c for c in report["creatures"] if c["kind"] == "demon" and not c["off_board"])
+    changed = apply_edits(report, [{"op": "change", "creature": demon["id"], "colour": "white"}])
+    ghost = changed["creatures"][demon["id"]]
+    assert (ghost["kind"], ghost["colour"], ghost["crossing"]) == ("ghost", "white", None)
+    assert ghost["field"] == demon["field"]
+    assert changed["scores"]["white"] == report["scores"]["white"] + 1
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ({"op": "remove", "creature": 999}, "edits[0].creature: no creature 999"),
+        ({"op": "change", "creature": 0, "colour": "purple"}, "edits[0].colour: expected one of"),
+        ({"op": "add", "colour": "red", "xy": [1, "a"]}, "edits[0].xy: expected [x, y]"),
+        ({"op": "add", "colour": "white", "kind": "demon", "xy": [1, 1]}, "is a ghost, not"),
+        ({"op": "fly"}, "edits[0].op: expected 'add', 'change' or 'remove'"),
+        ("remove", "edits[0]: expected an object"),
+    ],
+)
+def test_bad_corrections_are_refused_with_a_message(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection, edit: object, message: str
+) -> None:
+    board_id = archive_sample(app, db)
+    response = client.patch(f"/api/boards/{board_id}", json={"edits": [edit]}, headers=API)
+    assert response.status_code == 400
+    assert message in response.get_json()["error"]
+    assert get_board(db, board_id).corrected_report is None
+
+
+def test_a_bad_form_edit_is_flashed_not_saved(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    board_id = archive_sample(app, db)
+    response = client.post(f"/boards/{board_id}/edit", data={
+        "csrf_token": TOKEN, "op": "remove", "creature": "x"}, follow_redirects=True)
+    assert "That correction was not applied: no creature chosen" in response.get_data(as_text=True)
+    assert get_board(db, board_id).corrected_report is None
+
+
+def test_a_board_entered_by_hand_and_dropping_corrections(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    board_id = archive_sample(app, db)
+    report = truth_report(VIOLATIONS)
+    report["creatures"] = []
+    client.post(f"/boards/{board_id}/report",
+                data={"csrf_token": TOKEN, "report": json.dumps(report)})
+    corrected = get_board(db, board_id).corrected_report
+    assert corrected is not None and corrected["scores"] == dict.fromkeys(
+        ("red", "yellow", "green", "blue", "white"), 0)
+    bad = client.post(f"/boards/{board_id}/report",
+                      data={"csrf_token": TOKEN, "report": '{"schema": 1'},
+                      follow_redirects=True)
+    assert "The report is not JSON" in bad.get_data(as_text=True)
+    client.post(f"/boards/{board_id}/revert", data={"csrf_token": TOKEN})
+    assert get_board(db, board_id).corrected_report is None
+
+
+def test_players_can_be_entered_after_the_photo(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    board_id = archive_sample(app, db)
+    client.post(f"/boards/{board_id}/game", data={
+        "csrf_token": TOKEN, "player": ["Anna", "Ben"], "prediction": ["blue", ""]})
+    assert get_board(db, board_id).game.players == (Player("Anna", "blue"), Player("Ben", None))
+    assert [b.id for b in list_boards(db, player="anna")] == [board_id]
+
+
+# --- archive and exports ---------------------------------------------------------------------
+
+
+def test_archive_lists_filters_and_exports(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    anna = archive_sample(app, db, game=GameInfo("players", (Player("Anna", "red"),)))
+    ben = archive_sample(app, db, WOOD, game=GameInfo("players", (Player("Ben", "red"),)))
+    page = client.get("/archive").get_data(as_text=True)
+    assert f"Board {anna}" in page and f"Board {ben}" in page
+    filtered = client.get("/archive?player=ann").get_data(as_text=True)
+    assert f"Board {anna}" in filtered and f"Board {ben}" not in filtered
+    future = client.get("/archive?since=2999-01-01").get_data(as_text=True)
+    assert "No board matches this filter." in future
+    lines = client.get("/archive.jsonl").get_data(as_text=True).splitlines()
+    assert [json.loads(line)["id"] for line in lines] == [anna, ben]
+    assert json.loads(lines[0])["camera_report"] == truth_report(VIOLATIONS)
+
+
+def test_board_exports(app: Flask, client: FlaskClient, db: sqlite3.Connection) -> None:
+    board_id = archive_sample(app, db)
+    exported = client.get(f"/boards/{board_id}/report.json")
+    assert "attachment" in exported.headers["Content-Disposition"]
+    assert json.loads(exported.data) == truth_report(VIOLATIONS)
+    png = client.get(f"/boards/{board_id}/overlay.png")
+    image = Image.open(io.BytesIO(png.data))
+    view = Image.open(io.BytesIO(client.get(
+        f"/photos/{get_board(db, board_id).photo}/view.jpg").data))
+    assert (image.format, image.size) == ("PNG", view.size)
+    original = client.get(f"/boards/{board_id}/photo")
+    assert original.data == VIOLATIONS.with_suffix(".jpg").read_bytes()
+    assert client.get("/photos/not-a-hash/view.jpg").status_code == 404
+
+
+def test_delete_asks_first_and_keeps_a_photo_still_in_use(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    first, second = archive_sample(app, db), archive_sample(app, db)
+    photos: PhotoStore = app.extensions["photos"]
+    path = photos.path(get_board(db, first).photo, "original", "jpg")
+    assert "Delete board" in client.get(f"/boards/{first}/delete").get_data(as_text=True)
+    client.post(f"/boards/{first}/delete", data={"csrf_token": TOKEN})
+    assert client.get(f"/boards/{first}").status_code == 404
+    assert path.exists()
+    client.post(f"/boards/{second}/delete", data={"csrf_token": TOKEN})
+    assert not path.exists()
+
+
+# --- the JSON API ----------------------------------------------------------------------------
+
+
+def test_api_boards_list_detail_patch_and_delete(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    board_id = archive_sample(app, db, game=GameInfo("players", (Player("Anna", "red"),)))
+    listed = client.get("/api/boards?player=anna").get_json()["boards"]
+    assert [b["id"] for b in listed] == [board_id]
+    assert client.get("/api/boards?player=zed").get_json()["boards"] == []
+    assert client.get("/api/boards?since=yesterday").status_code == 400
+    detail = client.get(f"/api/boards/{board_id}").get_json()
+    assert detail["report"] == detail["camera_report"] == truth_report(VIOLATIONS)
+    patched = client.patch(f"/api/boards/{board_id}", headers=API,
+                           json={"edits": [{"op": "remove", "creature": 0}]}).get_json()
+    assert len(patched["report"]["creatures"]) == len(detail["report"]["creatures"]) - 1
+    assert patched["camera_report"] == detail["camera_report"]
+    dropped = client.patch(f"/api/boards/{board_id}", headers=API, json={"report": None})
+    assert dropped.get_json()["corrected_report"] is None
+    assert client.patch(f"/api/boards/{board_id}", headers=API, json=[1]).status_code == 400
+    bad_report = client.patch(f"/api/boards/{board_id}", headers=API,
+                              json={"report": {"schema": "nope"}})
+    assert bad_report.status_code == 400 and "schema" in bad_report.get_json()["error"]
+    assert client.delete(f"/api/boards/{board_id}", headers=API).status_code == 204
+    missing = client.get(f"/api/boards/{board_id}")
+    assert missing.status_code == 404
+    assert missing.get_json() == {"error": f"there is no board {board_id} in the archive"}
+    assert client.delete(f"/api/boards/{board_id}", headers=API).status_code == 404
+    assert client.get("/api/nothing-here").get_json()["error"]
+
+
+def test_api_score_errors(app: Flask, client: FlaskClient) -> None:
+    no_photo = client.post("/api/score", headers=API, data={})
+    assert no_photo.status_code == 400 and "no photo" in no_photo.get_json()["error"]
+    not_image = client.post("/api/score", headers=API,
+                            data={"photo": (io.BytesIO(b"hello"), "x.jpg")})
+    assert not_image.status_code == 400
+    unreadable = client.post("/api/score", headers=API,
+                             data={"photo": (io.BytesIO(grey_png()), "grey.png")})
+    assert unreadable.status_code == 422
+    assert unreadable.get_json()["board_id"] >= 1 and unreadable.get_json()["error"]
+    app.config["MAX_CONTENT_LENGTH"] = 1000
+    too_large = client.post("/api/score", headers=API,
+                            data={"photo": (io.BytesIO(grey_png()), "grey.png")})
+    assert too_large.status_code == 413 and "too large" in too_large.get_json()["error"]
+
+
+def test_api_score_reads_a_sample_photo(client: FlaskClient) -> None:
+    response = client.post("/api/score", headers=API, data={
+        "photo": (io.BytesIO(WOOD.with_suffix(".jpg").read_bytes()), "board.jpg"),
+        "player": ["Anna"], "prediction": ["red"]})
+    assert response.status_code == 201, response.get_json()
+    body = response.get_json()
+    assert body["schema"] == "dicke-daemonen/board@1"
+    assert set(body["scores"]) == {"red", "yellow", "green", "blue", "white"}
+    assert client.get(f"/api/boards/{body['board_id']}").get_json()["summary"]["players"] == [
+        "Anna"]
+
+
+def test_stored_creature_is_a_valid_engine_creature() -> None:
+    # The editor builds creatures the engine accepts: a ghost never gets a crossing.
+    report = truth_report(VIOLATIONS)
+    size = max(report["image"]["width"], report["image"]["height"])
+    far = [size * 10.0, size * 10.0]
+    changed = apply_edits(report, [{"op": "add", "colour": "white", "xy": far}])
+    added = changed["creatures"][-1]
+    assert Creature(added["kind"], added["colour"], field=added["field"]).kind == "ghost"
+    outer = next(f["id"] for f in report["fields"] if f["outer"])
+    assert added["field"] == outer
+    assert "ghost-in-outer-field" in {v["rule"] for v in changed["violations"]}
