@@ -92,7 +92,8 @@ def test_violations_get_a_red_ring_and_the_others_do_not(truth: dict[str, Any]) 
         if creature["id"] in in_violation:
             assert gained > 100, creature["id"]
         elif min(np.hypot(*(where[i] - (x, y))) for i in in_violation) > 150:
-            assert gained == 0, creature["id"]
+            under_panel = (with_rules[ring] == round(128 * 0.3)).all(axis=2).any()
+            assert gained == 0 or under_panel, creature["id"]
 
 
 def test_low_confidence_items_are_marked(truth: dict[str, Any]) -> None:
