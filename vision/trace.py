@@ -17,6 +17,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 from scipy.ndimage import gaussian_filter1d
+from shapely import make_valid
+from shapely.geometry import LinearRing, Polygon
 from skimage.morphology import skeletonize
 
 from engine.board import Point
@@ -336,9 +338,28 @@ def _loop_from_cycle(colour: str, cycle: list[_End], segments: list[Segment], wi
         if np.linalg.norm(next_start - pts[-1]) > 2.0 * width:
             bridges.append(((float(pts[-1][0]), float(pts[-1][1])), (float(next_start[0]), float(next_start[1]))))
     raw = np.concatenate(pieces)
-    smooth = smooth_closed(raw, spacing=max(width, 2.0), sigma=1.0)
+    smooth = without_lobes(smooth_closed(raw, spacing=max(width, 2.0), sigma=1.0), width)
     total = float(np.linalg.norm(np.diff(np.vstack([smooth, smooth[:1]]), axis=0), axis=1).sum())
     return Loop(colour=colour, points=smooth, knot=None, bridges=bridges, seen=min(1.0, seen_length / max(total, 1e-9)))
+
+
+def without_lobes(points: Points, width: float) -> Points:
+    """The loop without small lobes where it runs over itself.
+
+    A string is a simple closed curve, so a traced loop that crosses itself took a
+    detour: out along a knot's tail and back, or round a scrap of another string. The
+    largest region the polyline encloses is the loop; its outline replaces the trace.
+    """
+    ring = LinearRing(points)
+    if ring.is_simple:
+        return points
+    regions = make_valid(Polygon(points))
+    polygons = [g for g in getattr(regions, "geoms", [regions]) if isinstance(g, Polygon)]
+    if not polygons:
+        return points
+    largest = max(polygons, key=lambda g: g.area)
+    outline = np.asarray(largest.exterior.coords)[:-1]
+    return smooth_closed(outline, spacing=max(width, 2.0), sigma=0.5)
 
 
 def smooth_closed(points: Points, spacing: float, sigma: float) -> Points:
