@@ -1,0 +1,225 @@
+"""``dicke-daemonen score``: bad input gives one line and exit 2; good photos give boards."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import struct
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from cli.main import main
+from cli.score import photos_in, summary_lines
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_images"
+GOOD = SAMPLES / "01_easy_light_wood.jpg"
+GOOD_TOO = SAMPLES / "02_easy_cloth.jpg"
+
+
+def jpeg(width: int = 640, height: int = 480) -> bytes:
+    rng = np.random.default_rng(0)
+    pixels = rng.integers(0, 255, (height, width, 3), dtype=np.uint8)
+    buffer = io.BytesIO()
+    Image.fromarray(pixels).save(buffer, format="JPEG")
+    return buffer.getvalue()
+
+
+def huge_png_header() -> bytes:
+    """A PNG header claiming 20000 × 20000 pixels (400 megapixels), and nothing else."""
+    body = struct.pack(">IIBBBBB", 20000, 20000, 8, 2, 0, 0, 0)
+    chunk = struct.pack(">I", len(body)) + b"IHDR" + body
+    chunk += struct.pack(">I", zlib.crc32(b"IHDR" + body) & 0xFFFFFFFF)
+    idat = zlib.compressobj().compress(bytes(60001))
+    idat_chunk = struct.pack(">I", len(idat)) + b"IDAT" + idat
+    idat_chunk += struct.pack(">I", zlib.crc32(b"IDAT" + idat) & 0xFFFFFFFF)
+    return b"\x89PNG\r\n\x1a\n" + chunk + idat_chunk
+
+
+def score(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(["score", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+BAD_FILES: list[tuple[str, Callable[[], bytes], str]] = [
+    ("not an image", lambda: b"Dicke Daemonen\n" * 50, "not an image"),
+    ("truncated JPEG", lambda: jpeg()[:5000], "truncated"),
+    ("empty file", lambda: b"", "empty"),
+    ("huge header", huge_png_header, "too large"),
+    ("too small", lambda: jpeg(200, 150), "too small"),
+]
+
+
+@pytest.mark.parametrize(("case", "make", "reason"), BAD_FILES, ids=[c for c, _, _ in BAD_FILES])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_bad_photo_gives_one_line_and_exit_2(
+    case: str, make: Callable[[], bytes], reason: str, as_json: bool,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes(make())
+    overlay = tmp_path / "overlay.png"
+    argv = [str(photo), "--overlay", str(overlay)] + (["--json"] if as_json else [])
+    status, out, err = score(argv, capsys)
+    assert status == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.endswith("\n")
+    assert err.startswith(f"dicke-daemonen score: {photo}: ")
+    assert reason in err
+    assert not overlay.exists()
+
+
+def test_a_missing_photo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = score([str(tmp_path / "nowhere.jpg")], capsys)
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1 and "cannot read" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["{folder}", "--json"], "for one photo"),
+        (["{folder}", "--overlay", "x.png"], "for one photo"),
+        (["{photo}", "--out", "r.jsonl"], "for a folder"),
+        (["{empty}"], "no photos"),
+    ],
+)
+def test_options_that_do_not_fit(
+    argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder, empty = tmp_path / "photos", tmp_path / "empty"
+    folder.mkdir()
+    empty.mkdir()
+    (folder / "a.jpg").write_bytes(jpeg())
+    paths = {"folder": folder, "empty": empty, "photo": folder / "a.jpg"}
+    status, out, err = score([a.format(**paths) for a in argv], capsys)
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1 and message in err
+
+
+def test_photos_in_a_folder(tmp_path: Path) -> None:
+    for name in ["b.JPG", "a.png", "c.heic", "d.webp", "e.truth.json", "f.overlay.jpg",
+                 "notes.txt", "g.jpeg"]:
+        (tmp_path / name).write_bytes(b"x")
+    (tmp_path / "sub.jpg").mkdir()
+    names = [p.name for p in photos_in(tmp_path)]
+    assert names == ["a.png", "b.JPG", "c.heic", "d.webp", "g.jpeg"]
+
+
+def test_one_bad_photo_in_a_folder_does_not_stop_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    shutil.copy(GOOD, folder / "a_good.jpg")
+    (folder / "b_truncated.jpg").write_bytes(GOOD.read_bytes()[:20000])
+    shutil.copy(GOOD_TOO, folder / "c_good.jpg")
+    results = tmp_path / "results.jsonl"
+    status, out, err = score([str(folder), "--out", str(results)], capsys)
+    assert (status, out) == (2, "")
+    assert err == f"dicke-daemonen score: 1 of 3 photos could not be read (see {results})\n"
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert [Path(line["photo"]).name for line in lines] == [
+        "a_good.jpg", "b_truncated.jpg", "c_good.jpg"]
+    assert "truncated" in lines[1]["error"] and set(lines[1]) == {"photo", "error"}
+    for good in (lines[0], lines[2]):
+        assert "error" not in good, good.get("error")
+        assert good["schema"] == "dicke-daemonen/board@1"
+        assert set(good["scores"]) == {"red", "yellow", "green", "blue", "white"}
+
+
+def test_a_reader_crash_on_one_photo_is_recorded_and_the_rest_go_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Only the command's own bookkeeping is tested here, so the reader is a stand-in.
+    import vision.reader
+
+    def fake_read_photo(source: Any, **_: Any) -> Any:
+        if Path(source).name == "b.jpg":
+            raise RuntimeError("a bug\nover two lines")
+
+        class Reading:
+            report = {"schema": "dicke-daemonen/board@1", "name": Path(source).name}
+
+        return Reading()
+
+    monkeypatch.setattr(vision.reader, "read_photo", fake_read_photo)
+    for name in ("a.jpg", "b.jpg", "c.jpg"):
+        (tmp_path / name).write_bytes(b"x")
+    status, out, err = score([str(tmp_path)], capsys)
+    assert status == 2
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [line.get("name") for line in lines] == ["a.jpg", None, "c.jpg"]
+    assert lines[1]["error"] == "internal error: RuntimeError: a bug over two lines"
+    assert err.count("\n") == 1
+
+
+def test_the_summary_says_scores_winners_violations_and_doubts() -> None:
+    truth = json.loads((SAMPLES / "05_normal_violations.truth.json").read_text())
+    truth["creatures"][4]["confidence"] = 0.3
+    truth["crossings"][2]["confidence"] = 0.5
+    truth["warnings"] = ["no knot found on the green loop"]
+    lines = summary_lines(truth, "photo.jpg")
+    text = "\n".join(lines)
+    scores = truth["scores"]
+    assert lines[0].startswith("photo.jpg: 4 loops, ")
+    assert f"{len(truth['crossings'])} crossings" in lines[0]
+    off = sum(c["off_board"] for c in truth["creatures"])
+    assert f"{len(truth['creatures'])} creatures ({off} off the board)" in lines[0]
+    assert lines[1] == "Scores: " + ", ".join(
+        f"{c} {scores[c]}" for c in ("red", "yellow", "green", "blue", "white"))
+    assert lines[2] == "Winners: " + ", ".join(truth["winners"])
+    for violation in truth["violations"]:
+        assert f"  {violation['rule']}: {violation['message']}" in lines
+    assert "1 crossing (2); 1 creature (4) with confidence < 0.6" in text
+    assert "  no knot found on the green loop" in lines
+    sure = json.loads((SAMPLES / "05_normal_violations.truth.json").read_text())
+    assert not any(line.startswith("Unsure") for line in summary_lines(sure, "p"))
+
+
+# --- with the real reader -----------------------------------------------------------------
+
+
+def test_one_photo_as_json_overlay_and_debug(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    overlay, debug = tmp_path / "overlay.png", tmp_path / "debug"
+    status, out, err = score(
+        [str(GOOD), "--json", "--overlay", str(overlay), "--debug", str(debug)], capsys)
+    assert status == 0, err
+    report = json.loads(out)
+    assert out.count("\n") == 1
+    with Image.open(GOOD) as photo:
+        size = photo.size
+    assert (report["image"]["width"], report["image"]["height"]) == size
+    assert set(report["scores"]) == {"red", "yellow", "green", "blue", "white"}
+    assert isinstance(report["warnings"], list)
+    assert all(0 <= c["confidence"] <= 1 for c in report["crossings"] + report["creatures"])
+    with Image.open(overlay) as drawn:
+        assert drawn.mode == "RGB" and drawn.size[0] / drawn.size[1] == pytest.approx(
+            size[0] / size[1], rel=0.01)
+    written = sorted(p.name for p in debug.iterdir())
+    assert "load.png" in written and len(written) >= 3
+
+
+def test_one_photo_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = score([str(GOOD_TOO)], capsys)
+    assert status == 0, err
+    assert out.startswith(f"{GOOD_TOO}: 4 loops, ")
+    assert "\nScores: red " in out and "\nWinners: " in out
+
+
+def test_an_overlay_that_cannot_be_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = score([str(GOOD), "--overlay", str(tmp_path / "no" / "o.png")], capsys)
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1 and "cannot write" in err
