@@ -180,7 +180,7 @@ def failed_reading(truth: Report, error: str) -> Comparison:
     """The comparison for a photo the reader refused: everything in the truth missed."""
     result = compare_reports({}, truth)
     result.refused = 1
-    result.problems.insert(0, f"refused: {error}")
+    result.problems = [f"refused: {error}"]  # everything else follows from it
     return result
 
 
@@ -208,8 +208,13 @@ def _compare_outcome(reading: Report, truth: Report, result: Comparison) -> None
     result.violations_exact = int(rules_read == rules_truth)
     if rules_read != rules_truth and reading:
         extra, missed = rules_read - rules_truth, rules_truth - rules_read
-        text = ", ".join([f"+{r}" for r in extra.elements()] + [f"-{r}" for r in missed.elements()])
+        text = ", ".join([_counted(f"+{r}", n) for r, n in sorted(extra.items())]
+                         + [_counted(f"-{r}", n) for r, n in sorted(missed.items())])
         result.problems.append(f"violations {text}")
+
+
+def _counted(text: str, count: int) -> str:
+    return f"{text} x{count}" if count > 1 else text
 
 
 # --- loops and knots ----------------------------------------------------------------------
@@ -417,9 +422,11 @@ def _compare_creatures(
         if _same_slot(r, t, crossing_map, field_map):
             result.slots_right += 1
         elif not r.get("off_board"):
+            crossing, field_id = _mapped_slot(r, crossing_map, field_map)
+            mapped = {"crossing": crossing, "field": field_id}
             result.problems.append(
-                f"{name} in {_slot_name(r)} (truth ids: {_mapped_slot(r, crossing_map, field_map)})"
-                f" instead of {_slot_name(t)}")
+                f"{name} in {_slot_name(mapped)} instead of {_slot_name(t)} (truth ids; "
+                "-1: no such item in the truth)")
     matched_truth = {j for _, j in pairs}
     missed = [f"{t['id']} ({_creature_name(t)})" for j, t in enumerate(true)
               if j not in matched_truth]

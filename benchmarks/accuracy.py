@@ -1,0 +1,258 @@
+"""How well the reader reads photos with known truth, stage by stage.
+
+Run::
+
+    python benchmarks/accuracy.py --set sample_images
+    python benchmarks/accuracy.py --set ../shared/dev-photos --json out/dev.json
+    python benchmarks/accuracy.py --make-set out/bench --count 200 --seed 50000
+    python benchmarks/accuracy.py --set out/bench --workers 2
+
+For every ``NAME.jpg`` (or .png, .webp, .heic) with a ``NAME.truth.json`` beside it, the
+photo is read with :func:`vision.reader.read_photo` and compared with its truth by
+:mod:`vision.evaluate`. Printed: board exact (all five scores and the winners right),
+then per stage: loops and knots found, crossings precision/recall and their colour
+pairs, fields matched by polygon IoU ≥ 0.5 with their corner and knot counts,
+creatures precision/recall, kind+colour, slot (corner or field) and off-board accuracy,
+violations exact; board exact by table, light, tilt, fullness and difficulty; and the
+worst photos by name with what went wrong. A photo the reader refuses is not exact and
+misses everything in its truth; its reason is shown.
+
+``--make-set`` writes a fresh generated set through ``dicke-daemonen synth``, the count
+split evenly over the easy, normal and hard difficulties (seeds SEED, SEED+1, ...).
+Figures are printed, never asserted: targets live in the README.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+# Run as a script from the repository: make the project importable, and keep this
+# folder off the path (benchmarks/engine.py would shadow the engine package).
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
+sys.path.insert(0, str(ROOT))
+
+from vision.evaluate import (  # noqa: E402
+    Comparison,
+    compare_reports,
+    failed_reading,
+    scene_facets,
+    summarise,
+)
+
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic")
+DIFFICULTIES = ("easy", "normal", "hard")
+TARGETS = {  # from issue 7, for the generated set
+    "board_exact": 0.98,
+    "crossings_recall": 0.999,
+    "crossings_precision": 0.999,
+    "creatures_recall": 0.995,
+    "slots": 0.995,
+}
+
+
+def find_pairs(folder: Path) -> list[tuple[Path, Path]]:
+    """(photo, truth) pairs of a folder, by name."""
+    pairs = []
+    for truth in sorted(folder.glob("*.truth.json")):
+        stem = truth.name[: -len(".truth.json")]
+        photo = next((folder / (stem + s) for s in PHOTO_SUFFIXES
+                      if (folder / (stem + s)).is_file()), None)
+        if photo is not None:
+            pairs.append((photo, truth))
+    return pairs
+
+
+def read_one(photo: Path) -> tuple[dict[str, Any] | None, str | None, float]:
+    """(report, None, seconds) or (None, error, seconds); run in a worker process."""
+    from engine.errors import EngineError
+    from vision.errors import ReadError
+    from vision.reader import read_photo
+
+    start = time.perf_counter()
+    try:
+        report = read_photo(photo).report
+    except (ReadError, EngineError) as error:
+        return None, " ".join(str(error).split()), time.perf_counter() - start
+    except Exception as error:  # noqa: BLE001 - a crash is a result too; the rest go on
+        return None, f"crash: {type(error).__name__}: {error}", time.perf_counter() - start
+    return report, None, time.perf_counter() - start
+
+
+def evaluate_set(
+    pairs: Sequence[tuple[Path, Path]], workers: int
+) -> list[tuple[str, Comparison, dict[str, str], float]]:
+    """Read and compare every pair: (name, comparison, scene facets, seconds) each."""
+    from tqdm import tqdm
+
+    photos = [photo for photo, _ in pairs]
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            readings = list(tqdm(pool.map(read_one, photos), total=len(photos),
+                                 desc="reading", unit="photo", file=sys.stderr))
+    else:
+        readings = [read_one(p) for p in tqdm(photos, desc="reading", unit="photo",
+                                              file=sys.stderr)]
+    results = []
+    for (photo, truth_path), (report, error, seconds) in zip(pairs, readings, strict=True):
+        truth = json.loads(truth_path.read_text())
+        if report is None:
+            comparison = failed_reading(truth, error or "refused")
+        else:
+            comparison = compare_reports(report, truth)
+        results.append((photo.name, comparison, scene_facets(truth), seconds))
+    return results
+
+
+# --- printing -----------------------------------------------------------------------------
+
+
+def percent(value: float | None) -> str:
+    return "   n/a" if value is None else f"{100 * value:6.2f}%"
+
+
+def print_figures(title: str, figures: dict[str, Any]) -> None:
+    counts = figures["counts"]
+    rows = [
+        ("board exact (scores + winners)", "board_exact", counts["board_exact"], "photos"),
+        ("  scores exact", "scores_exact", counts["scores_exact"], "photos"),
+        ("  winners exact", "winners_exact", counts["winners_exact"], "photos"),
+        ("  violations exact (rule multiset)", "violations_exact", counts["violations_exact"],
+         "photos"),
+        ("loops found", "loops_found", counts["loops_found"], "loops_truth"),
+        ("knots recall", "knots_recall", counts["knots_found"], "knots_truth"),
+        ("knots precision", "knots_precision", counts["knots_found"], "knots_read"),
+        ("crossings recall", "crossings_recall", counts["crossings_matched"], "crossings_truth"),
+        ("crossings precision", "crossings_precision", counts["crossings_matched"],
+         "crossings_read"),
+        ("  colour pairs of matched", "crossing_pairs", counts["crossing_pairs_right"],
+         "crossings_matched"),
+        ("fields recall (IoU >= 0.5)", "fields_recall", counts["fields_matched"],
+         "fields_truth"),
+        ("fields precision", "fields_precision", counts["fields_matched"], "fields_read"),
+        ("  corner count right", "field_corners", counts["field_corners_right"],
+         "fields_matched"),
+        ("  knot count right", "field_knots", counts["field_knots_right"], "fields_matched"),
+        ("creatures recall", "creatures_recall", counts["creatures_matched"],
+         "creatures_truth"),
+        ("creatures precision", "creatures_precision", counts["creatures_matched"],
+         "creatures_read"),
+        ("  kind + colour of matched", "kind_colour", counts["kind_colour_right"],
+         "creatures_matched"),
+        ("  slot (crossing + field)", "slots", counts["slots_right"], "slots_total"),
+        ("  off-board right", "off_board", counts["off_board_right"], "off_board_total"),
+    ]
+    print(f"\n{title}: {figures['photos']} photos, {figures['refused']} refused")
+    for label, key, right, out_of in rows:
+        total = figures["photos"] if out_of == "photos" else counts[out_of]
+        target = TARGETS.get(key)
+        note = f"   (target {100 * target:g}%)" if target else ""
+        print(f"  {label:<36}{percent(figures[key])}  {right:>6} / {total:<6}{note}")
+
+
+def print_breakdown(results: Sequence[tuple[str, Comparison, dict[str, str], float]]) -> None:
+    print("\nboard exact by scene")
+    facets = sorted({key for _, _, f, _ in results for key in f})
+    for facet in facets:
+        groups: dict[str, list[int]] = defaultdict(list)
+        for _, comparison, scene, _ in results:
+            groups[scene.get(facet, "unknown")].append(comparison.board_exact)
+        cells = [f"{name} {sum(v)}/{len(v)}" for name, v in sorted(groups.items())]
+        print(f"  {facet:<11}" + ", ".join(cells))
+
+
+def print_worst(results: Sequence[tuple[str, Comparison, dict[str, str], float]],
+                count: int) -> None:
+    worst = sorted((r for r in results if r[1].problems),
+                   key=lambda r: r[1].badness(), reverse=True)[:count]
+    if not worst:
+        print("\nno problems found on any photo")
+        return
+    print(f"\nworst photos ({len(worst)} shown)")
+    for name, comparison, _, _ in worst:
+        state = "exact" if comparison.board_exact else "NOT exact"
+        print(f"  {name} ({state}, {len(comparison.problems)} problems)")
+        for problem in comparison.problems[:8]:
+            print(f"      {problem}")
+        if len(comparison.problems) > 8:
+            print(f"      ... {len(comparison.problems) - 8} more")
+
+
+def print_times(results: Iterable[tuple[str, Comparison, dict[str, str], float]]) -> None:
+    seconds = sorted(r[3] for r in results)
+    if seconds:
+        middle = seconds[len(seconds) // 2]
+        print(f"\nreading time: median {middle:.2f} s, slowest {seconds[-1]:.2f} s per photo "
+              "(in this run, with its workers)")
+
+
+# --- making a set -------------------------------------------------------------------------
+
+
+def make_set(out: Path, count: int, seed: int, size: str) -> None:
+    """Generate ``count`` photos with truth, split over the three difficulties."""
+    command = [str(Path(sys.executable).with_name("dicke-daemonen"))]
+    if not Path(command[0]).exists():
+        command = [sys.executable, "-m", "cli"]
+    share, extra = divmod(count, len(DIFFICULTIES))
+    start = seed
+    for i, difficulty in enumerate(DIFFICULTIES):
+        n = share + (i < extra)
+        if n == 0:
+            continue
+        subprocess.run([*command, "synth", "--count", str(n), "--seed", str(start), "--out",
+                        str(out), "--difficulty", difficulty, "--size", size], check=True)
+        start += n
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Reader accuracy on photos with truth (NAME.jpg + NAME.truth.json).")
+    parser.add_argument("--set", type=Path, help="folder of photo + truth pairs")
+    parser.add_argument("--limit", type=int, help="only the first N pairs (by name)")
+    parser.add_argument("--workers", type=int, default=1, help="reader processes (default 1)")
+    parser.add_argument("--worst", type=int, default=10, help="how many worst photos to list")
+    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument("--make-set", type=Path, metavar="DIR",
+                        help="first generate a fresh set into DIR (then read it)")
+    parser.add_argument("--count", type=int, default=200, help="photos for --make-set")
+    parser.add_argument("--seed", type=int, default=50_000, help="first seed for --make-set")
+    parser.add_argument("--size", default="4032x3024", help="photo size for --make-set")
+    args = parser.parse_args(argv)
+    if args.make_set:
+        make_set(args.make_set, args.count, args.seed, args.size)
+        args.set = args.set or args.make_set
+    if args.set is None:
+        parser.error("--set DIR (or --make-set DIR) is needed")
+    pairs = find_pairs(args.set)[: args.limit]
+    if not pairs:
+        print(f"no photo + truth pairs in {args.set}", file=sys.stderr)
+        return 2
+    results = evaluate_set(pairs, max(1, args.workers))
+    figures = summarise(r[1] for r in results)
+    print_figures(f"{args.set}", figures)
+    print_breakdown(results)
+    print_worst(results, args.worst)
+    print_times(results)
+    if args.json:
+        figures["photos_detail"] = [
+            {"photo": name, "board_exact": bool(c.board_exact), "scene": scene,
+             "seconds": round(seconds, 3), "problems": c.problems}
+            for name, c, scene, seconds in results
+        ]
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(figures, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
