@@ -8,12 +8,14 @@ returns a new board; nothing here mutates.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
 from engine.colours import DEMON, GHOST, LINE_COLOURS, WHITE
+from engine.errors import BoardError, Problem, excerpt
 
 Point = tuple[float, float]
 
@@ -84,16 +86,55 @@ class Creature:
     off_board: bool = False
 
     def __post_init__(self) -> None:
-        if self.kind == GHOST and self.colour != WHITE:
-            raise ValueError(f"a ghost is white, not {self.colour!r}")
-        if self.kind == DEMON and self.colour not in LINE_COLOURS:
-            raise ValueError(f"a demon is one of {', '.join(LINE_COLOURS)}, not {self.colour!r}")
-        if self.kind not in (DEMON, GHOST):
-            raise ValueError(f"unknown creature kind {self.kind!r}; expected 'demon' or 'ghost'")
+        problem = creature_problem(self)
+        if problem is not None:
+            raise BoardError(problem)
 
     @property
     def on_board(self) -> bool:
         return not self.off_board
+
+
+def creature_problem(creature: Creature) -> str | None:
+    """What is wrong with ``creature`` on its own (without a board), or ``None``.
+
+    Its kind and colour, that an off-board creature has no field or crossing, that a
+    creature on the board has a field, that a ghost has no crossing, ids that are
+    non-negative integers and a foot point of two finite numbers.
+    """
+    kind, colour = creature.kind, creature.colour
+    if kind not in (DEMON, GHOST):
+        return f"kind: expected 'demon' or 'ghost', got {excerpt(kind)}"
+    if kind == GHOST and colour != WHITE:
+        return f"colour: a ghost is white, not {excerpt(colour)}"
+    if kind == DEMON and colour not in LINE_COLOURS:
+        return f"colour: a demon is one of {', '.join(LINE_COLOURS)}, not {excerpt(colour)}"
+    for name, value in (("field", creature.field), ("crossing", creature.crossing)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            return f"{name}: expected an id or None, got {excerpt(value)}"
+        if value is not None and value < 0:
+            return f"{name}: ids are not negative, got {value}"
+    if creature.off_board and (creature.field is not None or creature.crossing is not None):
+        return "an off-board creature has no field or crossing"
+    if not creature.off_board and creature.field is None:
+        return "field: a creature on the board stands in a field"
+    if kind == GHOST and creature.crossing is not None:
+        return "crossing: a ghost stands in a field, not in a corner"
+    if creature.xy is not None and not is_point(creature.xy):
+        return f"xy: expected two finite numbers, got {excerpt(creature.xy)}"
+    return None
+
+
+def is_point(value: object) -> bool:
+    """Whether ``value`` is a pair of finite numbers (not booleans)."""
+    return (
+        isinstance(value, tuple | list)
+        and len(value) == 2
+        and all(
+            isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+            for v in value
+        )
+    )
 
 
 def demon(
@@ -164,8 +205,38 @@ class Board:
             if c.kind == DEMON and c.field == field_id and c.crossing == crossing_id
         ]
 
+    def placement_problem(self, creature: Creature) -> Problem | None:
+        """What is wrong with ``creature`` on this board, or ``None``.
+
+        Not the rules (see :mod:`engine.legality`) but whether the board can hold it:
+        the creature itself (:func:`creature_problem`), and the field and crossing it
+        names exist, the field having a corner at the crossing. The problem's path is
+        relative to the creature (``field``, ``crossing`` or "").
+        """
+        message = creature_problem(creature)
+        if message is not None:
+            where, _, what = message.partition(": ")
+            return Problem(where, what) if what else Problem("", message)
+        field_id, crossing_id = creature.field, creature.crossing
+        if field_id is not None and field_id >= len(self.fields):
+            return Problem("field", f"{field_id} does not exist (there are {len(self.fields)})")
+        if crossing_id is not None:
+            if crossing_id >= len(self.crossings):
+                count = len(self.crossings)
+                return Problem("crossing", f"{crossing_id} does not exist (there are {count})")
+            if field_id is not None and crossing_id not in self.fields[field_id].corners:
+                return Problem("", f"field {field_id} has no corner at crossing {crossing_id}")
+        return None
+
     def with_creature(self, creature: Creature) -> Board:
-        """A new board with ``creature`` added (no legality check: see ``engine.legality``)."""
+        """A new board with ``creature`` added (no legality check: see ``engine.legality``).
+
+        Raises
+        ------
+        BoardError
+            If the board cannot hold the creature (:meth:`placement_problem`).
+        """
+        self._check_creature(creature, len(self.creatures))
         return replace(self, creatures=(*self.creatures, creature))
 
     def without_creature(self, creature_id: int) -> Board:
@@ -175,9 +246,25 @@ class Board:
         rest = self.creatures[:creature_id] + self.creatures[creature_id + 1 :]
         return replace(self, creatures=rest)
 
-    def with_creatures(self, creatures: tuple[Creature, ...]) -> Board:
-        """A new board with the same topology and exactly ``creatures``."""
+    def with_creatures(self, creatures: Sequence[Creature]) -> Board:
+        """A new board with the same topology and exactly ``creatures``.
+
+        Raises
+        ------
+        BoardError
+            If the board cannot hold one of them (:meth:`placement_problem`).
+        """
+        for i, creature in enumerate(creatures):
+            self._check_creature(creature, i)
         return replace(self, creatures=tuple(creatures))
+
+    def _check_creature(self, creature: Creature, index: int) -> None:
+        if not isinstance(creature, Creature):
+            raise BoardError(f"creatures[{index}]: expected a Creature, got {excerpt(creature)}")
+        problem = self.placement_problem(creature)
+        if problem is not None:
+            where = f"creatures[{index}]" + (f".{problem.where}" if problem.where else "")
+            raise BoardError.of([Problem(where, problem.message)])
 
     # --- geometry -----------------------------------------------------------------------
 

@@ -45,7 +45,7 @@ from typing import Final, Protocol
 
 from engine.board import Board, Creature, demon, ghost
 from engine.colours import CREATURES_PER_COLOUR, DEMON, GHOST, SCORE_COLOURS, WHITE
-from engine.errors import IllegalMoveError
+from engine.errors import EngineError, IllegalMoveError
 from engine.placement import BoardGeometry
 from engine.scoring import (
     DEFAULT_OPTIONS,
@@ -57,6 +57,7 @@ from engine.scoring import (
     solitaire_result,
     winning_player,
 )
+from engine.validate import check_board
 
 #: Creatures a player holds at the start: the fist.
 FIST_SIZE: Final = 4
@@ -68,6 +69,8 @@ SOLITAIRE_PLACES: Final[tuple[int, ...]] = tuple(sorted(PLACE_WEIGHTS))
 MAX_SOLITAIRE_PREDICTIONS: Final = len(SOLITAIRE_PLACES)
 #: Default distance (layout millimetres) of a demon from both lines of its corner.
 DEFAULT_CLEARANCE: Final = 12.0
+#: Largest clearance accepted: a creature further from its lines is not in the corner.
+MAX_CLEARANCE: Final = 100.0
 
 #: The phases of a turn: a creature must be summoned, then the turn can be finished.
 SUMMON: Final = "summon"
@@ -265,9 +268,16 @@ class Game:
         sack: Sequence[str] | None = None,
     ) -> None:
         if not 1 <= players <= MAX_PLAYERS:
-            raise ValueError(f"a game has 1 to {MAX_PLAYERS} players, not {players}")
+            raise EngineError(f"a game has 1 to {MAX_PLAYERS} players, not {players}")
         if board.creatures:
-            raise ValueError("a game starts on a board without creatures")
+            raise EngineError("a game starts on a board without creatures")
+        if isinstance(clearance, bool) or not (
+            isinstance(clearance, int | float) and 0 < clearance <= MAX_CLEARANCE
+        ):
+            raise EngineError(
+                f"clearance: expected a number in (0, {MAX_CLEARANCE:g}], got {clearance!r}"
+            )
+        check_board(board)
         self.players = players
         self.solitaire_keeps_fist = solitaire_keeps_fist
         self.options = options
@@ -301,7 +311,7 @@ class Game:
             return self.sack, dealt
         dealt = [list(f) for f in fists] if fists is not None else [[] for _ in range(self.players)]
         if len(dealt) != self.players:
-            raise ValueError(f"{len(dealt)} fists dealt for {self.players} players")
+            raise EngineError(f"{len(dealt)} fists dealt for {self.players} players")
         if sack is None:
             rest = Counter(full_sack())
             rest.subtract(c for fist in dealt for c in fist)
@@ -309,9 +319,11 @@ class Game:
         everything = Counter(c for fist in dealt for c in fist) + Counter(sack)
         for colour, count in everything.items():
             if colour not in SCORE_COLOURS or count > CREATURES_PER_COLOUR:
-                raise ValueError(f"{count} {colour} creatures; the game has {CREATURES_PER_COLOUR}")
+                raise EngineError(
+                    f"{count} {colour} creatures; the game has {CREATURES_PER_COLOUR}"
+                )
         if any(len(fist) > FIST_SIZE for fist in dealt):
-            raise ValueError(f"a fist holds at most {FIST_SIZE} creatures")
+            raise EngineError(f"a fist holds at most {FIST_SIZE} creatures")
         return list(sack), dealt
 
     def _init_legal_moves(self) -> None:
@@ -670,6 +682,7 @@ __all__ = [
     "FIST_SIZE",
     "Game",
     "GameOverError",
+    "MAX_CLEARANCE",
     "GameResult",
     "Move",
     "Policy",

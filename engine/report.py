@@ -8,17 +8,29 @@ being scored wrongly. Field values are always recomputed from corners and knots.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
+
+from shapely.geometry import LinearRing
 
 from engine.board import Board, Creature, Crossing, Field, Line, Point
 from engine.colours import DEMON, GHOST, LINE_COLOURS, WHITE
-from engine.errors import BoardFormatError
+from engine.errors import BoardError, BoardFormatError, LayoutError, Problem, excerpt
 from engine.legality import Violation, find_violations
+from engine.placement import Foot, locate_creatures
+from engine.rules import Rule
 from engine.scoring import DEFAULT_OPTIONS, ScoringOptions, score
+from engine.topology import build_board
+from engine.validate import MAX_COORDINATE, board_problems, geometry_problems
 
 SCHEMA = "dicke-daemonen/board@1"
+
+#: Largest photo side a report may name, in pixels.
+MAX_IMAGE_SIDE = 100_000
+#: A pawn's radius and a cord's length (mm): the scale of a report without one.
+PAWN_RADIUS_MM = 9.5
+CORD_LENGTH_MM = 1200.0
 
 JSON = dict[str, Any]
 
@@ -100,30 +112,142 @@ def violation_json(v: Violation) -> JSON:
 # --- reading a report -------------------------------------------------------------------
 
 
-def board_from_report(report: object) -> Board:
+def board_from_report(report: object, *, topology: str = "check") -> Board:
     """Read a board report back into a :class:`Board`.
 
-    The topology in the report is trusted as far as it is consistent: every crossing
-    must be the corner of exactly four field sectors, every knot must count for
-    exactly two fields, and every creature must name existing fields and crossings.
+    Parameters
+    ----------
+    report : object
+        The parsed JSON of a board report.
+    topology : {"check", "rebuild", "trust"}
+        ``"check"`` (default): the crossings and fields must be what the lines and
+        knots make (:func:`engine.validate.geometry_problems`), unless the report
+        lists a ``layout-problem`` (then its lines cannot be built and the topology
+        is taken as written). ``"rebuild"``: take the topology from the lines and knots
+        and locate every creature on the board again from its foot point (for a report
+        whose polylines or knots were edited). ``"trust"``: take the topology as
+        written, checking only that it is consistent in itself.
 
     Raises
     ------
     BoardFormatError
-        With the path of the first offending entry, e.g. ``fields[3].corners[1]``.
+        Naming the first offending entry by its path, e.g. ``fields[3].corners[1]``,
+        and how many more problems there are (all of them in ``problems``).
     """
+    if topology not in ("check", "rebuild", "trust"):
+        raise ValueError(f"topology: expected 'check', 'rebuild' or 'trust', got {topology!r}")
     data = _mapping(report, "report")
     schema = data.get("schema")
     if schema != SCHEMA:
-        raise BoardFormatError(f"schema: expected {SCHEMA!r}, got {schema!r}")
+        raise BoardFormatError(f"schema: expected {SCHEMA!r}, got {excerpt(schema)}")
+    image_size(data)
     lines = _read_lines(_mapping(data.get("lines"), "lines"))
+    if topology == "rebuild":
+        return _rebuilt(data, lines)
     crossings = _read_indexed(data.get("crossings"), "crossings", _read_crossing)
     fields = _read_indexed(data.get("fields"), "fields", _read_field)
     board = Board(lines=tuple(lines), crossings=tuple(crossings), fields=tuple(fields))
-    _check_topology(board)
-    creatures = _sequence(data.get("creatures", []), "creatures")
-    placed = tuple(_read_creature(c, f"creatures[{i}]", board) for i, c in enumerate(creatures))
-    return board.with_creatures(placed)
+    creatures, problems = _read_creatures(data)
+    board = replace(board, creatures=tuple(creatures))
+    problems += board_problems(board)
+    if problems:
+        raise BoardFormatError.of(sorted(problems, key=_report_order))
+    if topology == "check" and not _has_layout_problem(data):
+        check = geometry_problems(board)
+        if check.problems:
+            raise BoardFormatError.of(check.problems)
+        board = replace(board, sectors=check.sectors)
+    return board
+
+
+def image_size(report: Mapping[str, Any]) -> tuple[int, int] | None:
+    """(width, height) of the report's ``image``, or ``None`` when it is null or absent.
+
+    Raises
+    ------
+    BoardFormatError
+        If ``image`` is not null nor an object with positive integer sizes.
+    """
+    image = report.get("image")
+    if image is None:
+        return None
+    entry = _mapping(image, "image")
+    size = []
+    for key in ("width", "height"):
+        value = _int(entry.get(key), f"image.{key}")
+        if not 0 < value <= MAX_IMAGE_SIDE:
+            raise BoardFormatError(f"image.{key}: expected 1..{MAX_IMAGE_SIDE}, got {value}")
+        size.append(value)
+    return size[0], size[1]
+
+
+def _has_layout_problem(data: Mapping[str, Any]) -> bool:
+    violations = data.get("violations")
+    if not isinstance(violations, list):
+        return False
+    return any(isinstance(v, Mapping) and v.get("rule") == Rule.LAYOUT_PROBLEM for v in violations)
+
+
+def _report_order(problem: Problem) -> int:
+    order = ("lines", "crossings", "fields", "sectors", "creatures")
+    return next((i for i, head in enumerate(order) if problem.where.startswith(head)), 0)
+
+
+def _read_creatures(data: Mapping[str, Any]) -> tuple[list[Creature], list[Problem]]:
+    """Every creature that can be built, and a problem for each one that cannot."""
+    creatures: list[Creature] = []
+    problems: list[Problem] = []
+    for i, value in enumerate(_sequence(data.get("creatures", []), "creatures")):
+        where = f"creatures[{i}]"
+        try:
+            creatures.append(_read_creature(value, where))
+        except BoardError as error:
+            if isinstance(error, BoardFormatError):
+                raise
+            message = str(error)
+            head, _, rest = message.partition(": ")
+            problems.append(Problem(f"{where}.{head}", rest) if rest else Problem(where, message))
+    return creatures, problems
+
+
+def _rebuilt(data: Mapping[str, Any], lines: list[Line]) -> Board:
+    """The board of the report's lines and knots, its creatures located again."""
+    try:
+        board = build_board(
+            {ln.colour: ln.polyline for ln in lines}, {ln.colour: ln.knot for ln in lines}
+        )
+    except LayoutError as error:
+        raise BoardFormatError(f"lines: not a legal layout: {error}") from error
+    creatures, problems = _read_creatures(data)
+    if problems:
+        raise BoardFormatError.of(problems)
+    kept, feet, where = [], [], []
+    for i, creature in enumerate(creatures):
+        if creature.off_board:
+            kept.append(creature)
+            continue
+        if creature.xy is None:
+            raise BoardFormatError(
+                f"creatures[{i}].xy: a creature is located again from its foot point, "
+                "and this one has none"
+            )
+        feet.append(Foot(creature.kind, creature.colour, creature.xy))
+        where.append(len(kept))
+        kept.append(creature)
+    located = locate_creatures(board, feet, pawn_radius=pawn_radius_of(board))
+    for index, location in zip(where, located, strict=True):
+        kept[index] = location.creature
+    return board.with_creatures(tuple(kept))
+
+
+def pawn_radius_of(board: Board) -> float:
+    """A pawn's radius in the board's units, from the lengths of its cords.
+
+    Cords are 1.1 to 1.3 m long and a pawn's base is about 19 mm wide, so the radius is
+    about 1/126 of a cord; reports carry no scale of their own.
+    """
+    lengths = [LinearRing(ln.polyline).length for ln in board.lines]
+    return (sum(lengths) / len(lengths)) * PAWN_RADIUS_MM / CORD_LENGTH_MM
 
 
 def _mapping(value: object, where: str) -> Mapping[str, Any]:
@@ -143,7 +267,11 @@ def _point(value: object, where: str) -> Point:
     if len(items) != 2 or not all(
         isinstance(v, int | float) and not isinstance(v, bool) for v in items
     ):
-        raise BoardFormatError(f"{where}: expected [x, y] numbers, got {value!r}")
+        raise BoardFormatError(f"{where}: expected [x, y] numbers, got {excerpt(value)}")
+    if not all(abs(v) <= MAX_COORDINATE for v in items):  # False for NaN, too
+        raise BoardFormatError(
+            f"{where}: expected finite coordinates within ±{MAX_COORDINATE:g}, got {excerpt(value)}"
+        )
     return (float(items[0]), float(items[1]))
 
 
@@ -153,14 +281,14 @@ def _optional_point(value: object, where: str) -> Point | None:
 
 def _int(value: object, where: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise BoardFormatError(f"{where}: expected an integer, got {value!r}")
+        raise BoardFormatError(f"{where}: expected an integer, got {excerpt(value)}")
     return value
 
 
 def _colour(value: object, where: str, allowed: Sequence[str] = LINE_COLOURS) -> str:
     if value not in allowed:
         raise BoardFormatError(
-            f"{where}: unknown colour {value!r}; expected one of {', '.join(allowed)}"
+            f"{where}: unknown colour {excerpt(value)}; expected one of {', '.join(allowed)}"
         )
     return str(value)
 
@@ -190,7 +318,7 @@ def _read_indexed(value: object, where: str, read: Any) -> list[Any]:
     ids = [_int(e.get("id"), f"{where}[{i}].id") for i, e in enumerate(entries)]
     if sorted(ids) != list(range(len(ids))):
         raise BoardFormatError(
-            f"{where}: ids must be 0..{len(ids) - 1} without gaps, got {sorted(ids)}"
+            f"{where}: ids must be 0..{len(ids) - 1} without gaps, got {excerpt(sorted(ids))}"
         )
     by_id = sorted(zip(ids, entries, strict=True), key=lambda pair: pair[0])
     return [read(entry, f"{where}[{i}]") for i, entry in by_id]
@@ -215,7 +343,7 @@ def _read_crossing(entry: Mapping[str, Any], where: str) -> Crossing:
 def _read_field(entry: Mapping[str, Any], where: str) -> Field:
     outer = entry.get("outer")
     if not isinstance(outer, bool):
-        raise BoardFormatError(f"{where}.outer: expected true or false, got {outer!r}")
+        raise BoardFormatError(f"{where}.outer: expected true or false, got {excerpt(outer)}")
     corners = tuple(
         _int(c, f"{where}.corners[{i}]")
         for i, c in enumerate(_sequence(entry.get("corners"), f"{where}.corners"))
@@ -234,70 +362,33 @@ def _read_field(entry: Mapping[str, Any], where: str) -> Field:
     return Field(_int(entry["id"], f"{where}.id"), outer, corners, knots, outline)
 
 
-def _check_topology(board: Board) -> None:
-    outer = [f.id for f in board.fields if f.outer]
-    if len(outer) != 1:
-        raise BoardFormatError(f"fields: exactly one field must be outer, found {len(outer)}")
-    sectors: Counter[int] = Counter()
-    for f in board.fields:
-        for i, corner in enumerate(f.corners):
-            if not 0 <= corner < len(board.crossings):
-                raise BoardFormatError(
-                    f"fields[{f.id}].corners[{i}]: crossing {corner} does not exist"
-                )
-            sectors[corner] += 1
-    for c in board.crossings:
-        if sectors[c.id] != 4:
-            raise BoardFormatError(
-                f"crossings[{c.id}]: a crossing is a corner of four sectors, "
-                f"but fields list it {sectors[c.id]} times"
-            )
-    knots = Counter(k for f in board.fields for k in f.knots)
-    for colour, count in knots.items():
-        if count != 2:
-            raise BoardFormatError(
-                f"fields: the {colour} knot must count for two fields, it counts for {count}"
-            )
-
-
-def _read_creature(value: object, where: str, board: Board) -> Creature:
+def _read_creature(value: object, where: str) -> Creature:
+    """One creature's entry; whether the board can hold it is checked with the board."""
     entry = _mapping(value, where)
     kind = entry.get("kind")
     if kind not in (DEMON, GHOST):
-        raise BoardFormatError(f"{where}.kind: expected 'demon' or 'ghost', got {kind!r}")
+        raise BoardFormatError(f"{where}.kind: expected 'demon' or 'ghost', got {excerpt(kind)}")
     allowed = (WHITE,) if kind == GHOST else LINE_COLOURS
     colour = _colour(entry.get("colour"), f"{where}.colour", allowed)
     off_board = entry.get("off_board", False)
     if not isinstance(off_board, bool):
-        raise BoardFormatError(f"{where}.off_board: expected true or false, got {off_board!r}")
-    field_id = _optional_id(entry.get("field"), f"{where}.field", len(board.fields))
-    crossing_id = _optional_id(entry.get("crossing"), f"{where}.crossing", len(board.crossings))
-    if off_board and (field_id is not None or crossing_id is not None):
-        raise BoardFormatError(f"{where}: an off-board creature has no field or crossing")
-    if not off_board and field_id is None:
-        raise BoardFormatError(f"{where}.field: a creature on the board stands in a field")
-    if kind == GHOST and crossing_id is not None:
-        raise BoardFormatError(f"{where}.crossing: a ghost stands in a field centre, not a corner")
-    if (
-        crossing_id is not None
-        and field_id is not None
-        and crossing_id not in board.fields[field_id].corners
-    ):
-        raise BoardFormatError(f"{where}: field {field_id} has no corner at crossing {crossing_id}")
+        raise BoardFormatError(
+            f"{where}.off_board: expected true or false, got {excerpt(off_board)}"
+        )
     return Creature(
         str(kind),
         colour,
         _optional_point(entry.get("xy"), f"{where}.xy"),
-        field_id,
-        crossing_id,
+        _optional_id(entry.get("field"), f"{where}.field"),
+        _optional_id(entry.get("crossing"), f"{where}.crossing"),
         off_board,
     )
 
 
-def _optional_id(value: object, where: str, count: int) -> int | None:
+def _optional_id(value: object, where: str) -> int | None:
     if value is None:
         return None
     number = _int(value, where)
-    if not 0 <= number < count:
-        raise BoardFormatError(f"{where}: {number} does not exist (there are {count})")
+    if number < 0:
+        raise BoardFormatError(f"{where}: ids are not negative, got {excerpt(number)}")
     return number
