@@ -22,6 +22,8 @@ BoolImage = NDArray[np.bool_]
 
 #: A pawn is at least this many string widths across (pawns measure ~6-8).
 PAWN_MIN_WIDTHS = 4.2
+#: A ghost's lit part is at least this many string widths across.
+GHOST_MIN_WIDTHS = 2.6
 
 
 @dataclass(frozen=True)
@@ -108,13 +110,19 @@ def separate(masks: ColourMasks) -> Separation:
     """
     string_width = max(estimate_string_width(masks), 2.0)
     labels = masks.labels
-    anything = labels > 0
-    # Close small holes (highlights, the seam between head and body) before opening.
-    closed = cv2.morphologyEx(anything.astype(np.uint8), cv2.MORPH_CLOSE, _disc(string_width))
-    thick = cv2.morphologyEx(closed, cv2.MORPH_OPEN, _disc(PAWN_MIN_WIDTHS * string_width))
-    pawns = _pawn_blobs(thick.astype(bool), labels)
-    pawn_mask = thick.astype(bool)
-    grown = cv2.dilate(thick, _disc(0.8 * string_width)).astype(bool)
+    pawns: list[PawnBlob] = []
+    pawn_mask = np.zeros(labels.shape, bool)
+    # Each colour on its own, so that a blue pawn touching a red one stays two blobs.
+    for index, colour in enumerate(LINE_COLOURS, start=1):
+        own = (labels == index).astype(np.uint8)
+        # Close small holes (highlights, the seam between head and body) first.
+        closed = cv2.morphologyEx(own, cv2.MORPH_CLOSE, _disc(string_width))
+        thick = cv2.morphologyEx(closed, cv2.MORPH_OPEN, _disc(PAWN_MIN_WIDTHS * string_width))
+        pawns.extend(_pawn_blobs(thick.astype(bool), colour, labels))
+        pawn_mask |= thick.astype(bool)
+    pawns.extend(_ghost_blobs(labels, pawn_mask, string_width))
+    pawn_mask |= _blob_mask(labels.shape, [p for p in pawns if p.colour == WHITE])
+    grown = cv2.dilate(pawn_mask.astype(np.uint8), _disc(0.8 * string_width)).astype(bool)
 
     strings: dict[str, BoolImage] = {}
     for index, colour in enumerate(LINE_COLOURS, start=1):
@@ -131,23 +139,41 @@ def separate(masks: ColourMasks) -> Separation:
     return Separation(strings=strings, pawns=pawns, string_width=string_width, pawn_mask=pawn_mask)
 
 
-def _pawn_blobs(thick: BoolImage, labels: NDArray[np.uint8]) -> list[PawnBlob]:
-    count, components, stats, _ = cv2.connectedComponentsWithStats(thick.astype(np.uint8), 8)
+def _ghost_blobs(
+    labels: NDArray[np.uint8], coloured_pawns: BoolImage, string_width: float
+) -> list[PawnBlob]:
+    """White pawns: the lit part of a ghost is white, its shaded side often is not, so
+    a smaller disc than for coloured pawns must fit. Highlights on coloured pawns are
+    white too; they lie on a coloured pawn and are skipped."""
+    white = (labels == LABEL_COLOURS.index(WHITE)).astype(np.uint8)
+    closed = cv2.morphologyEx(white, cv2.MORPH_CLOSE, _disc(string_width))
+    thick = cv2.morphologyEx(closed, cv2.MORPH_OPEN, _disc(GHOST_MIN_WIDTHS * string_width))
+    near_coloured = cv2.dilate(coloured_pawns.astype(np.uint8), _disc(1.5 * string_width))
     blobs = []
-    for index in range(1, count):
-        x, y, w, h = (int(v) for v in stats[index, :4])
-        mask = components[y : y + h, x : x + w] == index
+    for blob in _pawn_blobs(thick.astype(bool), WHITE, labels):
+        x, y, w, h = blob.box
+        overlap = near_coloured[y : y + h, x : x + w][blob.mask].mean()
+        if overlap < 0.3:
+            blobs.append(blob)
+    return blobs
+
+
+def _blob_mask(shape: tuple[int, ...], blobs: list[PawnBlob]) -> BoolImage:
+    mask = np.zeros(shape[:2], bool)
+    for blob in blobs:
+        x, y, w, h = blob.box
+        mask[y : y + h, x : x + w] |= blob.mask
+    return mask
+
+
+def _pawn_blobs(thick: BoolImage, colour: str, labels: NDArray[np.uint8]) -> list[PawnBlob]:
+    count, components, stats, _ = cv2.connectedComponentsWithStats(thick.astype(np.uint8), 8)
+    index = LABEL_COLOURS.index(colour)
+    blobs = []
+    for k in range(1, count):
+        x, y, w, h = (int(v) for v in stats[k, :4])
+        mask = components[y : y + h, x : x + w] == k
         inside = labels[y : y + h, x : x + w][mask]
-        counts = np.bincount(inside, minlength=len(LABEL_COLOURS))[1:]
-        if counts.sum() == 0:
-            continue
-        # White highlights sit on every shiny pawn: a blob is a ghost only when white
-        # clearly dominates it.
-        coloured = counts[:4]
-        if counts[4] > 2.0 * coloured.sum():
-            colour, share = WHITE, float(counts[4] / counts.sum())
-        else:
-            best = int(np.argmax(coloured))
-            colour, share = LINE_COLOURS[best], float(coloured[best] / max(coloured.sum(), 1))
+        share = float((inside == index).sum() / max(1, (inside > 0).sum()))
         blobs.append(PawnBlob(colour=colour, mask=mask, box=(x, y, w, h), share=share))
     return blobs
