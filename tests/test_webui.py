@@ -21,7 +21,6 @@ from flask import Flask
 from flask.testing import FlaskClient
 from PIL import Image
 
-from engine.board import Creature
 from engine.placement import BoardGeometry
 from engine.report import board_from_report, board_to_report
 from webui import create_app
@@ -528,14 +527,14 @@ def test_api_score_reads_a_sample_photo(client: FlaskClient) -> None:
         "Anna"]
 
 
-def test_stored_creature_is_a_valid_engine_creature() -> None:
-    # The editor builds creatures the engine accepts: a ghost never gets a crossing.
+def test_a_tap_far_from_the_board_places_an_off_board_creature() -> None:
+    # The engine's locator decides: far from every line in the outer field is off the board
+    # (a prediction in front of a player), which is not scored.
     report = truth_report(VIOLATIONS)
-    size = max(report["image"]["width"], report["image"]["height"])
-    far = [size * 10.0, size * 10.0]
+    xs = [p[0] for line in report["lines"].values() for p in line["polyline"]]
+    ys = [p[1] for line in report["lines"].values() for p in line["polyline"]]
+    far = [max(xs) + (max(xs) - min(xs)), max(ys) + (max(ys) - min(ys))]
     changed = apply_edits(report, [{"op": "add", "colour": "white", "xy": far}])
     added = changed["creatures"][-1]
-    assert Creature(added["kind"], added["colour"], field=added["field"]).kind == "ghost"
-    outer = next(f["id"] for f in report["fields"] if f["outer"])
-    assert added["field"] == outer
-    assert "ghost-in-outer-field" in {v["rule"] for v in changed["violations"]}
+    assert (added["kind"], added["off_board"], added["field"]) == ("ghost", True, None)
+    assert changed["scores"] == report["scores"]

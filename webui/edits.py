@@ -6,8 +6,9 @@ An edit is a small JSON object, the same from the page's editor and from
 - ``{"op": "remove", "creature": 3}``
 - ``{"op": "change", "creature": 3, "colour": "green"}`` (``white`` makes it a ghost;
   ``kind`` may be given too and must agree)
-- ``{"op": "add", "colour": "red", "xy": [x, y]}``: a creature where the player tapped,
-  in the field under the tap and, for a demon, the corner of that field nearest the tap.
+- ``{"op": "add", "colour": "red", "xy": [x, y]}``: a creature where the player tapped;
+  the engine's locator (:func:`engine.placement.locate_creatures`) decides its field,
+  its corner (a demon) or that it stands off the board, as it does for the camera.
 
 Every edit goes through the engine (``board_from_report`` → ``board_to_report``), so
 scores, winners and violations are always the engine's.
@@ -17,34 +18,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from engine.board import Board, Creature, Point
 from engine.colours import DEMON, GHOST, LINE_COLOURS, SCORE_COLOURS, WHITE
 from engine.errors import BoardFormatError
 from engine.legality import LAYOUT_PROBLEM, Violation
-from engine.placement import BoardGeometry
+from engine.placement import Foot, locate_creatures
 from engine.report import board_from_report, board_to_report
 
-#: How far from a corner a tap may land and still mean that corner, as a fraction of
-#: the photo's longer side (a fingertip covers about this much of a phone-sized photo).
-TAP_RADIUS = 0.045
+#: A creature's base radius as a fraction of the board's extent (the longer side of the
+#: lines' bounding box): a 9.5 mm pawn radius on a play area of about half a metre.
+PAWN_RADIUS = 0.02
 
 MAX_EDITS = 200
 
 
 class EditError(ValueError):
     """An edit that cannot be applied; the message names the edit and what is wrong."""
-
-
-@dataclass(frozen=True)
-class Place:
-    """Where a tap lands on the board."""
-
-    field: int
-    #: The corner's crossing, or None when the tap is away from every corner of the field.
-    crossing: int | None
 
 
 def image_size(report: Mapping[str, Any]) -> tuple[int, int] | None:
@@ -54,19 +46,20 @@ def image_size(report: Mapping[str, Any]) -> tuple[int, int] | None:
     return None
 
 
-def tap_radius(board: Board, size: tuple[int, int] | None) -> float:
-    """The corner-snapping radius in report units: from the photo size, or the board's extent."""
-    if size is not None:
-        return TAP_RADIUS * max(size)
+def pawn_radius(board: Board) -> float:
+    """A creature's base radius in the board's units, from the extent of its lines."""
     xs = [x for ln in board.lines for x, _ in ln.polyline]
     ys = [y for ln in board.lines for _, y in ln.polyline]
-    return TAP_RADIUS * max(max(xs) - min(xs), max(ys) - min(ys), 1.0)
+    if not xs:
+        return 1.0
+    return PAWN_RADIUS * max(max(xs) - min(xs), max(ys) - min(ys), 1.0)
 
 
-def locate_tap(board: Board, xy: Point, radius: float) -> Place:
-    """The field under ``xy`` and the nearest of its corners within ``radius``."""
-    field_id, crossing_id = BoardGeometry(board).corner_at(xy, radius)
-    return Place(field_id, crossing_id)
+def locate_tap(board: Board, kind: str, colour: str, xy: Point) -> Creature:
+    """The creature a tap at ``xy`` places: the engine's locator decides its field, its
+    corner (for a demon) or that it stands off the board."""
+    located = locate_creatures(board, [Foot(kind, colour, xy)], pawn_radius=pawn_radius(board))
+    return located[0].creature
 
 
 def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str, Any]:
@@ -93,11 +86,9 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
     if len(edits) > MAX_EDITS:
         raise EditError(f"edits: at most {MAX_EDITS} at once, got {len(edits)}")
     board = board_from_report(report)
-    size = image_size(report)
-    radius = tap_radius(board, size)
     creatures = list(board.creatures)
     for i, edit in enumerate(edits):
-        creatures = _apply(board, creatures, edit, radius, f"edits[{i}]")
+        creatures = _apply(board, creatures, edit, f"edits[{i}]")
     return rescore(report, board.with_creatures(tuple(creatures)))
 
 
@@ -124,15 +115,15 @@ def check_report(report: object) -> dict[str, Any]:
 
 
 def _apply(
-    board: Board, creatures: list[Creature], edit: object, radius: float, where: str
+    board: Board, creatures: list[Creature], edit: object, where: str
 ) -> list[Creature]:
     if not isinstance(edit, Mapping):
         raise EditError(f"{where}: expected an object like {{\"op\": \"remove\", \"creature\": 0}}")
     op = edit.get("op")
     if op == "add":
-        xy = _point(edit.get("xy"), f"{where}.xy", board)
+        xy = _point(edit.get("xy"), f"{where}.xy")
         kind, colour = _kind_and_colour(edit, where)
-        return [*creatures, _placed(board, kind, colour, xy, radius)]
+        return [*creatures, locate_tap(board, kind, colour, xy)]
     if op not in ("remove", "change"):
         raise EditError(f"{where}.op: expected 'add', 'change' or 'remove', got {_short(op)}")
     index = edit.get("creature")
@@ -148,14 +139,8 @@ def _apply(
         new = replace(old, kind=kind, colour=colour,
                       crossing=None if kind == GHOST else old.crossing)
     else:
-        new = _placed(board, kind, colour, old.xy, radius)
+        new = locate_tap(board, kind, colour, old.xy)
     return [*creatures[:index], new, *creatures[index + 1 :]]
-
-
-def _placed(board: Board, kind: str, colour: str, xy: Point, radius: float) -> Creature:
-    place = locate_tap(board, xy, radius)
-    crossing = place.crossing if kind == DEMON else None
-    return Creature(kind, colour, xy=xy, field=place.field, crossing=crossing)
 
 
 def _kind_and_colour(edit: Mapping[str, Any], where: str) -> tuple[str, str]:
@@ -173,7 +158,7 @@ def _kind_and_colour(edit: Mapping[str, Any], where: str) -> tuple[str, str]:
     return kind, str(colour)
 
 
-def _point(value: object, where: str, board: Board) -> Point:
+def _point(value: object, where: str) -> Point:
     if (
         not isinstance(value, Sequence)
         or isinstance(value, str)

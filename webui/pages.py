@@ -25,7 +25,7 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.wrappers import Response as BaseResponse
 
 from engine.colours import LINE_COLOURS, SCORE_COLOURS
-from engine.errors import BoardFormatError
+from engine.errors import BoardFormatError, EngineError
 from vision.errors import PhotoError
 from webui import archive
 from webui.archive import ArchivedBoard, BoardNotFound
@@ -98,7 +98,13 @@ def board(board_id: int) -> str:
     entry = load_board(board_id)
     show_camera = request.args.get("view") == "camera" and entry.camera_report is not None
     report = entry.camera_report if show_camera else entry.report
-    view = board_view(report) if report else None
+    view, problem = None, None
+    if report:
+        try:
+            view = board_view(report)
+        except EngineError as error:  # e.g. stored by an older, laxer version of the engine
+            problem = str(error)
+            report = None
     outcome = (
         game_outcome(entry.game, report.get("scores", {}), report.get("winners", []))
         if report
@@ -113,6 +119,7 @@ def board(board_id: int) -> str:
         creatures_data=creature_info(view) if view else {},
         outcome=outcome,
         show_camera=show_camera,
+        problem=problem,
         camera_scores=(entry.camera_report or {}).get("scores", {}),
         report_text=json.dumps(report) if report else "",
     )
