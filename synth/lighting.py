@@ -49,6 +49,16 @@ class Lighting:
 
     params: LightParams
     board_centre_mm: tuple[float, float]
+    #: A second, weaker light, or None; it has ``second_share`` of the direct light.
+    second: LightParams | None = None
+    second_share: float = 0.0
+
+    @property
+    def other(self) -> Lighting | None:
+        """The second light on its own, or None."""
+        if self.second is None or self.second_share <= 0.0:
+            return None
+        return Lighting(self.second, self.board_centre_mm)
 
     @property
     def direction(self) -> np.ndarray:
@@ -94,8 +104,14 @@ class Lighting:
         """Brightness of surfaces with unit ``normals`` (..., 3) relative to the table.
 
         A Lambert key light plus a hemispherical fill; the fill is what shadows keep.
+        A second light adds its own key, in its share.
         """
-        return self.shade_dot(normals @ self.direction, normals[..., 2])
+        shade = self.shade_dot(normals @ self.direction, normals[..., 2])
+        other = self.other
+        if other is None:
+            return shade
+        w = self.second_share
+        return np.asarray((1.0 - w) * shade + w * other.shade(normals))
 
     def shade_dot(self, ndotl: np.ndarray, nz: np.ndarray) -> np.ndarray:
         """:meth:`shade` from the normals' dot product with :attr:`direction` and their
@@ -157,6 +173,11 @@ class Lighting:
             along = (x_mm - cx) * d[0] + (y_mm - cy) * d[1]
             gain = np.exp(along / 1400.0)  # brighter towards the window
         gain = 1.0 + self.params.unevenness * (gain - 1.0)
+        other = self.other
+        if other is not None:
+            gain = (1.0 - self.second_share) * gain + self.second_share * other.illumination(
+                x_mm, y_mm
+            )
         # Rooms have fill light: nothing in the picture goes completely dark.
         return np.asarray(np.clip(gain, 0.35, 3.5))
 

@@ -10,7 +10,10 @@ from engine.colours import DEMON, GHOST, LINE_COLOURS, WHITE
 
 Point = tuple[float, float]
 
-__all__ = ["Crossing", "Pawn", "SceneObjects", "LINE_COLOURS"]
+__all__ = ["Crossing", "PAWN_STYLES", "Pawn", "SceneObjects", "LINE_COLOURS"]
+
+#: The shapes a set of pawns can have (see :mod:`synth.pawns`).
+PAWN_STYLES = ("snowman", "flared", "cone")
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
 """Chubby painted wooden pawns: shape, shading with a painted face, cast shadow.
 
-A pawn is a solid of revolution approximated by two spheroids: a squat body as wide as
-the pawn and a round head on top that sinks a little into it. That is close to the
-real figures and lets :mod:`synth.solids` ray-cast it exactly.
+A pawn is a solid of revolution approximated by a few spheroids, which
+:mod:`synth.solids` ray-casts exactly. Sets of pawns differ, so a scene picks one of
+several shapes (:data:`PAWN_STYLES`): a squat body with a round head ("snowman"), the
+same on a flared base ("flared"), or a tapering cone-like body ("cone"). Demons carry
+two small horns on the head, as the real figures do; ghosts are smooth.
 """
 
 from __future__ import annotations
@@ -11,34 +13,67 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.colours import DEMON
 from synth.camera import Camera
 from synth.lighting import Lighting
-from synth.objects import Pawn
+from synth.objects import PAWN_STYLES, Pawn
 from synth.solids import Spheroid, composite_front_to_back, raycast
 
-__all__ = ["PawnShape", "pawn_parts", "shade_pawn", "shadow_outlines"]
-
+__all__ = ["PAWN_STYLES", "PawnShape", "pawn_parts", "shade_pawn", "shadow_outlines"]
 
 @dataclass(frozen=True)
 class PawnShape:
-    """Pawn size in millimetres: widest diameter and total height."""
+    """Pawn size in millimetres (widest diameter, total height) and shape."""
 
     width_mm: float
     height_mm: float
+    style: str = "snowman"
+
+    def __post_init__(self) -> None:
+        if self.style not in PAWN_STYLES:
+            raise ValueError(f"unknown pawn style {self.style!r}; expected one of {PAWN_STYLES}")
 
 
-def pawn_parts(foot_xy: tuple[float, float], shape: PawnShape) -> list[Spheroid]:
-    """Body and head spheroids of a pawn standing at ``foot_xy``."""
+@dataclass(frozen=True)
+class PawnParts:
+    """The spheroids of one pawn; ``head`` indexes the one that carries the face."""
+
+    parts: list[Spheroid]
+    head: int
+
+
+def pawn_parts(foot_xy: tuple[float, float], shape: PawnShape, kind: str = "ghost") -> PawnParts:
+    """The spheroids of a pawn of ``kind`` standing at ``foot_xy``.
+
+    Every style keeps within ``shape.width_mm`` across, so a pawn never reaches
+    further than half its width from its foot point.
+    """
     x, y = foot_xy
-    a_body = shape.width_mm / 2
-    c_body = 0.42 * shape.height_mm
-    z_body = 0.30 * shape.height_mm  # the body is cut by the table below its equator
-    r_head = 0.30 * shape.width_mm
-    z_head = shape.height_mm - r_head
-    return [
-        Spheroid((x, y, z_body), a_body, c_body),
-        Spheroid((x, y, z_head), r_head, r_head),
-    ]
+    w, h = shape.width_mm, shape.height_mm
+    r_head = 0.30 * w
+    z_head = h - r_head
+    if shape.style == "cone":
+        # A tapering body of three stacked lenses under a smaller head.
+        r_head = 0.26 * w
+        z_head = h - r_head
+        body = [
+            Spheroid((x, y, 0.10 * h), 0.50 * w, 0.22 * h),
+            Spheroid((x, y, 0.34 * h), 0.38 * w, 0.24 * h),
+            Spheroid((x, y, 0.55 * h), 0.27 * w, 0.20 * h),
+        ]
+    else:
+        # A squat body cut by the table below its equator.
+        body = [Spheroid((x, y, 0.30 * h), w / 2, 0.42 * h)]
+        if shape.style == "flared":
+            body.insert(0, Spheroid((x, y, 0.0), 0.48 * w, 0.09 * h))
+    parts = [*body, Spheroid((x, y, z_head), r_head, r_head)]
+    head = len(parts) - 1
+    if kind == DEMON:
+        for side in (-1.0, 1.0):
+            # Two stubby horns on top of the head, leaning outwards.
+            hx = x + side * 0.5 * r_head
+            parts.append(Spheroid((hx, y, z_head + 0.8 * r_head), 0.26 * r_head, 0.45 * r_head))
+    return PawnParts(parts, head)
 
 
 def shade_pawn(
@@ -76,7 +111,8 @@ def shade_pawn(
     alpha : ndarray, shape (n,)
     or None when the pawn is not in the photo.
     """
-    parts = pawn_parts(pawn.foot_xy_mm, shape)
+    made = pawn_parts(pawn.foot_xy_mm, shape, pawn.kind)
+    parts = made.parts
     hits = raycast(camera, parts)
     if hits is None:
         return None
@@ -89,7 +125,7 @@ def shade_pawn(
         occl = 0.55 + 0.45 * np.clip(point[:, 2] / (0.25 * shape.height_mm), 0.0, 1.0)
         grain = _wood_grain(point, pawn.foot_xy_mm, rng)
         paint = paint_rgb[None, :] * (shade * occl * grain)[:, None]
-        if k == 1:
+        if k == made.head:
             paint = _paint_face(paint, normal, facing_rad)
         spec = gloss * lighting.shadow_strength * lighting.specular(
             point, normal, camera.centre_mm, exponent=40.0
@@ -146,7 +182,7 @@ def shadow_outlines(
     across = np.array([-along[1], along[0]])
     angles = np.linspace(0, 2 * np.pi, 40, endpoint=False)
     outlines = []
-    parts = pawn_parts(foot_xy, shape)
+    parts = pawn_parts(foot_xy, shape).parts
     for part in parts:
         cx, cy, cz = part.centre
         centre = np.array([cx, cy]) + lighting.shadow_offset(cz)
@@ -160,7 +196,6 @@ def shadow_outlines(
     body = parts[0]
     base_r = body.a * np.sqrt(max(1.0 - (body.centre[2] / body.c) ** 2, 0.0))
     foot = np.asarray(foot_xy) + base_r * np.column_stack([np.cos(angles), np.sin(angles)])
-    outlines.append(foot)
-    # Bridge body and head shadows so a long shadow has no gap at the neck.
-    outlines.append(np.vstack(outlines[:2]))
-    return outlines
+    # Bridge each part's shadow to the next so a long shadow has no gap at a neck.
+    bridges = [np.vstack(outlines[i : i + 2]) for i in range(len(outlines) - 1)]
+    return [*outlines, foot, *bridges]

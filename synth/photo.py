@@ -8,7 +8,6 @@ into the photo's pixels. Same seed, same photo and truth.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -22,6 +21,7 @@ from engine.legality import find_violations
 from engine.report import board_to_report
 from synth.boards import PAWN_WIDTH_MM, SyntheticBoard, generate_board
 from synth.camera import Camera
+from synth.extras import arrange_extras, keeps_off
 from synth.objects import Pawn, SceneObjects
 from synth.placement import place_pawns, read_back, sample_habits
 from synth.render import encode_jpeg, render
@@ -32,7 +32,11 @@ DEFAULT_SIZE = (4032, 3024)
 
 @dataclass(frozen=True)
 class SyntheticPhoto:
-    """A rendered photo, its JPEG bytes and its ground truth (a board report + scene)."""
+    """A rendered photo, its JPEG bytes and its ground truth (a board report + scene).
+
+    ``image`` and the truth are upright, as a person sees the photo; the JPEG may store
+    its pixels turned, with an EXIF Orientation tag saying how to turn them back.
+    """
 
     image: np.ndarray
     jpeg: bytes
@@ -60,7 +64,10 @@ def make_photo(
     plan = plan_photo(seed, difficulty, size)
     image = render(scene_objects(plan.board), plan.scene, plan.camera, plan.render_rng)
     truth = photo_truth(plan.board, plan.scene, plan.camera, seed)
-    return SyntheticPhoto(image, encode_jpeg(image, plan.scene.sensor.jpeg_quality), truth)
+    jpeg = encode_jpeg(
+        image, plan.scene.sensor.jpeg_quality, plan.scene.extras.exif_orientation
+    )
+    return SyntheticPhoto(image, jpeg, truth)
 
 
 @dataclass(frozen=True)
@@ -83,8 +90,10 @@ def plan_photo(
         )
     if min(size) < 240 or max(size) < 320:
         raise ValueError(f"photo size {size[0]}x{size[1]} is too small; at least 320x240")
-    streams = np.random.SeedSequence(seed).spawn(4)
-    board_rng, scene_rng, render_rng, hand_rng = (np.random.default_rng(s) for s in streams)
+    streams = np.random.SeedSequence(seed).spawn(5)
+    board_rng, scene_rng, render_rng, hand_rng, extras_rng = (
+        np.random.default_rng(s) for s in streams
+    )
     made = generate_board(board_rng, difficulty)
     scene = sample_scene(scene_rng, difficulty, size, play_area(made.board))
     # The pawns' sizes are the scene's: now the players can put them down.
@@ -92,7 +101,9 @@ def plan_photo(
     # Frame the play area; the prediction pawns then find room in view beside it.
     scene = keep_in_frame(scene, play_points(made.board))
     camera = Camera.from_scene(scene)
-    board = place_off_board(made.board, camera, board_rng)
+    # A table edge and clutter at the border, where the camera shows them.
+    scene = arrange_extras(scene, camera, made.board, extras_rng)
+    board = place_off_board(made.board, camera, board_rng, scene)
     # The truth is what the engine reads at the feet (off the board included).
     board = read_back(board, scene.materials.pawn_width_mm / 2)
     # A planted violation whose pawn found no room is not in the photo.
@@ -152,9 +163,12 @@ def keep_in_frame(scene: Scene, points_mm: np.ndarray) -> Scene:
 OFF_BOARD_DISTANCE_MM = 70.0
 
 
-def place_off_board(board: Board, camera: Camera, rng: np.random.Generator) -> Board:
+def place_off_board(
+    board: Board, camera: Camera, rng: np.random.Generator, scene: Scene | None = None
+) -> Board:
     """Give the off-board creatures (predictions) a place in view, clearly away from the
-    lines and from each other, as players keep them in front of themselves.
+    lines and from each other, as players keep them in front of themselves (on the
+    table and off the ``scene``'s clutter).
 
     A creature for which the frame has no room is left out of the photo (and its truth).
     """
@@ -170,18 +184,22 @@ def place_off_board(board: Board, camera: Camera, rng: np.random.Generator) -> B
     # Outside the lines' convex hull (the hull, not only the loops: inside a bay of
     # the outer field a pawn would look in play).
     spots = spots[~shapely.contains_xy(lines.convex_hull, spots[:, 0], spots[:, 1])]
-    taken: list[Point] = [c.xy for c in board.creatures if c.xy is not None]
+    if scene is not None:
+        spots = spots[keeps_off(scene, spots, PAWN_WIDTH_MM)]
+    free = np.ones(len(spots), bool)
+    for c in board.creatures:
+        if c.xy is not None:
+            free &= np.hypot(*(spots - c.xy).T) > 2 * PAWN_WIDTH_MM
     kept = []
     for creature in board.creatures:
         if not creature.off_board or creature.xy is not None:
             kept.append(creature)
             continue
-        free = [s for s in spots if all(math.dist(s, t) > 2 * PAWN_WIDTH_MM for t in taken)]
-        if not free:
+        if not free.any():
             continue
-        x, y = free[int(rng.integers(len(free)))]
+        x, y = spots[free][int(rng.integers(int(free.sum())))]
         xy = (float(x), float(y))
-        taken.append(xy)
+        free &= np.hypot(*(spots - xy).T) > 2 * PAWN_WIDTH_MM
         kept.append(replace(creature, xy=xy))
     return board.with_creatures(tuple(kept))
 

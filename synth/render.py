@@ -29,11 +29,13 @@ channel at a time; defocus and sharpening are one separable filter.
 
 from __future__ import annotations
 
+import io
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
+from PIL import Image
 
 from synth.camera import Camera
 from synth.cords import (
@@ -45,6 +47,7 @@ from synth.cords import (
     shade_knot,
     trace_cord,
 )
+from synth.extras import cup_shadow_outline, edge_distance, shade_card, shade_cup
 from synth.lighting import Lighting
 from synth.objects import SceneObjects
 from synth.pawns import PawnShape, shade_pawn, shadow_outlines
@@ -80,7 +83,10 @@ def render(
     """
     width, height = scene.size
     x0, y0, x1, y1 = scene.board_extent_mm
-    lighting = Lighting(scene.light, ((x0 + x1) / 2, (y0 + y1) / 2))
+    extras = scene.extras
+    lighting = Lighting(
+        scene.light, ((x0 + x1) / 2, (y0 + y1) / 2), extras.second_light, extras.second_share
+    )
     view = _TableView.build(camera)
     light_c = view.illumination(lighting) * _vignette(view, scene)
     ctx = RenderContext(
@@ -101,8 +107,10 @@ def render(
     with ThreadPoolExecutor(max_workers=1) as pool:
         table_job = pool.submit(_lit_table, ctx, light_c, pawn_shadow, table_rng)
         # Cords lie in the pawns' shadows, not in their own.
-        layers = _cord_layers(replace(ctx, gain=ctx.gain * pawn_shadow), object_rng)
+        layers = _clutter_layers(ctx, "card", object_rng)
+        layers += _cord_layers(replace(ctx, gain=ctx.gain * pawn_shadow), object_rng)
         layers += _pawn_layers(ctx, object_rng)
+        layers += _clutter_layers(ctx, "cup", object_rng)
         table = table_job.result()
     photo = cv2.resize(table, (width, height), interpolation=cv2.INTER_LINEAR)
     flat = photo.reshape(-1, 3)
@@ -146,8 +154,24 @@ def _knots(objects: SceneObjects, scene: Scene, rng: np.random.Generator) -> dic
     }
 
 
-def encode_jpeg(image: np.ndarray, quality: int) -> bytes:
-    """Compress an RGB uint8 image to JPEG bytes (4:2:0 chroma, like a phone)."""
+def encode_jpeg(image: np.ndarray, quality: int, orientation: int = 1) -> bytes:
+    """Compress an RGB uint8 image to JPEG bytes (4:2:0 chroma, like a phone).
+
+    With an EXIF ``orientation`` of 3, 6 or 8 the pixels are stored turned, as a phone
+    held upside down or sideways stores them, and the tag says how to turn them back:
+    a viewer that applies it shows ``image``.
+    """
+    if orientation not in _STORED_TURNS:
+        raise ValueError(f"EXIF orientation must be 1, 3, 6 or 8, not {orientation!r}")
+    if orientation != 1:
+        stored = np.ascontiguousarray(np.rot90(image, _STORED_TURNS[orientation]))
+        exif = Image.Exif()
+        exif[_ORIENTATION_TAG] = orientation
+        out = io.BytesIO()
+        Image.fromarray(stored).save(
+            out, "JPEG", quality=int(quality), subsampling=2, exif=exif.tobytes()
+        )
+        return out.getvalue()
     # OpenCV's libjpeg-turbo writes the same file as Pillow's, a little faster.
     ok, data = cv2.imencode(
         ".jpg",
@@ -159,7 +183,13 @@ def encode_jpeg(image: np.ndarray, quality: int) -> bytes:
     )
     if not ok:
         raise RuntimeError("JPEG encoding failed")
-    return data.tobytes()
+    return bytes(data.tobytes())
+
+
+_ORIENTATION_TAG = 0x0112
+#: Quarter turns (counter-clockwise, as ``np.rot90`` counts) from the upright photo to
+#: the stored pixels, per EXIF orientation: 6 means "turn clockwise to view".
+_STORED_TURNS = {1: 0, 3: 2, 6: 1, 8: 3}
 
 
 # --------------------------------------------------------------------------- table
@@ -301,7 +331,59 @@ def _lit_table(
         noise = cv2.addWeighted(white(0), 1.0, white(i + 1), 0.35, 0.0)  # luma + chroma
         cv2.accumulateProduct(noise, sigma, ch)
         channels.append(cv2.convertScaleAbs(ch, alpha=255.0))
-    return cv2.merge(channels)
+    table_img = np.asarray(cv2.merge(channels))
+    if scene.extras.table_edge is not None:
+        _floor_beyond_edge(ctx, table_img, rng)
+    return table_img
+
+
+def _floor_beyond_edge(ctx: RenderContext, table: np.ndarray, rng: np.random.Generator) -> None:
+    """Paint the table's edge banding and the floor beyond it over the half-resolution
+    table image (in place): the floor is far below, so it is dimmer and out of focus."""
+    edge = ctx.scene.extras.table_edge
+    assert edge is not None
+    view = ctx.view
+    beyond = edge_distance(edge, view.coarse_x, view.coarse_y)
+    footprint = view.footprint_half()
+    near = (beyond > -edge.rim_mm - 4 * footprint).astype(np.uint8)
+    x, y, w, h = cv2.boundingRect(cv2.dilate(near, np.ones((3, 3), np.uint8)))
+    if w == 0 or h == 0:
+        return
+    rows, cols = beyond.shape
+    height, width = table.shape[:2]
+    r0, r1 = y * height // rows, min(-(-(y + h) * height // rows), height)
+    c0, c1 = x * width // cols, min(-(-(x + w) * width // cols), width)
+    window = np.s_[r0:r1, c0:c1]
+    distance = view.resize_half(beyond)[window]
+    pixel = view.resize_half(footprint)[window]
+    on_table = np.clip(-distance / pixel + 0.5, 0.0, 1.0)
+    floor = np.clip((distance - edge.rim_mm) / pixel + 0.5, 0.0, 1.0)
+    rim = np.clip(1.0 - on_table - floor, 0.0, 1.0)
+    gain = ctx.gain[window]
+    # Broad blotches: the floor is seen out of focus.
+    blotches = cv2.GaussianBlur(rng.standard_normal((rows, cols)).astype(np.float32), (0, 0), 2)
+    shade = gain * (1.0 + 0.25 * view.resize_half(blotches)[window])
+    for i in range(3):
+        channel = table[window + (i,)].astype(np.float32) * on_table
+        tint = float(ctx.tint[i]) * 255.0
+        channel += rim * (edge.rim_rgb[i] * 0.85 * tint) * gain
+        channel += floor * (edge.floor_rgb[i] * edge.floor_light * tint) * shade
+        table[window + (i,)] = np.clip(channel + 0.5, 0, 255).astype(np.uint8)
+
+
+def _clutter_layers(ctx: RenderContext, kind: str, rng: np.random.Generator) -> list[_Layer]:
+    """The scene's cards (flat on the table) or cups, lit like the rest."""
+    layers = []
+    for thing in ctx.scene.extras.clutter:
+        if thing.kind != kind:
+            continue
+        if kind == "card":
+            out = shade_card(ctx.camera, thing)
+        else:
+            out = shade_cup(ctx.camera, thing, ctx.lighting)
+        if out is not None:
+            layers.append(_solid_layer(ctx, *out, rng))
+    return layers
 
 
 def _object_noise(level: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
@@ -388,26 +470,43 @@ def _cord_shadows(ctx: RenderContext) -> np.ndarray:
 
 
 def _pawn_shadows(ctx: RenderContext) -> np.ndarray:
-    """Light left by the pawns' big soft shadows (drawn and blurred at quarter-res)."""
-    objects, scene, camera, lighting = ctx.objects, ctx.scene, ctx.camera, ctx.lighting
+    """Light left by the big soft shadows of pawns and cups (drawn and blurred at
+    quarter-res), one set for each light."""
+    objects, scene, camera = ctx.objects, ctx.scene, ctx.camera
     shape = ctx.view.half_shape
-    if not objects.pawns:
+    cups = [c for c in scene.extras.clutter if c.kind == "cup"]
+    if not objects.pawns and not cups:
         return np.ones(shape, np.float32)
     mat = scene.materials
     small = ((shape[0] + 1) // 2, (shape[1] + 1) // 2)
-    cast = np.zeros(small, np.uint8)
     contact = np.zeros(small, np.uint8)
-    pshape = PawnShape(mat.pawn_width_mm, mat.pawn_height_mm)
+    pshape = PawnShape(mat.pawn_width_mm, mat.pawn_height_mm, mat.pawn_style)
     for pawn in objects.pawns:
-        for outline in shadow_outlines(pawn.foot_xy_mm, pshape, lighting):
-            _convex(cast, camera, outline, step=4)
-        foot = np.asarray(pawn.foot_xy_mm)
-        _disc(contact, camera, foot, 0.55 * pshape.width_mm, step=4)
+        _disc(contact, camera, np.asarray(pawn.foot_xy_mm), 0.55 * pshape.width_mm, step=4)
     scale = _board_px_per_mm(scene, camera) / 4
-    soft = max(lighting.penumbra_mm(0.6 * pshape.height_mm) * scale, 0.5)
-    quarter = _shadow_light(
-        cast, soft, lighting.shadow_strength, contact, 0.15 * pshape.width_mm * scale, 0.3
-    )
+    # Each light casts its own shadows, as dark as its share of the direct light.
+    share = scene.extras.second_share
+    lights = [(ctx.lighting, 1.0 - share)]
+    if ctx.lighting.other is not None:
+        lights.append((ctx.lighting.other, share))
+    quarter = np.ones(small, np.float32)
+    for k, (light, weight) in enumerate(lights):
+        cast = np.zeros(small, np.uint8)
+        for pawn in objects.pawns:
+            for outline in shadow_outlines(pawn.foot_xy_mm, pshape, light):
+                _convex(cast, camera, outline, step=4)
+        for cup in cups:
+            _convex(cast, camera, cup_shadow_outline(cup, light), step=4)
+        soft = max(light.penumbra_mm(0.6 * pshape.height_mm) * scale, 0.5)
+        touching = contact if k == 0 else np.zeros_like(contact)
+        cv2.multiply(
+            quarter,
+            _shadow_light(
+                cast, soft, light.shadow_strength * weight, touching,
+                0.15 * pshape.width_mm * scale, 0.3,
+            ),
+            dst=quarter,
+        )
     return cv2.resize(quarter, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR)
 
 
@@ -698,7 +797,7 @@ def _pawn_layers(ctx: RenderContext, rng: np.random.Generator) -> list[_Layer]:
     """Ray-cast the pawns far to near (painter's order)."""
     objects, camera, lighting = ctx.objects, ctx.camera, ctx.lighting
     mat = ctx.scene.materials
-    shape = PawnShape(mat.pawn_width_mm, mat.pawn_height_mm)
+    shape = PawnShape(mat.pawn_width_mm, mat.pawn_height_mm, mat.pawn_style)
     if not objects.pawns:
         return []
     middles = np.array([[*p.foot_xy_mm, shape.height_mm / 2] for p in objects.pawns])

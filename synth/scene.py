@@ -19,15 +19,19 @@ from typing import Any
 
 import numpy as np
 
-from synth.camera import CameraParams, fit_camera_distance
+from synth.camera import Camera, CameraParams, fit_camera_distance
+from synth.objects import PAWN_STYLES
 
 __all__ = [
     "DIFFICULTIES",
     "CameraParams",
+    "Clutter",
+    "Extras",
     "LightParams",
     "MaterialParams",
     "Scene",
     "SensorParams",
+    "TableEdge",
     "TableParams",
     "sample_scene",
 ]
@@ -90,6 +94,22 @@ _LIGHTS = {
     "hard": ["lamp_side", "window", "overhead_soft", "harsh_side"],
 }
 Span = tuple[float, float]
+
+#: How often each difficulty turns each extra on (:class:`Extras`).
+_EXTRA_CHANCE = {
+    "easy": {"second_light": 0.1, "table_edge": 0.1, "clutter": 0.1, "exif": 0.15,
+             "far_camera": 0.05},
+    "normal": {"second_light": 0.25, "table_edge": 0.25, "clutter": 0.25, "exif": 0.25,
+               "far_camera": 0.12},
+    "hard": {"second_light": 0.4, "table_edge": 0.4, "clutter": 0.4, "exif": 0.3,
+             "far_camera": 0.2},
+}
+#: Chances of the pawn shapes (:data:`synth.pawns.PAWN_STYLES`) per difficulty.
+_PAWN_STYLE_WEIGHTS = {
+    "easy": [0.6, 0.25, 0.15],
+    "normal": [0.4, 0.3, 0.3],
+    "hard": [0.34, 0.33, 0.33],
+}
 
 
 @dataclass(frozen=True)
@@ -218,6 +238,66 @@ class MaterialParams:
     pawn_width_mm: float
     pawn_height_mm: float
     pawn_gloss: float
+    #: One of :data:`synth.pawns.PAWN_STYLES`: the shape of this set of pawns.
+    pawn_style: str = "snowman"
+
+
+@dataclass(frozen=True)
+class TableEdge:
+    """Where the table ends, and the floor beyond it.
+
+    The edge is the line through ``point_mm`` (table millimetres) across ``normal``, the
+    unit vector pointing off the table. The table's edge banding, ``rim_mm`` wide as the
+    camera sees it, is ``rim_rgb``; the floor, far below and out of focus, is
+    ``floor_rgb`` in ``floor_light`` times the table's light.
+    """
+
+    point_mm: tuple[float, float]
+    normal: tuple[float, float]
+    rim_mm: float
+    rim_rgb: RGB
+    floor_rgb: RGB
+    floor_light: float
+
+
+@dataclass(frozen=True)
+class Clutter:
+    """Something else on the table, near the photo's border and off the play area.
+
+    ``kind`` is ``"card"`` (a playing card lying flat: ``size_mm`` is its width and
+    length, ``rgb`` its printed back, ``rgb2`` its white border) or ``"cup"`` (a mug:
+    ``size_mm`` is its diameter and height, ``rgb`` its glaze, ``rgb2`` the coffee).
+    """
+
+    kind: str
+    centre_mm: tuple[float, float]
+    angle_deg: float
+    size_mm: tuple[float, float]
+    rgb: RGB
+    rgb2: RGB
+
+
+@dataclass(frozen=True)
+class Extras:
+    """Occasional things that make a photo harder, drawn more often the harder it is.
+
+    ``second_light`` is a weaker second light with ``second_share`` of the direct light
+    (a second set of pawn shadows); ``table_edge`` and ``clutter`` are placed once the
+    camera is known (:func:`synth.extras.arrange_extras`), where they want a table edge
+    and how many things (``clutter_kinds``); ``exif_orientation`` is the EXIF
+    Orientation tag the JPEG is stored with (1 = upright; 3, 6, 8 = the pixels are
+    stored turned, as a phone held sideways stores them); ``far_camera`` says the
+    camera was moved back until the strings are only about 3 px wide at 4032 px.
+    """
+
+    second_light: LightParams | None = None
+    second_share: float = 0.0
+    wants_table_edge: bool = False
+    clutter_kinds: tuple[str, ...] = ()
+    table_edge: TableEdge | None = None
+    clutter: tuple[Clutter, ...] = ()
+    exif_orientation: int = 1
+    far_camera: bool = False
 
 
 @dataclass(frozen=True)
@@ -232,6 +312,7 @@ class Scene:
     camera: CameraParams
     sensor: SensorParams
     materials: MaterialParams
+    extras: Extras = Extras()
 
     def to_json(self) -> dict[str, Any]:
         """Return the scene as plain JSON types (dicts, lists, str, float, int)."""
@@ -302,6 +383,10 @@ def sample_scene(
         sharpen=float(rng.uniform(0.2, 0.8)),
         jpeg_quality=int(rng.integers(r.jpeg[0], r.jpeg[1] + 1)),
     )
+    materials = _sample_materials(rng, r.hue, difficulty)
+    extras = _sample_extras(rng, difficulty, light)
+    if extras.far_camera:
+        camera = _move_back(rng, camera, (width, height), (x0, y0, x1, y1), materials)
     return Scene(
         difficulty=difficulty,
         size=(width, height),
@@ -310,7 +395,8 @@ def sample_scene(
         light=light,
         camera=camera,
         sensor=sensor,
-        materials=_sample_materials(rng, r.hue),
+        materials=materials,
+        extras=extras,
     )
 
 
@@ -394,7 +480,9 @@ def _sample_camera(
     return dataclasses.replace(params, distance_mm=distance, target_xy_mm=target)
 
 
-def _sample_materials(rng: np.random.Generator, hue_jitter: float) -> MaterialParams:
+def _sample_materials(
+    rng: np.random.Generator, hue_jitter: float, difficulty: str
+) -> MaterialParams:
     cord = {c: _jitter_colour(rng, rgb, hue_jitter) for c, rgb in _CORD_RGB.items()}
     pawn = {c: _jitter_colour(rng, rgb, hue_jitter) for c, rgb in _PAWN_RGB.items()}
     diameter = float(rng.uniform(2.0, 3.0))
@@ -408,7 +496,61 @@ def _sample_materials(rng: np.random.Generator, hue_jitter: float) -> MaterialPa
         pawn_width_mm=width,
         pawn_height_mm=float(width * rng.uniform(1.2, 1.4)),
         pawn_gloss=float(rng.uniform(0.1, 0.45)),
+        pawn_style=str(rng.choice(PAWN_STYLES, p=_PAWN_STYLE_WEIGHTS[difficulty])),
     )
+
+
+def _sample_extras(rng: np.random.Generator, difficulty: str, key: LightParams) -> Extras:
+    """Which of the harder things this photo gets (each one now and then)."""
+    chance = _EXTRA_CHANCE[difficulty]
+    second, share = None, 0.0
+    if rng.random() < chance["second_light"]:
+        second = _sample_light(rng, difficulty)
+        # From another side of the room than the key light.
+        azimuth = key.azimuth_deg + float(rng.uniform(70, 290))
+        second = dataclasses.replace(second, azimuth_deg=azimuth % 360)
+        share = float(rng.uniform(0.2, 0.45))
+    wants_edge = bool(rng.random() < chance["table_edge"])
+    clutter: tuple[str, ...] = ()
+    if rng.random() < chance["clutter"]:
+        clutter = tuple(str(k) for k in rng.choice(["card", "cup"], size=int(rng.integers(1, 3))))
+    exif = 1
+    if rng.random() < chance["exif"]:
+        exif = int(rng.choice([3, 6, 8], p=[0.2, 0.5, 0.3]))
+    return Extras(
+        second_light=second,
+        second_share=share,
+        wants_table_edge=wants_edge,
+        clutter_kinds=clutter,
+        exif_orientation=exif,
+        far_camera=bool(rng.random() < chance["far_camera"]),
+    )
+
+
+#: Cord width (pixels of a 4032-pixel-wide photo) a far camera leaves.
+FAR_CORD_PX = (2.8, 3.8)
+#: A far camera still frames the board across at least this share of the photo.
+FAR_MIN_FILL = 0.35
+
+
+def _move_back(
+    rng: np.random.Generator,
+    camera: CameraParams,
+    size: tuple[int, int],
+    extent: tuple[float, float, float, float],
+    materials: MaterialParams,
+) -> CameraParams:
+    """The camera moved back along its axis until the cords are about 3 px wide, but
+    not so far that the board spans less than :data:`FAR_MIN_FILL` of the frame (a
+    small board stays bigger: the player would not step that far back)."""
+    centre = np.array([[(extent[0] + extent[2]) / 2, (extent[1] + extent[3]) / 2]])
+    now = float(Camera.from_params(camera, size).px_per_mm(centre)[0])
+    want = float(rng.uniform(*FAR_CORD_PX)) * max(size) / 4032 / materials.string_diameter_mm
+    # The image scale, and the board's share of the frame, fall as the distance grows.
+    factor = min(now / want, camera.fill / FAR_MIN_FILL)
+    if factor <= 1.0:
+        return camera
+    return dataclasses.replace(camera, distance_mm=camera.distance_mm * factor)
 
 
 def _jitter_colour(rng: np.random.Generator, rgb: RGB, hue_jitter: float) -> RGB:
