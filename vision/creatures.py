@@ -71,22 +71,25 @@ def find_pawns(separation: Separation) -> Pawns:
     if not blobs:
         return Pawns([], pawn_width=7.0 * separation.string_width, warnings=[])
     single_area = _single_pawn_area(blobs, separation.string_width)
+    single_radius = float(np.median([_inscribed_radius(b.mask) for b in blobs]))
     pawns: list[SeenPawn] = []
     warnings: list[str] = []
     for blob in blobs:
         if blob.area < MIN_PAWN_AREA * single_area:
             continue
-        count = 1
+        parts = [blob.points()]
         if blob.area > SEVERAL_PAWNS_AREA * single_area:
             count = min(3, max(2, int(round(blob.area / single_area))))
-        parts = _split(blob, count)
-        confidence = min(1.0, blob.share) * (0.75 if count > 1 else 1.0)
+            parts = _split(blob, count, single_radius)
+        confidence = min(1.0, blob.share) * (0.75 if len(parts) > 1 else 1.0)
         kind = GHOST if blob.colour == WHITE else DEMON
         for part in parts:
             pawns.append(SeenPawn(kind, blob.colour, _foot(part), _width(part), confidence))
-        if count > 1:
+        if len(parts) > 1:
             x, y = blob.box[0] + blob.box[2] / 2, blob.box[1] + blob.box[3] / 2
-            warnings.append(f"{count} touching {blob.colour} pawns read near ({x:.0f}, {y:.0f})")
+            warnings.append(
+                f"{len(parts)} touching {blob.colour} pawns read near ({x:.0f}, {y:.0f})"
+            )
     width = 2.0 * math.sqrt(single_area / math.pi)
     return Pawns(pawns=pawns, pawn_width=width, warnings=warnings)
 
@@ -101,14 +104,30 @@ def _single_pawn_area(blobs: list[PawnBlob], string_width: float) -> float:
     return float(np.median(areas))
 
 
-def _split(blob: PawnBlob, count: int) -> list[np.ndarray]:
-    """The blob's pixel coordinates, split into ``count`` pawns (k-means on position)."""
+def _inscribed_radius(mask: np.ndarray) -> float:
+    padded = np.pad(mask.astype(np.uint8), 1)
+    return float(cv2.distanceTransform(padded, cv2.DIST_L2, 3).max())
+
+
+def _split(blob: PawnBlob, count: int, single_radius: float) -> list[np.ndarray]:
+    """The blob's pixels as ``count`` pawns, or as one if that explains it better.
+
+    A large blob may be two touching pawns or one pawn with a piece of string or shadow
+    stuck to it. Split by k-means on position; the split stands only if a pawn-sized
+    disc fits in every part (a string stuck to a pawn has no room for one).
+    """
     points = blob.points().astype(np.float32)
-    if count == 1 or len(points) < 2 * count:
+    if len(points) < 2 * count:
         return [points]
+    padded = np.pad(blob.mask.astype(np.uint8), 1)
+    inside = cv2.distanceTransform(padded, cv2.DIST_L2, 3)[1:-1, 1:-1][blob.mask]
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5)
     _, labels, _ = cv2.kmeans(points, count, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
-    return [points[labels.ravel() == k] for k in range(count)]
+    labels = labels.ravel()
+    parts = [points[labels == k] for k in range(count)]
+    if all(inside[labels == k].max() >= 0.7 * single_radius for k in range(count)):
+        return parts
+    return [points]
 
 
 def _width(points: np.ndarray) -> float:
