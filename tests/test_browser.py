@@ -1,0 +1,299 @@
+"""The web app in a real browser: Debian's headless Chromium driven by Playwright against
+the app served by waitress on a free local port.
+
+Screenshots of every page at a phone-sized and a desktop-sized window go to
+``out/screenshots/`` (git-ignored) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from waitress.server import create_server
+
+from engine.placement import BoardGeometry
+from engine.report import board_from_report, board_to_report
+from webui import create_app
+from webui.archive import store_board
+from webui.db import connect
+from webui.photos import inspect_photo
+from webui.scoring import BoardReading
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = Path("/usr/bin/chromium")
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_images"
+SCREENSHOTS = ROOT / "out" / "screenshots"
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="Debian's chromium is not installed (apt-get install chromium; .ci/run does it)",
+)
+
+
+def truth_report(sample: str) -> dict[str, Any]:
+    truth = json.loads((SAMPLES / f"{sample}.truth.json").read_text())
+    size = (truth["image"]["width"], truth["image"]["height"])
+    return board_to_report(board_from_report(truth), image_size=size)
+
+
+class Server:
+    """The app on waitress in a background thread."""
+
+    def __init__(self, instance: Path) -> None:
+        self.app: Flask = create_app(instance_path=str(instance))
+        self._server = create_server(self.app, host="127.0.0.1", port=0, threads=4)
+        self.url = f"http://127.0.0.1:{self._server.effective_port}"  # type: ignore[union-attr]
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self._thread.start()
+
+    def archive(self, sample: str) -> int:
+        """Archive a sample photo with its truth as the reading (not through the reader)."""
+        data = (SAMPLES / f"{sample}.jpg").read_bytes()
+        db = connect(self.app.config["DATABASE"])
+        try:
+            reading = BoardReading(truth_report(sample), None)
+            return store_board(db, self.app.extensions["photos"], data, inspect_photo(data),
+                               reading)
+        finally:
+            db.close()
+
+    def api(self, path: str) -> Any:
+        with urllib.request.urlopen(self.url + path, timeout=60) as response:
+            return json.load(response)
+
+    def close(self) -> None:
+        self._server.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = Server(tmp_path_factory.mktemp("instance"))
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport=SIZES["phone"], accept_downloads=True)
+    yield context.new_page()
+    context.close()
+
+
+def screenshot_all_sizes(browser: Any, url: str, name: str, action: Any = None) -> None:
+    """Screenshots of ``url`` at both window sizes (``action(page)`` runs first if given)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for size, viewport in SIZES.items():
+        context = browser.new_context(viewport=viewport)
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+        if action is not None:
+            action(page)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}-{size}.png"), full_page=True)
+        context.close()
+
+
+def score_cell(page: Any, colour: str) -> int:
+    row = page.locator("table.scores tbody tr").filter(has=page.locator(f".chip-{colour}"))
+    return int(row.locator("td.num").first.inner_text())
+
+
+def test_upload_a_sample_photo_and_see_its_scores(server: Server, page: Any) -> None:
+    page.goto(server.url + "/")
+    page.locator('input[name="player"]').nth(0).fill("Anna")
+    page.locator('select[name="prediction"]').nth(0).select_option("green")
+    page.locator('input[type="file"]:not([capture])').set_input_files(
+        str(SAMPLES / "01_easy_light_wood.jpg")
+    )
+    assert "01_easy_light_wood.jpg" in page.locator("#chosen").inner_text()
+    page.get_by_role("button", name="Score the board").click()
+    page.wait_for_url(re.compile(r"/boards/\d+$"), timeout=120_000)
+    board_id = int(page.url.rsplit("/", 1)[1])
+    report = server.api(f"/api/boards/{board_id}")["report"]
+    assert report is not None, "the reader could not read the easiest sample"
+    for colour in ("red", "yellow", "green", "blue", "white"):
+        assert score_cell(page, colour) == report["scores"][colour]
+    assert "Anna" in page.locator(".predictions").inner_text()
+
+
+def test_correct_a_creature_see_the_score_change_find_it_and_export_it(
+    server: Server, page: Any
+) -> None:
+    board_id = server.archive("05_normal_violations")
+    report = truth_report("05_normal_violations")
+    board = board_from_report(report)
+    # A demon whose removal changes its colour's score.
+    creature, colour, after = next(
+        (i, c.colour, new)
+        for i, c in enumerate(board.creatures)
+        if c.kind == "demon" and not c.off_board
+        for new in [board_to_report(board.without_creature(i))["scores"]]
+        if new[c.colour] != report["scores"][c.colour]
+    )
+    page.goto(f"{server.url}/boards/{board_id}")
+    assert score_cell(page, colour) == report["scores"][colour]
+    page.locator(f'[data-creature="{creature}"]').click()
+    assert page.locator("#sheet").is_visible()
+    page.locator("#remove-creature").click()
+    page.wait_for_load_state("load")
+    assert f"Removed creature {creature}" in page.locator(".flash-change").inner_text()
+    assert score_cell(page, colour) == after[colour]
+    # The camera's reading is kept apart and shown beside the corrected score.
+    camera_cell = page.locator("table.scores tbody tr").filter(
+        has=page.locator(f".chip-{colour}")).locator("td.changed")
+    assert int(camera_cell.inner_text()) == report["scores"][colour]
+
+    page.reload()
+    page.get_by_role("link", name="Archive").click()
+    card = page.locator(".board-card", has_text=f"Board {board_id} ")
+    assert "corrected" in card.inner_text()
+    card.click()
+    page.wait_for_url(f"{server.url}/boards/{board_id}")
+    with page.expect_download() as download:
+        page.locator("#export-json").click()
+    exported = json.loads(Path(download.value.path()).read_text())
+    assert exported == server.api(f"/api/boards/{board_id}")["corrected_report"]
+    assert exported["scores"][colour] == after[colour]
+
+
+def test_tap_a_corner_to_add_a_demon(server: Server, page: Any) -> None:
+    board_id = server.archive("03_normal_dark_wood")
+    report = truth_report("03_normal_dark_wood")
+    board = board_from_report(report)
+    taken = {(c.field, c.crossing) for c in board.creatures}
+    frozen = {c.field for c in board.creatures if c.kind == "ghost"}
+    field, crossing = next(
+        (f.id, x) for f in board.fields if not f.outer and f.id not in frozen
+        for x in f.corners if (f.id, x) not in taken
+    )
+    x, y = BoardGeometry(board).corner_point(field, crossing, 25.0)
+    page.goto(f"{server.url}/boards/{board_id}")
+    screen = page.evaluate(
+        """([x, y]) => { const svg = document.getElementById('overlay');
+            const p = svg.createSVGPoint(); p.x = x; p.y = y;
+            const s = p.matrixTransform(svg.getScreenCTM());
+            return [s.x, s.y]; }""",
+        [x, y],
+    )
+    page.mouse.click(screen[0], screen[1])
+    sheet = page.locator("#sheet")
+    assert f"Field {field} · worth" in sheet.inner_text()
+    sheet.locator('button[data-colour="red"]').click()
+    page.wait_for_load_state("load")
+    assert "Added a red demon" in page.locator(".flash-change").inner_text()
+    added = server.api(f"/api/boards/{board_id}")["report"]["creatures"][-1]
+    assert (added["colour"], added["field"], added["crossing"]) == ("red", field, crossing)
+
+
+def _multipart(photo: bytes, fields: dict[str, str]) -> tuple[bytes, str]:
+    boundary = uuid.uuid4().hex
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode()
+        for k, v in fields.items()
+    ]
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="photo"; filename="p.jpg"\r\n'
+        "Content-Type: application/octet-stream\r\n\r\n".encode() + photo + b"\r\n"
+    )
+    return b"".join(parts) + f"--{boundary}--\r\n".encode(), boundary
+
+
+def test_two_uploads_at_once_each_get_their_own_result(server: Server) -> None:
+    photos = {name: (SAMPLES / f"{name}.jpg").read_bytes()
+              for name in ("02_easy_cloth", "04_normal_white_table")}
+    results: dict[str, Any] = {}
+    start = threading.Barrier(len(photos))
+
+    def send(name: str) -> None:
+        body, boundary = _multipart(photos[name], {"player": name})
+        request = urllib.request.Request(
+            server.url + "/api/score", data=body, method="POST",
+            headers={"Content-Type": f"multipart/form-data; boundary={boundary}",
+                     "X-Requested-With": "test"},
+        )
+        start.wait()
+        try:
+            with urllib.request.urlopen(request, timeout=300) as response:
+                results[name] = json.load(response)
+        except urllib.error.HTTPError as error:  # 422: archived but unreadable
+            results[name] = json.load(error)
+
+    threads = [threading.Thread(target=send, args=(name,)) for name in photos]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    ids = {name: results[name]["board_id"] for name in photos}
+    assert len(set(ids.values())) == len(photos)
+    for name, board_id in ids.items():
+        stored = server.api(f"/api/boards/{board_id}")
+        assert stored["photo"]["sha256"] == hashlib.sha256(photos[name]).hexdigest()
+        assert stored["game"]["players"][0]["name"] == name
+        if stored["report"] is not None:
+            assert stored["report"]["image"] == {
+                "width": stored["photo"]["width"], "height": stored["photo"]["height"]}
+
+
+def test_screenshots_of_every_page(server: Server, browser: Any) -> None:
+    board_id = server.archive("06_hard_green_felt")
+    unreadable = server.archive("07_hard_blue_mat")
+    db = connect(server.app.config["DATABASE"])
+    db.execute("UPDATE boards SET camera_report = NULL, read_error = ? WHERE id = ?",
+               ("only three loops found: red, yellow, blue", unreadable))
+    db.close()
+    url = server.url
+
+    def open_first_field(page: Any) -> None:
+        page.locator("polygon.field").last.click(force=True)
+
+    def open_first_creature(page: Any) -> None:
+        page.locator("[data-creature]").first.click(force=True)
+
+    def bad_upload(page: Any) -> None:
+        page.get_by_role("button", name="Score the board").click()
+        page.wait_for_load_state("load")
+
+    def solitaire(page: Any) -> None:
+        page.get_by_label("Solitaire").check()
+
+    screenshot_all_sizes(browser, f"{url}/", "new-board")
+    screenshot_all_sizes(browser, f"{url}/", "new-board-solitaire", solitaire)
+    screenshot_all_sizes(browser, f"{url}/", "new-board-error", bad_upload)
+    screenshot_all_sizes(browser, f"{url}/boards/{board_id}", "result")
+    screenshot_all_sizes(browser, f"{url}/boards/{board_id}", "result-field", open_first_field)
+    screenshot_all_sizes(browser, f"{url}/boards/{board_id}", "result-creature",
+                         open_first_creature)
+    screenshot_all_sizes(browser, f"{url}/boards/{unreadable}", "unreadable")
+    screenshot_all_sizes(browser, f"{url}/archive", "archive")
+    screenshot_all_sizes(browser, f"{url}/archive?player=nobody", "archive-empty")
+    screenshot_all_sizes(browser, f"{url}/boards/{board_id}/delete", "delete")
+    screenshot_all_sizes(browser, f"{url}/boards/999999", "not-found")
+    names = {p.name for p in SCREENSHOTS.glob("*.png")}
+    assert {"result-phone.png", "result-desktop.png", "archive-phone.png"} <= names
