@@ -10,18 +10,20 @@ numbered from 1 in everything printed.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
 from typing import Any
 
-from cli.rescore import add_scoring_options, scoring_options
+from cli.rescore import add_scoring_options, dump_json, scoring_options
 from engine.board import Board
-from engine.game import DEFAULT_CLEARANCE, Game, GameResult, Turn, creature_name
+from engine.game import DEFAULT_CLEARANCE, MAX_CLEARANCE, Game, GameResult, Turn, creature_name
 from engine.layout import random_layout
 from engine.policies import POLICIES, make_policies
 from engine.report import board_to_report
 from engine.scoring import ScoringOptions
+
+#: Largest seed: numpy and the layouts take any, but a seed is something to type.
+MAX_SEED = 2**32 - 1
 
 
 def add_parser(subparsers: Any) -> None:
@@ -33,8 +35,9 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--players", type=int, default=4, choices=range(1, 5), metavar="N",
                         help="1 to 4 players; 1 plays solitaire (default 4)")
-    parser.add_argument("--seed", type=int, default=0,
-                        help="seeds the layout, the draws and the players (default 0)")
+    parser.add_argument("--seed", type=seed_number, default=0,
+                        help="seeds the layout, the draws and the players, "
+                        f"0 to {MAX_SEED} (default 0)")
     parser.add_argument("--policy", choices=sorted(POLICIES), default="random",
                         help="how the simulated players decide (default random)")
     parser.add_argument("--json", action="store_true",
@@ -44,9 +47,9 @@ def add_parser(subparsers: Any) -> None:
                         "the fist to the sack and hold only the creature drawn last")
     parser.add_argument("--solitaire-ties-count", action="store_true",
                         help="solitaire: a predicted place shared with another colour counts")
-    parser.add_argument("--clearance", type=float, default=DEFAULT_CLEARANCE,
-                        help="distance of a demon from both lines of its corner, in mm "
-                        f"(default {DEFAULT_CLEARANCE:g})")
+    parser.add_argument("--clearance", type=clearance_mm, default=DEFAULT_CLEARANCE,
+                        help="distance of a demon from both lines of its corner, in mm, "
+                        f"above 0 and up to {MAX_CLEARANCE:g} (default {DEFAULT_CLEARANCE:g})")
     add_scoring_options(parser)
     parser.set_defaults(run=run)
 
@@ -64,11 +67,35 @@ def run(args: argparse.Namespace) -> int:
     )
     result = game.play(make_policies(args.policy, args.players, args.seed))
     if args.json:
-        json.dump(game_report(game, result, options, args.seed, args.policy), sys.stdout)
-        sys.stdout.write("\n")
+        text = dump_json(game_report(game, result, options, args.seed, args.policy))
     else:
-        sys.stdout.write("\n".join(summary_lines(game, result, args.seed, args.policy)) + "\n")
+        text = "\n".join(summary_lines(game, result, args.seed, args.policy)) + "\n"
+    sys.stdout.write(text)  # only once it is all there
     return 0
+
+
+def seed_number(text: str) -> int:
+    """An ``argparse`` type: a seed from 0 to ``MAX_SEED``."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:40]!r}") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"a seed is 0 to {MAX_SEED}, not {text[:40]}")
+    return value
+
+
+def clearance_mm(text: str) -> float:
+    """An ``argparse`` type: a finite distance above 0 and up to ``MAX_CLEARANCE`` mm."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of mm, got {text[:40]!r}") from None
+    if not 0 < value <= MAX_CLEARANCE:  # also refuses nan
+        raise argparse.ArgumentTypeError(
+            f"expected a distance above 0 and up to {MAX_CLEARANCE:g} mm, got {text[:40]}"
+        )
+    return value
 
 
 # --- JSON -------------------------------------------------------------------------------

@@ -10,7 +10,12 @@ from typing import Any
 
 from cli.errors import UserError
 
-SIZE_PATTERN = re.compile(r"^(\d+)x(\d+)$")
+SIZE_PATTERN = re.compile(r"^(\d{1,6})x(\d{1,6})$")
+#: Longest photo side: OpenCV draws on images up to 32767 pixels a side.
+MAX_SIDE = 16384
+#: Most photos in one run, and the largest seed (photo i uses SEED + i).
+MAX_COUNT = 100_000
+MAX_SEED = 2**32 - 1 - MAX_COUNT
 
 
 def add_parser(subparsers: Any) -> None:
@@ -22,8 +27,10 @@ def add_parser(subparsers: Any) -> None:
         "photo pixels, plus a 'scene' object saying how each photo was made. Photo i "
         "uses seed SEED+i, so any single photo can be made again from its seed.",
     )
-    parser.add_argument("--count", type=int, default=1, help="how many photos (default 1)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the first photo")
+    parser.add_argument("--count", type=photo_count, default=1,
+                        help=f"how many photos, 1 to {MAX_COUNT} (default 1)")
+    parser.add_argument("--seed", type=seed_number, default=0,
+                        help=f"seed of the first photo, 0 to {MAX_SEED} (default 0)")
     parser.add_argument("--out", type=Path, required=True, help="output folder (created)")
     parser.add_argument("--difficulty", choices=("easy", "normal", "hard"), default="normal")
     parser.add_argument("--size", default="4032x3024", help="WIDTHxHEIGHT in pixels")
@@ -34,13 +41,45 @@ def add_parser(subparsers: Any) -> None:
 
 
 def parse_size(text: str) -> tuple[int, int]:
-    match = SIZE_PATTERN.match(text)
+    """WIDTHxHEIGHT: each side 240 to ``MAX_SIDE`` pixels, at most 50 megapixels."""
+    match = SIZE_PATTERN.match(text[:40])
     if not match:
-        raise UserError(f"--size must look like 4032x3024, not {text!r}")
+        raise UserError(f"--size must look like 4032x3024, not {text[:40]!r}")
     width, height = int(match.group(1)), int(match.group(2))
-    if min(width, height) < 240 or max(width, height) < 320 or width * height > 50_000_000:
-        raise UserError(f"--size {text}: between 320x240 and 50 megapixels, please")
+    if (
+        min(width, height) < 240
+        or max(width, height) < 320
+        or max(width, height) > MAX_SIDE
+        or width * height > 50_000_000
+    ):
+        raise UserError(
+            f"--size {text}: between 320x240 and 50 megapixels, at most {MAX_SIDE} pixels a "
+            "side, please"
+        )
     return width, height
+
+
+def photo_count(text: str) -> int:
+    """An ``argparse`` type: 1 to ``MAX_COUNT`` photos."""
+    value = _whole_number(text)
+    if not 1 <= value <= MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"1 to {MAX_COUNT} photos, not {text[:40]}")
+    return value
+
+
+def seed_number(text: str) -> int:
+    """An ``argparse`` type: a seed from 0 to ``MAX_SEED``."""
+    value = _whole_number(text)
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"a seed is 0 to {MAX_SEED}, not {text[:40]}")
+    return value
+
+
+def _whole_number(text: str) -> int:
+    try:
+        return int(text[:40])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:40]!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,8 +89,6 @@ def run(args: argparse.Namespace) -> int:
     from synth.photo import make_photo
     from synth.render import encode_jpeg
 
-    if args.count < 1:
-        raise UserError("--count must be at least 1")
     size = parse_size(args.size)
     args.out.mkdir(parents=True, exist_ok=True)
     for seed in tqdm(range(args.seed, args.seed + args.count), desc="photos", unit="photo"):
