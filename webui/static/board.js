@@ -51,6 +51,18 @@
 
   function clearSelection() {
     svg.querySelectorAll(".selected").forEach(function (n) { n.classList.remove("selected"); });
+    svg.querySelectorAll(".tap-mark").forEach(function (n) { n.remove(); });
+  }
+
+  // A cross where the player tapped, so they see where a new creature would go.
+  function markTap(point) {
+    const box = svg.viewBox.baseVal;
+    const r = Math.max(box.width, box.height) / 60;
+    const mark = document.createElementNS("http://www.w3.org/2000/svg", "path");
+    mark.setAttribute("class", "tap-mark");
+    mark.setAttribute("d", "M" + (point.x - r) + " " + point.y + "h" + 2 * r +
+                      "M" + point.x + " " + (point.y - r) + "v" + 2 * r);
+    svg.append(mark);
   }
 
   function open() { sheet.hidden = false; }
@@ -118,7 +130,9 @@
     const field = event.target.closest(".field");
     const id = field ? field.dataset.field : svg.dataset.outer;
     if (field) field.classList.add("selected");
-    showField(id, svgPoint(event));
+    const point = svgPoint(event);
+    if (editable) markTap(point);
+    showField(id, point);
   });
   svg.addEventListener("keydown", function (event) {
     const creature = event.target.closest(".creature");
