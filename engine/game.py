@@ -277,7 +277,7 @@ class Game:
             raise EngineError(
                 f"clearance: expected a number in (0, {MAX_CLEARANCE:g}], got {clearance!r}"
             )
-        check_board(board)
+        check_board(board, coordinates=False)  # build_board checked them
         self.players = players
         self.solitaire_keeps_fist = solitaire_keeps_fist
         self.options = options

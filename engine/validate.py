@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from shapely.errors import GEOSException
 from shapely.geometry import Polygon
 
@@ -36,7 +37,7 @@ MAX_COORDINATE = 1e7
 CROSSING_TOLERANCE = 0.005
 
 
-def check_board(board: Board) -> Board:
+def check_board(board: Board, *, coordinates: bool = True) -> Board:
     """Return ``board`` if :func:`board_problems` finds nothing, else raise.
 
     Raises
@@ -44,18 +45,22 @@ def check_board(board: Board) -> Board:
     BoardError
         Naming the first problem and how many more; ``problems`` has them all.
     """
-    problems = board_problems(board)
+    problems = board_problems(board, coordinates=coordinates)
     if problems:
         raise BoardError.of(problems)
     return board
 
 
-def board_problems(board: Board) -> list[Problem]:
+def board_problems(board: Board, *, coordinates: bool = True) -> list[Problem]:
     """Everything wrong with ``board``'s entries, in the order of the board report.
 
     Parameters
     ----------
     board : Board
+    coordinates : bool
+        Also check every point of the lines and field outlines (finite, in range).
+        Off, only the topology and the creatures are checked, which is much faster
+        (for a board that :func:`engine.topology.build_board` made).
 
     Returns
     -------
@@ -63,9 +68,9 @@ def board_problems(board: Board) -> list[Problem]:
         Empty for a consistent board. Each names its entry, e.g. ``fields[3].corners[1]``.
     """
     return [
-        *_line_problems(board),
+        *_line_problems(board, coordinates),
         *_crossing_problems(board),
-        *_field_problems(board),
+        *_field_problems(board, coordinates),
         *_sector_problems(board),
         *creature_problems(board, board.creatures),
     ]
@@ -99,14 +104,20 @@ def _point_problem(where: str, point: object) -> Problem | None:
 
 
 def _points_problems(where: str, points: Sequence[object]) -> list[Problem]:
+    try:  # the quick way for the usual thousands of good points
+        array = np.asarray(points, dtype=float)
+        if array.ndim == 2 and array.shape[1] == 2 and np.abs(array).max() <= MAX_COORDINATE:
+            return []  # (also False for NaN)
+    except (TypeError, ValueError, OverflowError):
+        pass
     for i, point in enumerate(points):
         problem = _point_problem(f"{where}[{i}]", point)
         if problem is not None:
             return [problem]  # one per polyline is enough to find it
-    return []
+    return [Problem(where, "expected a list of [x, y] points")]
 
 
-def _line_problems(board: Board) -> list[Problem]:
+def _line_problems(board: Board, coordinates: bool) -> list[Problem]:
     problems = []
     seen: set[str] = set()
     for line in board.lines:
@@ -117,8 +128,9 @@ def _line_problems(board: Board) -> list[Problem]:
         if line.colour in seen:
             problems.append(Problem(where, "the line is given twice"))
         seen.add(line.colour)
-        problems += _points_problems(f"{where}.polyline", line.polyline)
-        if len(set(line.polyline)) < 3:
+        if coordinates:
+            problems += _points_problems(f"{where}.polyline", line.polyline)
+        if len(line.polyline) < 3 or (coordinates and len(set(line.polyline)) < 3):
             problems.append(Problem(f"{where}.polyline", "a loop needs at least 3 distinct points"))
         if line.knot is not None:
             problem = _point_problem(f"{where}.knot", line.knot)
@@ -149,7 +161,7 @@ def _crossing_problems(board: Board) -> list[Problem]:
     return problems
 
 
-def _field_problems(board: Board) -> list[Problem]:
+def _field_problems(board: Board, coordinates: bool) -> list[Problem]:
     problems = []
     outer = [f.id for f in board.fields if f.outer]
     if len(outer) != 1:
@@ -162,7 +174,7 @@ def _field_problems(board: Board) -> list[Problem]:
             problems.append(Problem(f"{where}.id", f"expected {i}, got {excerpt(field.id)}"))
         if field.outer and field.polygon is not None:
             problems.append(Problem(f"{where}.polygon", "the outer field has no polygon"))
-        if field.polygon is not None:
+        if coordinates and field.polygon is not None:
             problems += _points_problems(f"{where}.polygon", field.polygon)
         for k, corner in enumerate(field.corners):
             if not 0 <= corner < len(board.crossings):
