@@ -144,20 +144,19 @@ def working_scale(size: tuple[int, int], min_working_side: int) -> int:
 
 
 def _read_bytes(source: bytes | str | os.PathLike[str]) -> bytes:
+    # The messages do not name the file: the caller knows it and says it once.
     if isinstance(source, bytes | bytearray | memoryview):
         data = bytes(source)
-        name = "photo"
     else:
         path = Path(source)
-        name = path.name
         try:
             data = path.read_bytes()
         except IsADirectoryError as error:
-            raise PhotoError(f"{path} is a folder, not a photo") from error
+            raise PhotoError("a folder, not a photo") from error
         except OSError as error:
-            raise PhotoError(f"cannot read {path}: {error.strerror or error}") from error
+            raise PhotoError(f"cannot read the file: {error.strerror or error}") from error
     if not data:
-        raise PhotoError(f"{name} is an empty file, not an image")
+        raise PhotoError("an empty file, not an image")
     return data
 
 
