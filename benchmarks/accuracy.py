@@ -129,6 +129,8 @@ def print_figures(title: str, figures: dict[str, Any]) -> None:
         ("  violations exact (rule multiset)", "violations_exact", counts["violations_exact"],
          "photos"),
         ("loops found", "loops_found", counts["loops_found"], "loops_truth"),
+        ("  photos with all 4 loops found", "all_loops_found", counts["all_loops_found"],
+         "photos"),
         ("knots recall", "knots_recall", counts["knots_found"], "knots_truth"),
         ("knots precision", "knots_precision", counts["knots_found"], "knots_read"),
         ("crossings recall", "crossings_recall", counts["crossings_matched"], "crossings_truth"),

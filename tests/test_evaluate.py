@@ -68,7 +68,7 @@ def assert_perfect(reading: Report, truth: Report) -> None:
     result = compare_reports(reading, truth)
     assert result.problems == []
     assert result.board_exact == result.violations_exact == 1
-    assert result.loops_found == result.loops_truth == 4
+    assert result.loops_found == result.loops_truth == 4 and result.all_loops_found == 1
     assert result.knots_found == result.knots_truth == 4
     assert result.crossings_matched == result.crossing_pairs_right == len(truth["crossings"])
     assert result.fields_matched == result.field_corners_right == len(truth["fields"])
@@ -217,7 +217,7 @@ def test_a_loop_in_the_wrong_place_and_a_missing_knot(truth: Report) -> None:
     green["polyline"] = [[x + 100, y] for x, y in green["polyline"]]
     reading["lines"]["red"]["knot"] = None
     result = compare_reports(reading, truth)
-    assert result.loops_found == 3
+    assert result.loops_found == 3 and result.all_loops_found == 0
     assert "green loop not found" in result.problems
     assert result.knots_found == 3  # the green knot was not moved: knots count on their own
     assert "red knot missed" in result.problems

@@ -117,6 +117,7 @@ class Comparison:
     violations_exact: int = 0
     loops_truth: int = 0
     loops_found: int = 0
+    all_loops_found: int = 0
     knots_truth: int = 0
     knots_read: int = 0
     knots_found: int = 0
@@ -243,6 +244,7 @@ def _compare_loops(reading: Report, truth: Report, tol: Tolerances, result: Comp
                 "missed" if read_knot is None else
                 "extra" if true_knot is None else
                 f"off by {math.dist(true_knot, read_knot):.0f} px"))
+    result.all_loops_found = int(result.loops_found == result.loops_truth > 0)
 
 
 def _same_loop(read: Sequence[Sequence[float]], true: Sequence[Sequence[float]],
@@ -528,6 +530,7 @@ def summarise(comparisons: Iterable[Comparison]) -> dict[str, Any]:
         "winners_exact": rate(total.winners_exact, photos),
         "violations_exact": rate(total.violations_exact, photos),
         "loops_found": rate(total.loops_found, total.loops_truth),
+        "all_loops_found": rate(total.all_loops_found, photos),
         "knots_recall": rate(total.knots_found, total.knots_truth),
         "knots_precision": rate(total.knots_found, total.knots_read),
         "crossings_recall": rate(total.crossings_matched, total.crossings_truth),
