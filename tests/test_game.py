@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -499,10 +500,34 @@ def test_play_command_prints_the_log(capsys: pytest.CaptureFixture[str]) -> None
     assert "Winning colours: " in out and "Winner: " in out and "Game over after" in out
 
 
-def test_play_command_solitaire(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["play", "--players", "1", "--seed", "4", "--policy", "greedy",
-                 "--solitaire-french"]) == 0
-    assert "Solitaire: " in capsys.readouterr().out
+def play_log(capsys: pytest.CaptureFixture[str], *options: str) -> list[str]:
+    """The turn lines ``play`` prints for a greedy solitaire game with ``options``."""
+    assert main(["play", "--players", "1", "--policy", "greedy", *options]) == 0
+    return [line for line in capsys.readouterr().out.splitlines() if line.startswith("turn")]
+
+
+@pytest.mark.parametrize("seed", ["1", "4"])
+def test_play_command_solitaire_french_option(
+    capsys: pytest.CaptureFixture[str], seed: str
+) -> None:
+    """English/German: the fist is kept and predicting can go on. French: one prediction
+    turn returns the rest of the fist, then each turn summons what was drawn last."""
+    kept = play_log(capsys, "--seed", seed)
+    assert not any("returns" in line for line in kept)
+    assert sum("predicts" in line for line in kept) == 2  # greedy predicts again later
+
+    french = play_log(capsys, "--seed", seed, "--solitaire-french")
+    predicting = [i for i, line in enumerate(french) if "predicts" in line]
+    assert len(predicting) == 1
+    assert "returns" in french[predicting[0]]
+    summoned = [re.search(r"summons (ghost|\w+ demon)", line) for line in french]
+    drawn = [re.search(r"draws (ghost|\w+ demon)", line) for line in french]
+    later = range(predicting[0] + 1, len(french))
+    assert len(later) >= 3
+    for i in later:
+        before, now = drawn[i - 1], summoned[i]
+        assert before is not None and now is not None
+        assert now.group(1) == before.group(1), french[i]
 
 
 def test_play_command_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -192,15 +192,15 @@ def test_solitaire_tie_on_a_predicted_place_fails_by_default() -> None:
 
 
 @pytest.mark.parametrize(
-    "predictions",
+    ("predictions", "message"),
     [
-        {},
-        {"red": 1, "green": 2, "blue": 3, "yellow": 1},
-        {"red": 4},
-        {"red": 1, "blue": 1},
-        {"pink": 1},
+        ({}, "1 to 3 predictions, not 0"),
+        ({"red": 1, "green": 2, "blue": 3, "yellow": 1}, "1 to 3 predictions, not 4"),
+        ({"red": 4}, "place is 1, 2 or 3, not 4"),
+        ({"red": 1, "blue": 1}, "name the same place"),
+        ({"pink": 1}, "unknown colour 'pink'"),
     ],
 )
-def test_solitaire_rejects_bad_predictions(predictions: dict[str, int]) -> None:
-    with pytest.raises(ValueError):
+def test_solitaire_rejects_bad_predictions(predictions: dict[str, int], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
         solitaire_result(SOLITAIRE_POINTS, predictions)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -21,6 +22,32 @@ def circle(cx: float, cy: float, r: float, n: int = 240) -> list[tuple[float, fl
 
 def corner_counts(board: Board) -> list[int]:
     return sorted(len(f.corners) for f in board.fields)
+
+
+def corners_are_at(board: Board, field_id: int, expected: set[tuple[float, float]]) -> bool:
+    """Whether the field's corners are exactly at ``expected`` (to 0.01), whatever the ids."""
+    left = [board.crossings[c].xy for c in board.fields[field_id].corners]
+    for point in expected:
+        near = [p for p in left if math.dist(p, point) < 0.01]
+        if len(near) != 1:
+            return False
+        left.remove(near[0])
+    return not left
+
+
+def topology_signature(
+    board: Board, back: Callable[[float, float], tuple[float, float]] = lambda x, y: (x, y)
+) -> Counter[tuple[bool, tuple[tuple[float, float], ...], tuple[str, ...]]]:
+    """Every field as (outer, its corners' positions mapped through ``back``, knots),
+    rounded: two boards of one layout in different frames have the same signature."""
+
+    def place(crossing: int) -> tuple[float, float]:
+        x, y = back(*board.crossings[crossing].xy)
+        return (round(x, 2) + 0.0, round(y, 2) + 0.0)
+
+    return Counter(
+        (f.outer, tuple(sorted(place(c) for c in f.corners)), f.knots) for f in board.fields
+    )
 
 
 def bounded_by_corners(board: Board) -> Counter[int]:
@@ -103,8 +130,16 @@ def test_ring_of_four(ring: Board) -> None:
     assert len(ring.fields) == 10
     assert len(ring.outer_field.corners) == 4
     assert bounded_by_corners(ring) == Counter({4: 5, 2: 4})
+    # Neighbours cross on the line between their centres' midpoint, 6.61 off it: the
+    # crossing nearer the square's middle (7.5, 7.5) is inner, the other outer.
+    off = math.sqrt(10**2 - 7.5**2)
+    inner = {(7.5, off), (15 - off, 7.5), (7.5, 15 - off), (off, 7.5)}
+    outer = {(7.5, -off), (15 + off, 7.5), (7.5, 15 + off), (-off, 7.5)}
     middle = field_containing(ring, 7.5, 7.5)
-    assert len(ring.fields[middle].corners) == 4
+    assert corners_are_at(ring, middle, inner)
+    assert corners_are_at(ring, ring.outer_field.id, outer)
+    assert corners_are_at(ring, field_containing(ring, 7.5, 0), {(7.5, -off), (7.5, off)})
+    assert not corners_are_at(ring, middle, outer)  # the helper can fail
     pairs = Counter(c.lines for c in ring.crossings)
     assert pairs == Counter(
         {("red", "yellow"): 2, ("green", "yellow"): 2, ("blue", "green"): 2, ("blue", "red"): 2}
@@ -191,12 +226,14 @@ def test_topology_does_not_depend_on_frame(ring: Board, flip_y: bool, scale: flo
         ln.colour: [(x * scale, sign * y * scale) for x, y in ln.polyline] for ln in ring.lines
     }
     board = build_board(lines)
-    assert corner_counts(board) == corner_counts(ring)
+    assert topology_signature(board, lambda x, y: (x / scale, sign * y / scale)) == (
+        topology_signature(ring)
+    )
 
 
 def test_polyline_direction_does_not_matter(ring: Board) -> None:
     lines = {ln.colour: list(reversed(ln.polyline)) for ln in ring.lines}
-    assert corner_counts(build_board(lines)) == corner_counts(ring)
+    assert topology_signature(build_board(lines)) == topology_signature(ring)
 
 
 def test_repeated_closing_point_is_tolerated() -> None:
@@ -268,5 +305,5 @@ def test_unknown_colour_is_rejected() -> None:
 
 
 def test_empty_layout_is_rejected() -> None:
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match="at least one line"):
         build_board({})
