@@ -116,7 +116,8 @@ def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMa
     lab = to_lab(rgb)
     table = model_table(lab)
     residual = lab - table
-    stands_out = table_distance(residual) > profile.min_contrast
+    distance = table_distance(residual)
+    stands_out = distance > profile.min_contrast
 
     chroma_ab = lab[..., 1:]
     chroma = np.hypot(chroma_ab[..., 0], chroma_ab[..., 1])
@@ -129,7 +130,8 @@ def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMa
     )
     shadow = (residual[..., 0] < 0) & (chroma < 1.15 * table_chroma) & (hue_cos_to_table > 0.85)
     min_chroma = profile.min_chroma + 0.5 * np.maximum(0.0, 45.0 - lab[..., 0])
-    candidate = stands_out & ~shadow & (chroma > min_chroma)
+    # Hysteresis: a faint stretch of string counts if it joins a clear one.
+    faint = (distance > 0.75 * profile.min_contrast) & ~shadow & (chroma > min_chroma)
 
     labels = np.zeros(rgb.shape[:2], np.uint8)
     cos_limit = np.cos(np.radians(profile.max_hue_angle_deg))
@@ -139,7 +141,7 @@ def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMa
         cos = (chroma_ab[..., 0] * a + chroma_ab[..., 1] * b) / (
             float(np.hypot(a, b)) * np.maximum(chroma, 1e-3)
         )
-        take = candidate & (cos > cos_limit) & (cos > best_cos)
+        take = _hysteresis(faint & (cos > cos_limit), stands_out) & (cos > best_cos)
         labels[take] = index
         best_cos = np.where(take, cos, best_cos).astype(np.float32)
 
@@ -151,6 +153,15 @@ def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMa
     )
     labels[white] = LABEL_COLOURS.index(WHITE)
     return ColourMasks(labels=majority_filter(labels), lab=lab, table=table)
+
+
+def _hysteresis(weak: NDArray[np.bool_], strong: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """The connected parts of ``weak`` that contain a pixel of ``strong``."""
+    count, components = cv2.connectedComponents(weak.astype(np.uint8), connectivity=8)
+    keep = np.zeros(count, bool)
+    keep[np.unique(components[weak & strong])] = True
+    keep[0] = False
+    return np.asarray(keep[components])
 
 
 def majority_filter(labels: NDArray[np.uint8], size: int = 5) -> NDArray[np.uint8]:

@@ -226,7 +226,7 @@ def close_loop(colour: str, segments: list[Segment], width: float) -> Loop:
     points = np.array([e.point(segments) for e in ends])
     directions = np.array([e.direction(segments, reach) for e in ends])
     joiner = _Joiner(ends, len(segments))
-    passes = ((MAX_GAP_WIDTHS, MAX_BEND_DEG), (2.5 * MAX_GAP_WIDTHS, 100.0), (80.0, 180.0))
+    passes = ((MAX_GAP_WIDTHS, MAX_BEND_DEG), (2.5 * MAX_GAP_WIDTHS, 100.0), (1e9, 180.0))
     for max_gap, max_bend in passes:
         joiner.join(_candidates(ends, points, directions, width, max_gap * width, max_bend))
     cycles = [_walk_cycle(start, ends, joiner.partner) for start in joiner.cycle_starts()]
