@@ -15,9 +15,12 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# Until the web app exists, `make run` plays a simulated game and renders a sample photo.
+# The web app at http://127.0.0.1:8000; on first start the sample photos are scored into
+# the archive (instance/). `make run HOST=0.0.0.0` lets phones on your network in.
+HOST ?= 127.0.0.1
+PORT ?= 8000
 run: install
-	$(VENV)/bin/dicke-daemonen play --players 4 --seed 7
+	$(VENV)/bin/dicke-daemonen serve --host $(HOST) --port $(PORT) --instance instance --samples sample_images
 
 lint: install
 	$(VENV)/bin/ruff check .
