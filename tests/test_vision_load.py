@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import io
 import struct
+import warnings
 import zlib
 from pathlib import Path
 
@@ -254,6 +255,16 @@ def jpeg_bytes() -> bytes:
             lambda: encode(Image.fromarray(pattern(640, 480)), "PNG")[:5000],
             "truncated",
         ),
+        (
+            "truncated WebP",
+            lambda: encode(Image.fromarray(pattern(640, 480)), "WEBP")[:3000],
+            "not a readable image",
+        ),
+        (
+            "truncated HEIC",
+            lambda: encode(Image.fromarray(pattern(640, 480)), "HEIF")[:3000],
+            "truncated",
+        ),
         ("too small", lambda: encode(Image.fromarray(pattern(300, 200)), "PNG"), "too small"),
         ("thin strip", lambda: encode(Image.fromarray(pattern(4000, 100)), "PNG"), "too small"),
         ("PNG header of 400 megapixels", lambda: fake_png_header(20000, 20000), "too large"),
@@ -273,6 +284,15 @@ def test_bad_files_raise_one_clear_line(
     with pytest.raises(PhotoError, match=message) as raised:
         load_photo(path)
     assert "\n" not in str(raised.value)
+
+
+def test_a_damaged_file_raises_no_warnings_only_the_error() -> None:
+    # Pillow warns "Truncated File Read" while opening a TIFF cut this short.
+    damaged = encode(Image.fromarray(pattern(640, 480)), "TIFF")[:100]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning would fail the test
+        with pytest.raises(PhotoError, match="not an image"):
+            load_photo(damaged)
 
 
 def test_the_size_is_checked_from_the_header_before_decoding() -> None:

@@ -163,18 +163,17 @@ def _read_bytes(source: bytes | str | os.PathLike[str]) -> bytes:
 def _open(data: bytes, max_pixels: int) -> Image.Image:
     """Open the image and check its header: format, size; nothing is decoded yet."""
     with warnings.catch_warnings():
-        # Pillow warns about large images on its own; we check against max_pixels below.
-        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        # Pillow warns about large images (we check max_pixels below) and about damaged
+        # metadata (harmless here); warnings must not reach the user's terminal.
+        warnings.simplefilter("ignore")
         try:
             image = Image.open(io.BytesIO(data))
         except Image.DecompressionBombError as error:
-            raise PhotoError(f"image too large to decode safely ({error})") from error
+            raise PhotoError(f"image too large to decode safely ({_one_line(error)})") from error
         except UnidentifiedImageError as error:
             raise PhotoError("not an image (the file's format is not recognised)") from error
-        except (OSError, SyntaxError, ValueError) as error:
-            # Pillow raises these for files that start like an image but whose header
-            # is damaged.
-            raise PhotoError(f"not a readable image: {error}") from error
+        except Exception as error:  # noqa: BLE001 - format plugins raise many kinds
+            raise PhotoError(f"not a readable image: {_one_line(error)}") from error
     width, height = image.size
     if width * height > max_pixels:
         raise PhotoError(
@@ -191,20 +190,28 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
 def _decode(image: Image.Image, scale: int) -> Image.Image:
     """Decode the pixels, reduced by ``scale`` (a JPEG straight from its DCT)."""
     width, height = image.size
-    try:
-        if scale > 1 and image.format in ("JPEG", "MPO"):
-            # draft() picks the largest DCT scaling that keeps at least this size,
-            # which is exactly 1/scale (rounded up) for these sizes.
-            image.draft("RGB", (width // scale, height // scale))
-        image.load()
-    except Image.DecompressionBombError as error:
-        raise PhotoError(f"image too large to decode safely ({error})") from error
-    except (OSError, SyntaxError, ValueError) as error:
-        message = str(error)
-        if "truncated" in message:
-            raise PhotoError("truncated image: the file ends before the picture does") from error
-        raise PhotoError(f"damaged image: {message}") from error
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            if scale > 1 and image.format in ("JPEG", "MPO"):
+                # draft() picks the largest DCT scaling that keeps at least this size,
+                # which is exactly 1/scale (rounded up) for these sizes.
+                image.draft("RGB", (width // scale, height // scale))
+            image.load()
+        except MemoryError as error:
+            raise PhotoError("image too large to decode in the memory available") from error
+        except Exception as error:  # noqa: BLE001 - decoders raise many kinds on bad data
+            message = _one_line(error)
+            if "truncated" in message.lower() or "end of file" in message.lower():
+                raise PhotoError(
+                    "truncated image: the file ends before the picture does"
+                ) from error
+            raise PhotoError(f"damaged image: {message}") from error
     return image
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
 
 
 def _reduce(image: Image.Image, scale: int, original_width: int) -> Image.Image:
