@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 import shapely
@@ -46,6 +45,7 @@ from shapely.geometry import LinearRing, MultiLineString
 from engine.board import Board
 from engine.colours import LINE_COLOURS
 from engine.errors import LayoutError
+from engine.geometry import as_array, as_points, ring_crossings, signed_area
 from engine.topology import build_board
 
 FloatArray = NDArray[np.float64]
@@ -349,7 +349,7 @@ def _attempt(
         index = round(s / coarse[colour].length * len(fine[colour])) % len(fine[colour])
         knots[colour] = (float(fine[colour][index, 0]), float(fine[colour][index, 1]))
     layout = Layout(
-        lines={c: _as_points(fine[c] - middle) for c in LINE_COLOURS},
+        lines={c: as_points(fine[c] - middle) for c in LINE_COLOURS},
         knots={c: (x - float(middle[0]), y - float(middle[1])) for c, (x, y) in knots.items()},
     )
     if check_layout_quality(layout, limits):
@@ -623,7 +623,7 @@ def _fits(
     points: dict[str, FloatArray] = {}
     taken = np.array([h.xy for h in hits]).reshape(-1, 2)
     for other, placed_loop in placed.items():
-        found = _crossing_points(loop.coarse, placed_loop.coarse)
+        found = ring_crossings(loop.coarse.ring, placed_loop.coarse.ring)
         if found is None:
             return "overlap"
         if len(found):
@@ -733,15 +733,15 @@ def check_layout_quality(layout: Layout, limits: QualityLimits = DEFAULT_LIMITS)
         board = layout.board()
     except (LayoutError, ValueError) as error:
         return [*reasons, f"not a legal layout: {error}"]
-    loops = {line.colour: _LoopGeometry(_as_array(line.polyline)) for line in board.lines}
+    loops = {line.colour: _LoopGeometry(as_array(line.polyline)) for line in board.lines}
     hits = _board_hits(loops, board)
     reasons += _loop_problems(loops, limits)
     reasons += _crossing_problems(loops, hits, limits)
     reasons += _closeness_problems(loops, hits, limits)
     for f in board.fields:
         if not f.outer and f.polygon is not None:
-            outline = _as_array(f.polygon)
-            area = abs(_signed_area(outline))
+            outline = as_array(f.polygon)
+            area = abs(signed_area(outline))
             if area < limits.min_field_area:
                 reasons.append(
                     f"field {f.id} near {_fmt(outline.mean(axis=0))} has area {area:.0f} mm², "
@@ -1022,16 +1022,6 @@ def _min_bend_radius(steps: FloatArray, window: float) -> tuple[float, int]:
     return radius, (worst + width // 2) % len(steps)
 
 
-def _crossing_points(a: _LoopGeometry, b: _LoopGeometry) -> FloatArray | None:
-    """Where two loops cross, as (k, 2), or ``None`` if they overlap along a stretch."""
-    shared = a.ring.intersection(b.ring)
-    if shared.is_empty:
-        return np.empty((0, 2))
-    if shared.geom_type not in ("Point", "MultiPoint"):
-        return None
-    return np.asarray(shapely.get_coordinates(shared), dtype=float)
-
-
 def _board_hits(loops: dict[str, _LoopGeometry], board: Board) -> list[_Hit]:
     """The board's crossings with their arc lengths and angles."""
     hits = []
@@ -1056,21 +1046,6 @@ def _hits_between(
         _Hit((float(x), float(y)), (a, b), (float(sa), float(sb)), float(g))
         for (x, y), sa, sb, g in zip(points, arc_a, arc_b, angle, strict=True)
     ]
-
-
-def _signed_area(outline: FloatArray) -> float:
-    x, y = outline[:, 0], outline[:, 1]
-    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
-
-
-def _as_array(points: Sequence[XY]) -> FloatArray:
-    """(n, 2) array of a sequence of (x, y) pairs (faster than ``np.asarray``)."""
-    flat = np.fromiter(chain.from_iterable(points), dtype=float, count=2 * len(points))
-    return flat.reshape(-1, 2)
-
-
-def _as_points(coords: FloatArray) -> tuple[XY, ...]:
-    return tuple((x, y) for x, y in coords.tolist())
 
 
 def _fmt(xy: Sequence[float] | FloatArray) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import cast
 
 import numpy as np
 import shapely
@@ -26,6 +25,7 @@ from engine.board import Board, Crossing, Field, Line, Sector
 from engine.board import Point as XY
 from engine.colours import LINE_COLOURS, check_line_colour
 from engine.errors import LayoutError
+from engine.geometry import as_points, ring_crossings, signed_area
 
 FloatArray = NDArray[np.float64]
 
@@ -132,7 +132,7 @@ class _Loop:
         return float(self.cumulative[-1])
 
     def points_tuple(self) -> tuple[XY, ...]:
-        return _as_points(self.coords)
+        return as_points(self.coords)
 
     def stretch(self, start: float, end: float) -> FloatArray:
         """Points along the loop from arc length ``start`` to ``end`` (wrapping past 0)."""
@@ -144,11 +144,6 @@ class _Loop:
         first = _point_at(doubled, cumulative, start)
         last = _point_at(doubled, cumulative, end)
         return np.vstack([first, inner, last])
-
-
-def _as_points(coords: FloatArray) -> tuple[XY, ...]:
-    # map() over tolist() keeps the conversion in C: boards carry thousands of points.
-    return cast(tuple[XY, ...], tuple(map(tuple, coords.tolist())))
 
 
 def _as_closed_polyline(colour: str, points: Sequence[Sequence[float]]) -> FloatArray:
@@ -205,13 +200,10 @@ def _find_crossings(loops: Mapping[str, _Loop]) -> list[_Hit]:
 
 
 def _intersection_points(a: _Loop, b: _Loop) -> list[Point]:
-    shared = a.ring.intersection(b.ring)
-    if shared.is_empty:
-        return []
-    parts = list(getattr(shared, "geoms", [shared]))
-    if any(part.geom_type != "Point" for part in parts):
+    found = ring_crossings(a.ring, b.ring)
+    if found is None:
         raise LayoutError(f"the {a.colour} and {b.colour} lines overlap along a stretch")
-    return [p for p in parts if isinstance(p, Point)]
+    return [Point(x, y) for x, y in found]
 
 
 def _check_crossings_apart(hits: Sequence[_Hit], loops: Mapping[str, _Loop]) -> None:
@@ -342,11 +334,6 @@ class _PlanarGraph:
         return [find(self.origin[h]) for h in range(len(self.origin))]
 
 
-def _signed_area(outline: FloatArray) -> float:
-    x, y = outline[:, 0], outline[:, 1]
-    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
-
-
 @dataclass
 class _Face:
     cycle: list[int]
@@ -369,7 +356,7 @@ def _fields_from_faces(
     faces = []
     for cycle in cycles:
         outline = graph.outline(cycle)
-        faces.append(_Face(cycle, outline, _signed_area(outline), component[cycle[0]]))
+        faces.append(_Face(cycle, outline, signed_area(outline), component[cycle[0]]))
     bounded = sorted((f for f in faces if f.area > 0), key=lambda f: _reading_order(f.outline))
     outsides = [f for f in faces if f.area <= 0]
     field_of_face: dict[int, int] = {id(f): i + 1 for i, f in enumerate(bounded)}
@@ -390,7 +377,7 @@ def _fields_from_faces(
                 owner[(v, graph.sector_index(h))] = field_id
     fields = [Field(0, True, tuple(sorted(corners[0])))]
     for i, face in enumerate(bounded, start=1):
-        polygon = _as_points(np.round(face.outline, 3))
+        polygon = as_points(np.round(face.outline, 3))
         fields.append(Field(i, False, tuple(sorted(corners[i])), (), polygon))
     assert len(owner) == 4 * len(crossings)
     return fields, owner, half_edge_field
