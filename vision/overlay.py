@@ -152,7 +152,7 @@ def _draw_lines(canvas: _Canvas, lines: Mapping[str, Any]) -> None:
         polyline = line.get("polyline") or []
         if len(polyline) >= 2:
             pts = canvas.points(polyline).reshape(-1, 1, 2)
-            cv2.polylines(canvas.image, [pts], True, _BLACK, 4 * u, cv2.LINE_AA)
+            cv2.polylines(canvas.image, [pts], True, _BLACK, 5 * u, cv2.LINE_AA)
             cv2.polylines(canvas.image, [pts], True, rgb, 2 * u, cv2.LINE_AA)
             canvas.occupied.extend((int(x), int(y), 1) for x, y in pts[::4, 0])
         knot = line.get("knot")
