@@ -14,10 +14,11 @@ from shapely.geometry import LineString
 
 from synth.camera import Camera
 from synth.cords import trace_cord
-from synth.objects import Pawn, SceneObjects
+from synth.objects import PAWN_STYLES, Pawn, SceneObjects
 from synth.overlay import draw_truth
+from synth.pawns import PawnShape, pawn_parts
 from synth.render import _finish_kernel, _roll_off, _tone, encode_jpeg, render
-from synth.scene import DIFFICULTIES, sample_scene
+from synth.scene import DIFFICULTIES, Extras, TableEdge, sample_scene
 from synth.textures import TableCoords, table_albedo
 
 SIZE = (800, 600)
@@ -220,3 +221,53 @@ def test_table_textures_are_valid_and_reproducible(kind: str):
     assert a.shape == (150, 200, 3) and a.dtype == np.float32
     np.testing.assert_array_equal(a, b)
     assert a.min() >= 0.0 and a.max() <= 1.0 and a.std() > 0.005
+
+
+@pytest.mark.parametrize("style", PAWN_STYLES)
+def test_pawn_shapes_keep_within_their_width(style: str):
+    shape = PawnShape(20.0, 26.0, style)
+    for kind, extra in (("ghost", 0), ("demon", 2)):
+        made = pawn_parts((5.0, -3.0), shape, kind)
+        for part in made.parts:
+            reach = np.hypot(part.centre[0] - 5.0, part.centre[1] + 3.0) + part.a
+            assert reach <= 10.0 + 1e-9
+            assert part.centre[2] + part.c <= 26.0 * 1.15  # horns may top the head a little
+        top = max(p.centre[2] + p.c for p in made.parts[: made.head + 1])
+        assert top == pytest.approx(26.0)
+        assert len(made.parts) == made.head + 1 + extra  # demons carry two horns
+
+
+def test_table_edge_shows_the_floor_beyond_it():
+    objects = _board()
+    scene = _scene(4, "easy", objects, kind="cloth", rgb=(0.78, 0.72, 0.6), rgb2=(0.7, 0.65, 0.54))
+    edge = TableEdge(point_mm=(330.0, 0.0), normal=(1.0, 0.0), rim_mm=8.0,
+                     rim_rgb=(0.3, 0.2, 0.1), floor_rgb=(0.1, 0.1, 0.1), floor_light=0.5)
+    scene = dataclasses.replace(scene, extras=Extras(table_edge=edge))
+    cam = Camera.from_scene(scene)
+    img = render(objects, scene, cam, np.random.default_rng(0)).astype(float)
+    ys = np.linspace(-150, 150, 7)
+    on_table = np.round(cam.project(np.column_stack([np.full(7, 300.0), ys]))).astype(int)
+    on_floor = np.round(cam.project(np.column_stack([np.full(7, 360.0), ys]))).astype(int)
+    inside = np.all((on_floor >= 0) & (on_floor < SIZE), axis=1)
+    assert inside.sum() >= 3, "the edge should be in the photo"
+    table = img[on_table[inside, 1], on_table[inside, 0]].mean()
+    floor = img[on_floor[inside, 1], on_floor[inside, 0]].mean()
+    assert floor < table - 60
+
+
+def test_second_light_casts_a_second_shadow():
+    foot = (40.0, 30.0)
+    objects = _board([Pawn("demon", "red", foot)])
+    scene = _scene(2, "easy", objects, kind="cloth", rgb=(0.6, 0.6, 0.6), rgb2=(0.55, 0.55, 0.55))
+    key = dataclasses.replace(scene.light, azimuth_deg=0.0, elevation_deg=35.0, key_fill_ratio=8)
+    second = dataclasses.replace(key, azimuth_deg=180.0)
+    one = dataclasses.replace(scene, light=key)
+    two = dataclasses.replace(one, extras=Extras(second_light=second, second_share=0.45))
+    cam = Camera.from_scene(one)
+    # The second light is on the -x side: its shadow falls towards +x.
+    spot = np.array([[foot[0] + 30.0, foot[1]]])
+    u, v = np.round(cam.project(spot)[0]).astype(int)
+    lit = render(objects, one, cam, np.random.default_rng(0)).astype(float)
+    shaded = render(objects, two, cam, np.random.default_rng(0)).astype(float)
+    patch = np.s_[v - 2 : v + 3, u - 2 : u + 3]
+    assert shaded[patch].mean() < lit[patch].mean() - 15
