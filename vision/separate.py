@@ -22,6 +22,8 @@ BoolImage = NDArray[np.bool_]
 
 #: A pawn is at least this many string widths across (pawns measure ~6-8).
 PAWN_MIN_WIDTHS = 4.2
+#: Anything of a line colour wider than this (in string widths) is no string.
+WIDE_WIDTHS = 3.6
 #: A ghost's lit part is at least this many string widths across.
 GHOST_MIN_WIDTHS = 2.6
 
@@ -112,31 +114,43 @@ def separate(masks: ColourMasks) -> Separation:
     labels = masks.labels
     pawns: list[PawnBlob] = []
     pawn_mask = np.zeros(labels.shape, bool)
+    not_string: dict[str, BoolImage] = {}
     # Each colour on its own, so that a blue pawn touching a red one stays two blobs.
     for index, colour in enumerate(LINE_COLOURS, start=1):
         own = (labels == index).astype(np.uint8)
         # Close small holes (highlights, the seam between head and body) first.
         closed = cv2.morphologyEx(own, cv2.MORPH_CLOSE, _disc(string_width))
         thick = cv2.morphologyEx(closed, cv2.MORPH_OPEN, _disc(PAWN_MIN_WIDTHS * string_width))
-        pawns.extend(_pawn_blobs(thick.astype(bool), colour, labels))
-        pawn_mask |= thick.astype(bool)
+        blobs = _pawn_blobs(thick.astype(bool), colour, labels)
+        # A sunlit patch between hard shadows can take a string's colour; it is wide
+        # but not round like a pawn, and it is no string either.
+        round_blobs = [b for b in blobs if _pawn_shaped(b)]
+        pawns.extend(round_blobs)
+        own_pawns = _blob_mask(labels.shape, round_blobs)
+        pawn_mask |= own_pawns
+        wide = cv2.morphologyEx(closed, cv2.MORPH_OPEN, _disc(WIDE_WIDTHS * string_width))
+        not_string[colour] = own_pawns | wide.astype(bool)
     pawns.extend(_ghost_blobs(labels, pawn_mask, string_width))
     pawn_mask |= _blob_mask(labels.shape, [p for p in pawns if p.colour == WHITE])
-    grown = cv2.dilate(pawn_mask.astype(np.uint8), _disc(0.8 * string_width)).astype(bool)
 
     strings: dict[str, BoolImage] = {}
     for index, colour in enumerate(LINE_COLOURS, start=1):
-        own = labels == index
         # Cut out only the pawns of the string's own colour: other pawns do not hide
         # pixels of this colour, and cutting them would bend the traced line.
-        own_pawns = np.zeros_like(own)
-        for pawn in pawns:
-            if pawn.colour == colour:
-                x, y, w, h = pawn.box
-                own_pawns[y : y + h, x : x + w] |= pawn.mask
-        own_pawns = cv2.dilate(own_pawns.astype(np.uint8), _disc(string_width)).astype(bool)
-        strings[colour] = own & ~own_pawns & ~(grown & ~own)
+        cut = cv2.dilate(not_string[colour].astype(np.uint8), _disc(string_width)).astype(bool)
+        strings[colour] = (labels == index) & ~cut
     return Separation(strings=strings, pawns=pawns, string_width=string_width, pawn_mask=pawn_mask)
+
+
+def _pawn_shaped(blob: PawnBlob) -> bool:
+    """Round enough for a pawn (or two or three touching ones)."""
+    points = blob.points().astype(np.float32)
+    if len(points) < 5:
+        return False
+    (_, _), (w, h), _ = cv2.minAreaRect(points)
+    hull_area = cv2.contourArea(cv2.convexHull(points))
+    solidity = blob.area / max(hull_area, 1.0)
+    return max(w, h) <= 3.2 * max(min(w, h), 1.0) and solidity >= 0.7
 
 
 def _ghost_blobs(
