@@ -273,7 +273,8 @@ class Board:
 
         ``transform`` maps a sequence of points to as many points, for example table
         millimetres to photo pixels. Topology is kept as it is, so the transform must not
-        change it (a homography or a mild lens distortion does not).
+        change it (a homography or a mild lens distortion does not); only the sector
+        indices, which depend on the frame's orientation, are left out.
         """
 
         def one(point: Point | None) -> Point | None:
@@ -290,7 +291,12 @@ class Board:
             f if f.polygon is None else replace(f, polygon=many(f.polygon)) for f in self.fields
         )
         creatures = tuple(replace(c, xy=one(c.xy)) for c in self.creatures)
-        return replace(self, lines=lines, crossings=crossings, fields=fields, creatures=creatures)
+        # Sector indices count counter-clockwise in this frame; a transform that mirrors
+        # (table millimetres with y up to photo pixels with y down) reverses them, so
+        # they are dropped and worked out again where needed (engine.placement).
+        return replace(
+            self, lines=lines, crossings=crossings, fields=fields, creatures=creatures, sectors=()
+        )
 
 
 def _as_point(p: Sequence[float]) -> Point:

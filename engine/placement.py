@@ -68,6 +68,10 @@ CORNER_REACH: Final = 2.0
 BETWEEN_CORNERS: Final = 0.5
 #: An off-board creature stands at least this many pawn radii from every line.
 OFF_BOARD_CLEARANCE: Final = 5.0
+#: Where a string's direction at a crossing is taken, and where a sector's field is
+#: looked up when the board has no sectors: fractions of the longest loop's length.
+_TANGENT: Final = 1e-4
+_PROBE: Final = 2e-3
 #: Sectors narrower than this (half-angle, radians) count as this wide for the standoff.
 _MIN_HALF_ANGLE: Final = math.radians(8.0)
 
@@ -320,10 +324,10 @@ class BoardGeometry:
         x, y = self.board.crossings[crossing_id].xy
         far = []
         for _, colour, sign in local:
-            cumulative, coords = self._arcs[colour], self._coords[colour]
-            s = (self._crossing_arc[(crossing_id, colour)] + sign * reach) % cumulative[-1]
-            px, py = np.interp(s, cumulative, coords[:, 0]), np.interp(s, cumulative, coords[:, 1])
-            far.append(math.atan2(float(py) - y, float(px) - x))
+            px, py = self._point_along(
+                colour, self._crossing_arc[(crossing_id, colour)] + sign * reach
+            )
+            far.append(math.atan2(py - y, px - x))
         # A string that curls back past its neighbour ray would reorder the rays; then
         # the directions at the crossing itself are the better description.
         turns = sum(_ccw(far[i], far[(i + 1) % 4]) for i in range(4))
@@ -332,22 +336,30 @@ class BoardGeometry:
     def _leaving_rays(self, crossing_id: int) -> list[tuple[float, str, int]]:
         """(angle, colour, direction) of the four half-lines, sorted by angle.
 
-        Measured as :mod:`engine.topology` measures them (towards the first polyline
-        vertex beyond the crossing), so that ray ``i`` starts the topology's sector ``i``.
+        Each is the string's direction just beyond the crossing (``_TANGENT`` of the
+        longest loop along it), as :mod:`engine.topology` orders them to number the
+        sectors. It is measured from the string's own point nearest to the crossing, so a
+        crossing rounded in a report (off the string by a little) does not turn it.
         """
         crossing = self.board.crossings[crossing_id]
         rays = []
         for colour in crossing.lines:
-            line = self.board.line(colour)
-            if line is None:
+            if self.board.line(colour) is None:
                 raise BoardError(f"crossings[{crossing_id}]: the {colour} line is missing")
-            coords, cumulative = self._coords[colour][:-1], self._arcs[colour]
             s = float(self._rings[colour].project(shapely.Point(crossing.xy)))
             self._crossing_arc[(crossing_id, colour)] = s
+            x0, y0 = self._point_along(colour, s)
             for sign in (1, -1):
-                angle = _first_step_angle(coords, cumulative, s, sign, crossing.xy)
-                rays.append((angle, colour, sign))
+                x1, y1 = self._point_along(colour, s + sign * _TANGENT * self._scale)
+                rays.append((math.atan2(y1 - y0, x1 - x0), colour, sign))
         return sorted(rays)
+
+    def _point_along(self, colour: str, s: float) -> Point:
+        """The point ``s`` along the line of ``colour`` (wrapping around the loop)."""
+        cumulative, coords = self._arcs[colour], self._coords[colour]
+        s %= cumulative[-1]
+        x = float(np.interp(s, cumulative, coords[:, 0]))
+        return (x, float(np.interp(s, cumulative, coords[:, 1])))
 
     def _sector_fields(self) -> dict[tuple[int, int], int]:
         """(crossing, sector index) -> field: from the board, or by looking if it has none."""
@@ -355,10 +367,12 @@ class BoardGeometry:
             return {(s.crossing, s.index): s.field for s in self.board.sectors}
         owners = {}
         for crossing in self.board.crossings:
-            rays = self.rays(crossing.id)
+            # Far enough out that a crossing rounded in a report is well behind the
+            # probe, near enough that no other string comes between.
+            step = _PROBE * self._scale
+            rays = self.rays(crossing.id, step)
             for i in range(4):
                 middle = rays[i] + _ccw(rays[i], rays[(i + 1) % 4]) / 2
-                step = 1e-4 * self._scale
                 probe = (
                     crossing.xy[0] + step * math.cos(middle),
                     crossing.xy[1] + step * math.sin(middle),
@@ -499,24 +513,6 @@ def _closed_coords(polyline: Sequence[Point]) -> FloatArray:
 def _cumulative_arc(closed: FloatArray) -> FloatArray:
     steps = np.hypot(*np.diff(closed, axis=0).T)
     return np.concatenate([[0.0], np.cumsum(steps)])
-
-
-def _first_step_angle(
-    coords: FloatArray, cumulative: FloatArray, s: float, sign: int, origin: Point
-) -> float:
-    """Direction from ``origin`` (at arc length ``s``) to the first vertex beyond it,
-    forwards (``sign`` 1) or backwards (-1) along the closed polyline."""
-    n = len(coords)
-    if sign > 0:
-        start = int(np.searchsorted(cumulative, s, side="right"))
-    else:
-        start = int(np.searchsorted(cumulative, s, side="left")) - 1
-    for k in range(n):
-        x, y = coords[(start + sign * k) % n]
-        dx, dy = float(x) - origin[0], float(y) - origin[1]
-        if dx * dx + dy * dy > 0:
-            return math.atan2(dy, dx)
-    raise BoardError("a line has no length")
 
 
 def _check_radius(pawn_radius: float) -> float:

@@ -19,6 +19,7 @@ from engine.placement import (
     locate_creatures,
 )
 from engine.policies import make_policies
+from engine.report import board_from_report, board_to_report
 from engine.topology import build_board
 
 RADIUS = 10.0
@@ -198,3 +199,47 @@ def test_creatures_of_a_played_game_are_located_where_the_game_put_them(
     assert len(feet) == len(final.creatures)
     found = locate_creatures(final, feet, pawn_radius=RADIUS)
     assert [f.creature for f in found] == list(final.creatures)
+
+
+def test_a_mirrored_board_locates_the_same(lens: Board) -> None:
+    """Photo pixels have y down: mirrored, the sectors are worked out again."""
+    mirrored = lens.transformed(lambda points: [(x, -y) for x, y in points])
+    assert mirrored.sectors == ()
+    feet = [
+        Foot("demon", "red", (60.0, 65.0)),
+        Foot("demon", "blue", (45.0, 80.0)),
+        Foot("ghost", "white", (-50.0, 0.0)),
+        Foot("demon", "red", (75.0, -80.0)),
+    ]
+    flipped = [Foot(f.kind, f.colour, (f.xy[0], -f.xy[1])) for f in feet]
+    here = locate_creatures(lens, feet, pawn_radius=RADIUS)
+    there = locate_creatures(mirrored, flipped, pawn_radius=RADIUS)
+    assert [(f.field, f.crossing, f.ambiguity) for f in there] == [
+        (f.field, f.crossing, f.ambiguity) for f in here
+    ]
+
+
+def test_a_board_read_from_a_report_locates_like_the_one_built(seed: int = 4) -> None:
+    board = random_layout(seed).board()
+    from_report = board_from_report(board_to_report(board), topology="trust")
+    assert from_report.sectors == ()  # "trust" takes no sectors: they are worked out
+    geometry = BoardGeometry(board)
+    feet = [
+        Foot("demon", board.crossings[c].lines[1], xy)
+        for f in board.fields
+        for c in sorted(set(f.corners))
+        for xy in geometry.corner_points(f.id, c, CORNER_AIR * RADIUS)
+    ]
+
+    def places(on: Board) -> list[tuple[object, ...]]:
+        found = locate_creatures(on, feet, pawn_radius=RADIUS)
+        return [(f.creature, f.sector, f.ambiguity) for f in found]
+
+    # (Distances differ a little: reports round coordinates to 0.1.)
+    assert places(from_report) == places(board)
+
+
+def test_corner_at_answers_like_locate(lens: Board, geometry: BoardGeometry) -> None:
+    lens_field = field_of(geometry, 60, 0)
+    assert geometry.corner_at((60.0, 65.0), 7 * RADIUS) == (lens_field, 1)
+    assert geometry.corner_at((-50.0, 0.0), 7 * RADIUS) == (field_of(geometry, -50, 0), None)
