@@ -27,7 +27,7 @@ from webui import create_app
 from webui.archive import get_board, list_boards, store_board
 from webui.db import SCHEMA_VERSION, connect, migrate, schema_version
 from webui.edits import apply_edits
-from webui.game import NO_GAME, GameInfo, Player
+from webui.game import NO_GAME, GameFormError, GameInfo, Player, parse_game
 from webui.photos import PhotoStore, inspect_photo
 from webui.scoring import BoardReading
 
@@ -538,3 +538,15 @@ def test_a_tap_far_from_the_board_places_an_off_board_creature() -> None:
     added = changed["creatures"][-1]
     assert (added["kind"], added["off_board"], added["field"]) == ("ghost", True, None)
     assert changed["scores"] == report["scores"]
+
+
+def test_parse_game_players_in_prediction_order_and_solitaire() -> None:
+    game = parse_game({"player": ["Anna", "", "Carla"], "prediction": ["", "Blue", "red"]})
+    assert game.players == (Player("Anna", None), Player("Player 2", "blue"),
+                            Player("Carla", "red"))
+    solo = parse_game({"mode": ["solitaire"], "solitaire_player": ["Zoe"],
+                       "place1": ["green"], "place3": ["white"]})
+    assert (solo.mode, solo.players, dict(solo.solitaire)) == (
+        "solitaire", (Player("Zoe"),), {"green": 1, "white": 3})
+    with pytest.raises(GameFormError, match="At most 4 players"):
+        parse_game({"player": ["a", "b", "c", "d", "e"]})

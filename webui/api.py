@@ -1,7 +1,8 @@
 """The JSON API beside the pages.
 
 - ``POST /api/score``: multipart ``photo`` plus the new-board form's optional fields
-  (``player``/``prediction`` repeated, or ``mode=solitaire`` with ``place1``..``place3``);
+  (``player``/``prediction`` repeated, or ``mode=solitaire`` with ``solitaire_player``
+  and ``place1``..``place3``);
   201 with the board report and ``board_id``, or 422 with ``error`` and ``board_id`` when
   the photo was archived but could not be read.
 - ``GET /api/boards`` (``?player=``, ``?since=YYYY-MM-DD``, ``?until=``),

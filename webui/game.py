@@ -4,7 +4,7 @@ A game is either up to four players, listed in the order they made their predict
 (each predicted one colour, or none), or one solitaire player with up to three
 (colour, place) predictions. The form's fields and the API's fields are the same:
 ``player`` and ``prediction`` (repeated, in order), or ``mode=solitaire`` with
-``player`` and ``place1``..``place3`` (the colour predicted on that place).
+``solitaire_player`` and ``place1``..``place3`` (the colour predicted on that place).
 """
 
 from __future__ import annotations
@@ -131,9 +131,11 @@ def _parse_solitaire(
             errors[f"place{place}"] = f"Place {place}: {colour} is already predicted on a place."
         else:
             places[colour] = place
+    name = _first(form, "solitaire_player") or next((n for n in names if n), "")
+    if len(name) > MAX_NAME:
+        errors["solitaire_player"] = f"A name has at most {MAX_NAME} characters."
     if errors:
         raise GameFormError(errors)
-    name = next((n for n in names if n), "")
     players = (Player(name),) if name else ()
     return GameInfo("solitaire", players, places)
 

@@ -141,6 +141,17 @@
       showCreature(creature.dataset.creature);
     }
   });
+  // Tapping a violation in the list picks out the creatures that show it.
+  document.querySelectorAll("li.violation[data-creatures]").forEach(function (item) {
+    item.addEventListener("click", function () {
+      clearSelection();
+      item.dataset.creatures.split(" ").forEach(function (id) {
+        const mark = svg.querySelector('[data-creature="' + id + '"]');
+        if (mark) mark.classList.add("selected");
+      });
+      svg.scrollIntoView({ behavior: "smooth", block: "nearest" });
+    });
+  });
   document.getElementById("sheet-close").addEventListener("click", close);
   document.addEventListener("keydown", function (event) { if (event.key === "Escape") close(); });
 })();
