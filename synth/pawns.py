@@ -116,10 +116,11 @@ def shade_pawn(
     hits = raycast(camera, parts)
     if hits is None:
         return None
-    colours = []
-    light_white = np.ones(3)
+    colours = np.zeros((len(parts), len(hits.ys), 3))
     for k in range(len(parts)):
-        normal, point = hits.normal[k], hits.point[k]
+        # Shade only the pixels this part covers: a horn covers few of the window's.
+        seen = np.flatnonzero(hits.coverage[k] > 0.0)
+        normal, point = hits.normal[k][seen], hits.point[k][seen]
         shade = lighting.shade(normal)
         # Near the table the body sees less sky: darken its lower edge.
         occl = 0.55 + 0.45 * np.clip(point[:, 2] / (0.25 * shape.height_mm), 0.0, 1.0)
@@ -130,8 +131,8 @@ def shade_pawn(
         spec = gloss * lighting.shadow_strength * lighting.specular(
             point, normal, camera.centre_mm, exponent=40.0
         )
-        colours.append(paint + spec[:, None] * light_white)
-    rgb, alpha = composite_front_to_back(hits.t, hits.coverage, np.array(colours))
+        colours[k, seen] = paint + spec[:, None]
+    rgb, alpha = composite_front_to_back(hits.t, hits.coverage, colours)
     keep = alpha > 0.0
     idx = hits.ys[keep].astype(np.int64) * camera.size[0] + hits.xs[keep]
     return idx, rgb[keep], alpha[keep]
