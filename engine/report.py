@@ -8,6 +8,7 @@ being scored wrongly. Field values are always recomputed from corners and knots.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -36,7 +37,13 @@ JSON = dict[str, Any]
 
 
 def _xy(point: Point | None, digits: int = 1) -> list[float] | None:
-    return None if point is None else [round(point[0], digits), round(point[1], digits)]
+    if point is None:
+        return None
+    x, y = round(point[0], digits), round(point[1], digits)
+    if not (math.isfinite(x) and math.isfinite(y)):
+        # The report is JSON for outside tools: NaN and Infinity have no place in it.
+        raise BoardError(f"cannot write a report with the point {excerpt(point)}")
+    return [x, y]
 
 
 def board_to_report(

@@ -7,13 +7,14 @@ import json
 import math
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from engine.board import Board, demon, ghost
-from engine.errors import BoardFormatError
+from engine.errors import BoardError, BoardFormatError
 from engine.report import SCHEMA, board_from_report, board_to_report
 from engine.scoring import score
 from engine.topology import build_board
@@ -292,3 +293,12 @@ def test_rescore_command_missing_file(tmp_path: Path) -> None:
     done = run_cli("rescore", str(tmp_path / "nope.json"))
     assert done.returncode == 2
     assert "No such file" in done.stderr
+
+
+def test_a_report_is_never_written_with_nan(board: Board) -> None:
+    lines = tuple(
+        replace(ln, polyline=((math.nan, 0.0), *ln.polyline[1:])) if ln.colour == "red" else ln
+        for ln in board.lines
+    )
+    with pytest.raises(BoardError, match="cannot write a report with the point"):
+        board_to_report(replace(board, lines=lines))
