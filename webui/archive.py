@@ -86,8 +86,16 @@ def store_board(
     game: GameInfo = NO_GAME,
 ) -> int:
     """Archive a photo with its reading (a report or the reader's error); return the id."""
-    photos.save(data, info)
     created = now()
+    with photos.lock:
+        photos.save(data, info)
+        board_id = _insert_board(db, info, reading, game, created)
+    return board_id
+
+
+def _insert_board(
+    db: sqlite3.Connection, info: PhotoInfo, reading: BoardReading, game: GameInfo, created: str
+) -> int:
     with transaction(db):
         db.execute(
             "INSERT OR IGNORE INTO photos (hash, format, width, height, bytes, created_at)"
@@ -242,15 +250,16 @@ def delete_board(db: sqlite3.Connection, photos: PhotoStore, board_id: int) -> N
     BoardNotFound
     """
     board = get_board(db, board_id)
-    with transaction(db):
-        db.execute("DELETE FROM boards WHERE id = ?", (board_id,))
-        still_used = db.execute(
-            "SELECT 1 FROM boards WHERE photo = ? LIMIT 1", (board.photo,)
-        ).fetchone()
+    with photos.lock:
+        with transaction(db):
+            db.execute("DELETE FROM boards WHERE id = ?", (board_id,))
+            still_used = db.execute(
+                "SELECT 1 FROM boards WHERE photo = ? LIMIT 1", (board.photo,)
+            ).fetchone()
+            if still_used is None:
+                db.execute("DELETE FROM photos WHERE hash = ?", (board.photo,))
         if still_used is None:
-            db.execute("DELETE FROM photos WHERE hash = ?", (board.photo,))
-    if still_used is None:
-        photos.delete(board.photo, board.photo_extension)
+            photos.delete(board.photo, board.photo_extension)
 
 
 def summary(board: ArchivedBoard) -> dict[str, Any]:

@@ -14,6 +14,7 @@ import hashlib
 import io
 import os
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,6 +83,9 @@ class PhotoStore:
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
+        #: Held while a photo is stored and recorded, or deleted, so that deleting the
+        #: last board of a photo never removes the file of an upload of the same photo.
+        self.lock = threading.Lock()
 
     def path(self, photo_hash: str, variant: str, extension: str = "jpg") -> Path:
         """Path of ``variant`` ("original", "view", "thumb") of a stored photo."""
