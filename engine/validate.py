@@ -209,9 +209,9 @@ def _field_problems(board: Board, coordinates: bool) -> list[Problem]:
         if corner_slots[crossing.id] != 4:
             problems.append(
                 Problem(
-                    f"crossings[{crossing.id}]",
-                    "a crossing is a corner of four sectors, but fields list it "
-                    f"{corner_slots[crossing.id]} times",
+                    "fields",
+                    f"list crossing {crossing.id} as a corner {corner_slots[crossing.id]} "
+                    "times; a crossing is a corner of four sectors",
                 )
             )
     for line in board.lines:
