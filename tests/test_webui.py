@@ -21,6 +21,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from PIL import Image
 
+from cli.main import main
 from engine.placement import BoardGeometry
 from engine.report import board_from_report, board_to_report
 from webui import create_app
@@ -29,6 +30,7 @@ from webui.db import SCHEMA_VERSION, connect, migrate, schema_version
 from webui.edits import apply_edits
 from webui.game import NO_GAME, GameFormError, GameInfo, Player, parse_game
 from webui.photos import PhotoStore, inspect_photo
+from webui.samples import seed_archive
 from webui.scoring import BoardReading
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_images"
@@ -550,3 +552,31 @@ def test_parse_game_players_in_prediction_order_and_solitaire() -> None:
         "solitaire", (Player("Zoe"),), {"green": 1, "white": 3})
     with pytest.raises(GameFormError, match="At most 4 players"):
         parse_game({"player": ["a", "b", "c", "d", "e"]})
+
+
+def test_samples_are_scored_into_an_empty_archive_only(
+    app: Flask, db: sqlite3.Connection, tmp_path: Path
+) -> None:
+    folder = tmp_path / "samples"
+    folder.mkdir()
+    (folder / "board.jpg").write_bytes(WOOD.with_suffix(".jpg").read_bytes())
+    (folder / "notes.jpg").write_bytes(b"not a photo")
+    (folder / "board.truth.json").write_text("{}")
+    assert seed_archive(app, folder) == 1
+    (only,) = list_boards(db)
+    assert only.photo == hashlib.sha256(WOOD.with_suffix(".jpg").read_bytes()).hexdigest()
+    assert seed_archive(app, folder) == 0  # not on later starts
+    with pytest.raises(FileNotFoundError, match="is not a folder of photos"):
+        seed_archive(app, tmp_path / "missing")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [(["--port", "70000"], "--port must be 1..65535"), (["--threads", "0"], "--threads must")],
+)
+def test_serve_refuses_bad_arguments(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], message: str
+) -> None:
+    status = main(["serve", "--instance", str(tmp_path / "i"), *arguments])
+    assert status == 2
+    assert message in capsys.readouterr().err
