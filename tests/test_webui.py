@@ -486,6 +486,9 @@ def test_api_boards_list_detail_patch_and_delete(
     patched = client.patch(f"/api/boards/{board_id}", headers=API,
                            json={"edits": [{"op": "remove", "creature": 0}]}).get_json()
     assert len(patched["report"]["creatures"]) == len(detail["report"]["creatures"]) - 1
+    changed = [c for c in ("red", "yellow", "green", "blue", "white")
+               if patched["report"]["scores"][c] != detail["report"]["scores"][c]]
+    assert [c.split()[0] for c in patched["changes"] if not c.startswith("winning")] == changed
     assert patched["camera_report"] == detail["camera_report"]
     dropped = client.patch(f"/api/boards/{board_id}", headers=API, json={"report": None})
     assert dropped.get_json()["corrected_report"] is None
@@ -580,3 +583,28 @@ def test_serve_refuses_bad_arguments(
     status = main(["serve", "--instance", str(tmp_path / "i"), *arguments])
     assert status == 2
     assert message in capsys.readouterr().err
+
+
+def test_pages_forbid_framing_and_foreign_scripts(client: FlaskClient) -> None:
+    headers = client.get("/").headers
+    assert headers["X-Frame-Options"] == "DENY"
+    assert "script-src" not in headers["Content-Security-Policy"]  # default-src 'self'
+    assert headers["Content-Security-Policy"].startswith("default-src 'self'")
+
+
+def test_a_sideways_phone_photo_is_shown_upright(app: Flask, db: sqlite3.Connection) -> None:
+    # Phones store a portrait photo as landscape pixels plus EXIF orientation 6; the
+    # report's coordinates and the displayed copy are both upright (portrait).
+    image = Image.new("RGB", (800, 600), (90, 120, 160))
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    out = io.BytesIO()
+    image.save(out, "JPEG", exif=exif)
+    info = inspect_photo(out.getvalue())
+    assert info.size == (600, 800)
+    board_id = store_board(db, app.extensions["photos"], out.getvalue(), info,
+                           BoardReading(None, "no strings found"))
+    photos: PhotoStore = app.extensions["photos"]
+    for variant in ("view", "thumb"):
+        with Image.open(photos.path(get_board(db, board_id).photo, variant)) as shown:
+            assert shown.width < shown.height

@@ -7,7 +7,8 @@
   the photo was archived but could not be read.
 - ``GET /api/boards`` (``?player=``, ``?since=YYYY-MM-DD``, ``?until=``),
   ``GET /api/boards/<id>``, ``PATCH /api/boards/<id>`` (``{"edits": [...]}`` or
-  ``{"report": {...}}``, or ``{"report": null}`` to drop the corrections),
+  ``{"report": {...}}``, or ``{"report": null}`` to drop the corrections; the answer
+  says what changed in ``changes``),
   ``DELETE /api/boards/<id>``.
 
 Errors are ``{"error": message}`` with the matching status code. Requests that change
@@ -26,7 +27,7 @@ from vision.errors import PhotoError
 from webui import archive
 from webui.archive import ArchivedBoard, BoardNotFound
 from webui.db import get_db
-from webui.edits import EditError, apply_edits, check_report
+from webui.edits import EditError, apply_edits, check_report, describe_changes
 from webui.game import GameFormError, parse_game
 from webui.pages import photo_store
 
@@ -111,7 +112,9 @@ def correct(board_id: int) -> Response:
             corrected = None if body["report"] is None else check_report(body["report"])
     except (EditError, BoardFormatError) as error:
         raise ApiError(str(error), 400) from error
-    return jsonify(_detail(archive.save_correction(get_db(), board_id, corrected)))
+    saved = archive.save_correction(get_db(), board_id, corrected)
+    changes = describe_changes(entry.report, saved.report) if entry.report and saved.report else []
+    return jsonify({**_detail(saved), "changes": changes})
 
 
 @bp.delete("/boards/<int:board_id>")
