@@ -28,9 +28,14 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from cli.errors import UserError
+
+if TYPE_CHECKING:  # the reader is imported only when a photo is read: it pulls in OpenCV
+    import numpy as np
+
+    from vision.reader import Reading
 
 #: File endings read from a folder (compared in lower case).
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
@@ -49,7 +54,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print the board report (JSON) instead of the summary")
     parser.add_argument("--overlay", type=Path, metavar="OUT.png",
-                        help="write the photo with the reading drawn over it")
+                        help="write the photo (at the reader's working resolution) with the "
+                        "reading drawn over it")
     parser.add_argument("--debug", type=Path, metavar="DIR",
                         help="write one picture per reader stage into DIR")
     parser.add_argument("--out", type=Path, metavar="RESULTS.jsonl",
@@ -95,7 +101,7 @@ def score_photo(photo: Path, *, as_json: bool, overlay: Path | None, debug: Path
     return 0
 
 
-def _read(photo: Path) -> Any:
+def _read(photo: Path) -> Reading:
     """``read_photo``, with every way it can refuse turned into a one-line UserError."""
     reading = _read_or_refusal(photo)
     if isinstance(reading, str):
@@ -103,7 +109,7 @@ def _read(photo: Path) -> Any:
     return reading
 
 
-def _read_or_refusal(photo: Path) -> Any:
+def _read_or_refusal(photo: Path) -> Reading | str:
     """The reading of ``photo``, or the one-line reason why it could not be read."""
     from engine.errors import EngineError
     from vision.errors import ReadError
@@ -120,7 +126,7 @@ def _one_line(error: BaseException) -> str:
     return text or type(error).__name__
 
 
-def _write_picture(rgb: Any, path: Path) -> None:
+def _write_picture(rgb: np.ndarray, path: Path) -> None:
     from PIL import Image
 
     try:
