@@ -36,6 +36,8 @@ test: lint typecheck unit
 bench: install
 	$(PYTHON) benchmarks/engine.py
 	$(PYTHON) benchmarks/synth.py
+	$(PYTHON) benchmarks/speed.py
+	$(PYTHON) benchmarks/accuracy.py --set sample_images
 
 # Make sample_images/ again after changing the generator (tests check they reproduce).
 samples: install
