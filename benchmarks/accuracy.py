@@ -72,6 +72,15 @@ def find_pairs(folder: Path) -> list[tuple[Path, Path]]:
     return pairs
 
 
+def spread(pairs: Sequence[tuple[Path, Path]], limit: int | None) -> list[tuple[Path, Path]]:
+    """At most ``limit`` pairs, evenly spread over the names (a mixed set stays mixed)."""
+    if limit is None or limit >= len(pairs):
+        return list(pairs)
+    if limit <= 0:
+        return []
+    return [pairs[i * len(pairs) // limit] for i in range(limit)]
+
+
 def read_one(photo: Path) -> tuple[dict[str, Any] | None, str | None, float]:
     """(report, None, seconds) or (None, error, seconds); run in a worker process."""
     from engine.errors import EngineError
@@ -220,7 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Reader accuracy on photos with truth (NAME.jpg + NAME.truth.json).")
     parser.add_argument("--set", type=Path, help="folder of photo + truth pairs")
-    parser.add_argument("--limit", type=int, help="only the first N pairs (by name)")
+    parser.add_argument("--limit", type=int,
+                        help="only N pairs, evenly spread over the names (all by default)")
     parser.add_argument("--workers", type=int, default=1, help="reader processes (default 1)")
     parser.add_argument("--worst", type=int, default=10, help="how many worst photos to list")
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
@@ -235,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.set = args.set or args.make_set
     if args.set is None:
         parser.error("--set DIR (or --make-set DIR) is needed")
-    pairs = find_pairs(args.set)[: args.limit]
+    pairs = spread(find_pairs(args.set), args.limit)
     if not pairs:
         print(f"no photo + truth pairs in {args.set}", file=sys.stderr)
         return 2
