@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageOps
 
 from synth.overlay import draw_truth
 from synth.photo import PhotoPlan, make_photo, plan_photo
@@ -37,6 +37,10 @@ def _table(kind: str) -> Callable[[PhotoPlan], bool]:
     return lambda plan: plan.scene.table.kind == kind
 
 
+def _far_and(kind: str) -> Callable[[PhotoPlan], bool]:
+    return lambda plan: plan.scene.table.kind == kind and plan.scene.extras.far_camera
+
+
 def _full_and(kind: str) -> Callable[[PhotoPlan], bool]:
     return lambda plan: plan.scene.table.kind == kind and plan.board.stage == "end"
 
@@ -52,7 +56,7 @@ def _steep(plan: PhotoPlan) -> bool:
 WISHES = (
     Wish("01_easy_light_wood", "easy", LANDSCAPE, _table("light_wood")),
     Wish("02_easy_cloth", "easy", PORTRAIT, _table("cloth")),
-    Wish("03_normal_dark_wood", "normal", LANDSCAPE, _table("dark_wood")),
+    Wish("03_normal_dark_wood", "normal", LANDSCAPE, _far_and("dark_wood")),
     Wish("04_normal_white_table", "normal", LANDSCAPE, _table("white_table")),
     Wish("05_normal_violations", "normal", LANDSCAPE, _violations),
     Wish("06_hard_green_felt", "hard", LANDSCAPE, _full_and("green_felt")),
@@ -102,7 +106,8 @@ def write_overlays(folder: Path, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for truth_path in sorted(folder.glob("*.truth.json")):
         photo = truth_path.with_name(truth_path.name.replace(".truth.json", ".jpg"))
-        image = np.asarray(Image.open(photo).convert("RGB"))
+        # Upright, as a person sees it: the truth's pixels.
+        image = np.asarray(ImageOps.exif_transpose(Image.open(photo)).convert("RGB"))
         overlay = draw_truth(image, json.loads(truth_path.read_text()))
         (out / photo.name).write_bytes(encode_jpeg(overlay, 85))
 
