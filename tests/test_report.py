@@ -70,7 +70,7 @@ def test_report_has_the_contract_shape(report: dict[str, Any]) -> None:
         assert c["lines"] == sorted(c["lines"])
     assert set(report["scores"]) == {"red", "yellow", "green", "blue", "white"}
     assert report["winners"] == sorted(report["winners"])
-    json.dumps(report)  # plain JSON types only
+    assert json.loads(json.dumps(report, allow_nan=False)) == report  # plain, strict JSON
 
 
 def test_round_trip_keeps_topology_creatures_and_scores(
