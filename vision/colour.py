@@ -145,9 +145,13 @@ def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMa
         labels[take] = index
         best_cos = np.where(take, cos, best_cos).astype(np.float32)
 
+    # A ghost's lit side is lighter than the table; its shaded side is not, but on a
+    # table with a hue of its own (beige cloth, wood) it is clearly greyer than the
+    # table, where a shadow keeps the table's hue.
+    greyer = (chroma < 0.5 * table_chroma) & (residual[..., 0] > -0.25 * table[..., 0])
     white = (
         stands_out
-        & (residual[..., 0] > profile.white_min_lightness_gain)
+        & ((residual[..., 0] > profile.white_min_lightness_gain) | greyer)
         & (chroma < profile.white_max_chroma)
         & (labels == TABLE)
     )

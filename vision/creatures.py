@@ -22,6 +22,8 @@ from vision.separate import PawnBlob, Separation
 SEVERAL_PAWNS_AREA = 1.65
 #: Blobs smaller than this share of a single pawn are noise (a highlight, a scrap).
 MIN_PAWN_AREA = 0.35
+#: Blobs larger than this many single pawns are no pawns (a card, a cup).
+MAX_PAWN_AREA = 4.5
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,12 @@ def find_pawns(separation: Separation) -> Pawns:
     warnings: list[str] = []
     for blob in blobs:
         if blob.area < MIN_PAWN_AREA * single_area:
+            continue
+        if blob.area > MAX_PAWN_AREA * single_area:
+            x, y = blob.box[0] + blob.box[2] / 2, blob.box[1] + blob.box[3] / 2
+            warnings.append(
+                f"ignored a {blob.colour} object at ({x:.0f}, {y:.0f}) too large for a pawn"
+            )
             continue
         parts = [blob.points()]
         if blob.area > SEVERAL_PAWNS_AREA * single_area:

@@ -35,6 +35,9 @@ from vision.trace import Loops, trace_loops
 
 T = TypeVar("T")
 
+#: Strings narrower than this (working pixels) are read again at a finer resolution.
+MIN_STRING_WIDTH = 3.0
+
 
 @dataclass(frozen=True)
 class Reading:
@@ -94,6 +97,13 @@ def read_photo(
     photo = stage("load", lambda: load_photo(source))
     masks = stage("colour", lambda: classify_colours(photo.rgb, profile))
     separation = stage("separate", lambda: separate(masks))
+    if separation.string_width < MIN_STRING_WIDTH and photo.scale > 1:
+        # Strings this thin do not survive the reduced decode (a camera far above a
+        # wide board): read the photo again at twice the resolution.
+        finer = 2 * max(photo.rgb.shape[:2])
+        photo = stage("load", lambda: load_photo(source, min_working_side=finer))
+        masks = stage("colour", lambda: classify_colours(photo.rgb, profile))
+        separation = stage("separate", lambda: separate(masks))
     loops = stage("trace", lambda: trace_loops(separation))
     board = stage("arrange", lambda: arrange(loops))
     pawns = stage("creatures", lambda: find_pawns(separation))

@@ -1,0 +1,174 @@
+"""Each stage of the reader on small crafted pictures with a known answer.
+
+The pictures are drawn with OpenCV on a lightly textured table: strings as anti-aliased
+polylines a few pixels wide, pawns as discs, knots as a lump with two tails. Each test
+says what the stage must find, and would fail if the stage found something else.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration import load_profile
+from engine.topology import build_board
+from vision.colour import LABEL_COLOURS, classify_colours
+from vision.creatures import find_pawns
+from vision.errors import ReadError
+from vision.separate import separate
+from vision.trace import close_loop, skeleton_segments, trace_loops
+
+RGB = {
+    "red": (200, 30, 35),
+    "yellow": (235, 200, 30),
+    "green": (30, 140, 60),
+    "blue": (30, 60, 190),
+    "white": (250, 250, 248),
+}
+TABLE = (190, 170, 140)
+SIZE = (900, 700)  # width, height
+
+
+def table(seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    image = np.empty((SIZE[1], SIZE[0], 3), np.float32)
+    image[:] = TABLE
+    image += rng.normal(0, 3, image.shape)
+    return np.clip(image, 0, 255).astype(np.uint8)
+
+
+def ellipse(centre: tuple[float, float], axes: tuple[float, float], n: int = 200) -> np.ndarray:
+    t = np.linspace(0, 2 * math.pi, n, endpoint=False)
+    return np.column_stack([centre[0] + axes[0] * np.cos(t), centre[1] + axes[1] * np.sin(t)])
+
+
+def draw_string(image: np.ndarray, points: np.ndarray, colour: str, width: int = 5) -> None:
+    cv2.polylines(image, [points.round().astype(np.int32)], True, RGB[colour], width, cv2.LINE_AA)
+
+
+def draw_pawn(image: np.ndarray, xy: tuple[int, int], colour: str, radius: int = 18) -> None:
+    cv2.circle(image, xy, radius, RGB[colour], -1, cv2.LINE_AA)
+
+
+def four_loops() -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Four crossing ellipses; each crossing has one string on top."""
+    loops = {
+        "red": ellipse((380, 330), (220, 150)),
+        "yellow": ellipse((520, 330), (220, 150)),
+        "green": ellipse((450, 260), (160, 200)),
+        "blue": ellipse((450, 420), (260, 120)),
+    }
+    image = table()
+    for colour, points in loops.items():
+        draw_string(image, points, colour)
+    return image, loops
+
+
+def test_colour_labels_strings_pawns_and_ghosts() -> None:
+    image = table()
+    draw_string(image, ellipse((450, 350), (300, 200)), "red")
+    draw_pawn(image, (450, 350), "white")
+    draw_pawn(image, (300, 350), "blue")
+    masks = classify_colours(image, load_profile())
+    assert masks.labels[150, 450] == LABEL_COLOURS.index("red")  # top of the ellipse
+    assert masks.labels[350, 450] == LABEL_COLOURS.index("white")
+    assert masks.labels[350, 300] == LABEL_COLOURS.index("blue")
+    # The table stays table almost everywhere, noise and all.
+    assert (masks.labels[20:120, 20:120] == 0).mean() > 0.99
+
+
+def test_a_shadow_is_not_a_string() -> None:
+    image = table()
+    shadow = ellipse((450, 350), (300, 200))
+    cv2.polylines(image, [shadow.round().astype(np.int32)], True, (95, 85, 70), 7)
+    masks = classify_colours(image, load_profile())
+    assert (masks.labels > 0).sum() < 50
+
+
+def test_separate_keeps_pawns_out_of_the_string() -> None:
+    image = table()
+    draw_string(image, ellipse((450, 350), (300, 200)), "yellow")
+    draw_pawn(image, (450, 170), "yellow")  # touching the string at the top
+    separation = separate(classify_colours(image, load_profile()))
+    assert 4 <= separation.string_width <= 9  # drawn 5 px wide, plus anti-aliasing
+    yellow_pawns = [p for p in separation.pawns if p.colour == "yellow"]
+    assert len(yellow_pawns) == 1
+    assert not separation.strings["yellow"][170, 450]  # the pawn's centre is no string
+    assert separation.strings["yellow"][550, 450]  # the bottom of the ellipse is
+
+
+def test_trace_bridges_a_known_gap() -> None:
+    mask = np.zeros((SIZE[1], SIZE[0]), np.uint8)
+    points = ellipse((450, 350), (300, 200))
+    cv2.polylines(mask, [points.round().astype(np.int32)], True, 1, 5)
+    mask[330:370, 730:770] = 0  # a gap of ~40 px at the right end
+    segments, _ = skeleton_segments(mask.astype(bool), min_length=7)
+    loop = close_loop("red", segments, width=5.0)
+    assert len(loop.bridges) == 1
+    (ax, ay), (bx, by) = loop.bridges[0]
+    assert 720 < ax < 780 and 720 < bx < 780
+    assert 300 < min(ay, by) and max(ay, by) < 400
+    # The closed loop follows the ellipse everywhere, the gap included.
+    assert np.abs(np.hypot((loop.points[:, 0] - 450) / 300, (loop.points[:, 1] - 350) / 200) - 1).max() < 0.03
+
+
+def test_trace_and_arrange_four_crossing_loops() -> None:
+    image, truth = four_loops()
+    separation = separate(classify_colours(image, load_profile()))
+    loops = trace_loops(separation)
+    assert set(loops.loops) == {"red", "yellow", "green", "blue"}
+    traced = build_board({c: [tuple(p) for p in lp.points] for c, lp in loops.loops.items()})
+    expected = build_board({c: [tuple(p) for p in pts] for c, pts in truth.items()})
+    assert len(traced.crossings) == len(expected.crossings)
+    assert sorted(f.value for f in traced.fields) == sorted(f.value for f in expected.fields)
+    for crossing in expected.crossings:
+        nearest = min(math.dist(crossing.xy, c.xy) for c in traced.crossings)
+        assert nearest < 4
+
+
+def test_trace_finds_a_knot_near_a_crossing() -> None:
+    image, truth = four_loops()
+    knot = truth["blue"][60]  # on the blue loop, some way from any crossing
+    cv2.circle(image, tuple(int(v) for v in knot), 8, RGB["blue"], -1, cv2.LINE_AA)
+    for angle in (2.2, 2.8):
+        tail = (int(knot[0] + 40 * math.cos(angle)), int(knot[1] + 40 * math.sin(angle)))
+        cv2.line(image, tuple(int(v) for v in knot), tail, RGB["blue"], 4, cv2.LINE_AA)
+    loops = trace_loops(separate(classify_colours(image, load_profile())))
+    found = loops.loops["blue"].knot
+    assert found is not None and math.dist(found, knot) < 15
+    # No other loop grew a knot from it.
+    for colour in ("red", "yellow", "green"):
+        other = loops.loops[colour].knot
+        assert other is None or math.dist(other, knot) > 50
+
+
+def test_creatures_two_touching_pawns_and_a_pawn_on_a_string() -> None:
+    image = table()
+    draw_string(image, ellipse((450, 350), (300, 200)), "red")
+    draw_pawn(image, (400, 350), "green")
+    draw_pawn(image, (434, 350), "green")  # touching the first
+    draw_pawn(image, (600, 350), "green")
+    draw_pawn(image, (450, 168), "red")  # on its own string
+    pawns = find_pawns(separate(classify_colours(image, load_profile())))
+    greens = sorted(p.foot[0] for p in pawns.pawns if p.colour == "green")
+    reds = [p for p in pawns.pawns if p.colour == "red"]
+    assert len(greens) == 3
+    assert abs(greens[0] - 400) < 8 and abs(greens[1] - 434) < 8
+    assert len(reds) == 1 and abs(reds[0].foot[0] - 450) < 6
+
+
+def test_empty_table_has_no_strings() -> None:
+    with pytest.raises(ReadError, match="no strings"):
+        trace_loops(separate(classify_colours(table(), load_profile())))
+
+
+def test_a_missing_loop_is_named() -> None:
+    image = table()
+    for colour, points in four_loops()[1].items():
+        if colour != "green":
+            draw_string(image, points, colour)
+    with pytest.raises(ReadError, match="only 3 loops.*green"):
+        trace_loops(separate(classify_colours(image, load_profile())))
