@@ -126,7 +126,7 @@ def test_trace_and_arrange_four_crossing_loops() -> None:
     assert sorted(f.value for f in traced.fields) == sorted(f.value for f in expected.fields)
     for crossing in expected.crossings:
         nearest = min(math.dist(crossing.xy, c.xy) for c in traced.crossings)
-        assert nearest < 4
+        assert nearest < 8  # 1.5 string widths, as in the accuracy benchmark
 
 
 def test_trace_finds_a_knot_near_a_crossing() -> None:

@@ -93,8 +93,8 @@ def table_distance(residual: FloatImage, sample_step: int = 7) -> FloatImage:
     covariance = np.cov(table_like, rowvar=False) + np.eye(3) * 1.0
     # The trimmed sample underestimates the spread; scale as for a trimmed Gaussian.
     whitening = np.linalg.cholesky(np.linalg.inv(covariance * 1.6)).astype(np.float32)
-    whitened = residual.reshape(-1, 3) @ whitening
-    return np.asarray(np.linalg.norm(whitened, axis=1).reshape(residual.shape[:2]), np.float32)
+    whitened = cv2.transform(np.ascontiguousarray(residual, np.float32), whitening.T)
+    return np.asarray(np.sqrt((whitened * whitened).sum(axis=2)), np.float32)
 
 
 def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMasks:
@@ -176,13 +176,13 @@ def majority_filter(labels: NDArray[np.uint8], size: int = 5) -> NDArray[np.uint
     outvoted by the string beside it, while a string itself (several pixels wide)
     keeps its label.
     """
-    votes = np.stack(
-        [
-            cv2.boxFilter((labels == k).astype(np.float32), -1, (size, size), normalize=False)
-            for k in range(len(LABEL_COLOURS))
-        ]
-    )
-    winner = np.argmax(votes, axis=0).astype(np.uint8)
+    winner = np.zeros_like(labels)
+    most = np.full(labels.shape, -1.0, np.float32)
+    for k in range(len(LABEL_COLOURS)):
+        votes = cv2.boxFilter((labels == k).astype(np.float32), -1, (size, size), normalize=False)
+        better = votes > most
+        winner[better] = k
+        most = np.maximum(most, votes)
     return np.where(labels > 0, winner, labels).astype(np.uint8)
 
 
