@@ -99,7 +99,9 @@ def _play(
     stop_at = _stop_after(rng, stage)
     while not game.is_over and len(game.board.creatures) < stop_at:
         game.step(policies[game.current])
-    board = game.final_board(with_positions=True, with_predictions=False)
+    # No positions: the players put the pawns down later (synth.placement), knowing
+    # the pawns' real size.
+    board = game.final_board(with_positions=False, with_predictions=False)
     return board, [colour for _, colour in game.predictions]
 
 

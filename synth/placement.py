@@ -310,8 +310,8 @@ def _sector_candidates(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Points fanned over a sector near its crossing, with their distances to the
     sector's start string, its end string, and the nearest string of all."""
-    angles = sector.start + 2 * sector.half_angle * np.linspace(0.04, 0.96, 14)
-    reach = np.linspace(room.min_gap, 7 * room.pawn_radius, 24)
+    angles = sector.start + 2 * sector.half_angle * np.linspace(0.04, 0.96, 11)
+    reach = np.linspace(room.min_gap, 7 * room.pawn_radius, 20)
     aa, rr = np.meshgrid(angles, reach)
     candidates = np.column_stack(
         [sector.apex[0] + (rr * np.cos(aa)).ravel(), sector.apex[1] + (rr * np.sin(aa)).ravel()]
