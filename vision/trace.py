@@ -389,36 +389,49 @@ def find_knot(
 ) -> tuple[Point | None, float]:
     """The tie knot: a lump on the loop's own path from which two short tails branch.
 
-    Candidates are skeleton junctions on the loop; each is scored by the length of the
-    loose segments (not part of the loop) that start next to it, and by how thick the
-    string is there. Without any junction the thickest place on the loop is taken if it
-    is clearly thicker than the string.
+    Candidates are the places on the loop where loose skeleton pieces (not part of the
+    loop, at most a tail long) start: skeleton junctions on the loop, and ends of loose
+    segments next to it (the lump itself may be too thick to be kept as string, which
+    cuts the tails off). Each candidate is scored by how many tails start there and
+    how long they are, and how thick the string is there. Without any, the thickest
+    place on the loop is taken if it is clearly thicker than the string. The knot is
+    put on the loop's path, nearest the best candidate.
     """
     distance = cv2.distanceTransform(mask.astype(np.uint8), cv2.DIST_L2, 3)
     path = loop.points
     in_loop = _segments_in_loop(loop, segments, width)
+    tails = [
+        s for k, s in enumerate(segments) if k not in in_loop and s.length <= 20 * width
+    ]
+    tail_ends = [s.points[[0, -1]] for s in tails]
+    candidates = [tuple(j) for j in junctions] + [tuple(e) for ends in tail_ends for e in ends]
     best: tuple[float, Point | None] = (0.0, None)
-    if len(junctions):
-        # Junction clusters close to the loop.
-        near = _distances_to_path(junctions, path) < 2.0 * width
-        for jx, jy in junctions[near]:
-            tails = 0.0
-            for k, segment in enumerate(segments):
-                if k in in_loop:
-                    continue
-                ends = segment.points[[0, -1]]
-                if np.min(np.linalg.norm(ends - (jx, jy), axis=1)) < 3.0 * width:
-                    tails += min(segment.length, 12 * width)
-            lump = _local_thickness(distance, (jx, jy), width)
-            score = tails / width + 4.0 * max(0.0, lump / width - 1.0)
+    if candidates:
+        points = np.array(candidates, float)
+        near = _distances_to_path(points, path) < 3.0 * width
+        for x, y in points[near]:
+            lengths = [
+                min(tail.length, 12 * width)
+                for tail, ends in zip(tails, tail_ends, strict=True)
+                if np.min(np.linalg.norm(ends - (x, y), axis=1)) < 4.0 * width
+            ]
+            lump = _local_thickness(distance, (x, y), width)
+            score = (
+                3.0 * min(len(lengths), 2)
+                + sum(lengths) / width
+                + 4.0 * max(0.0, lump / width - 1.0)
+            )
             if score > best[0]:
-                best = (score, (float(jx), float(jy)))
-    if best[1] is not None and best[0] >= 2.0:
-        return best[1], float(min(1.0, best[0] / 10.0))
+                best = (score, (float(x), float(y)))
+    if best[1] is not None and best[0] >= 5.0:
+        nearest = path[int(np.argmin(np.linalg.norm(path - best[1], axis=1)))]
+        return (float(nearest[0]), float(nearest[1])), float(min(1.0, best[0] / 15.0))
     # Fall back on the thickest place on the loop.
     xs = np.clip(path[:, 0].round().astype(int), 0, mask.shape[1] - 1)
     ys = np.clip(path[:, 1].round().astype(int), 0, mask.shape[0] - 1)
-    thickness = np.array([_local_thickness(distance, (x, y), width) for x, y in zip(xs, ys, strict=True)])
+    thickness = np.array(
+        [_local_thickness(distance, (x, y), width) for x, y in zip(xs, ys, strict=True)]
+    )
     k = int(np.argmax(thickness))
     if thickness[k] >= 1.6 * width:
         return (float(path[k, 0]), float(path[k, 1])), 0.4
