@@ -67,9 +67,9 @@ class Habits:
 _HABITS = {
     "easy": Habits(gap_mm=(2.0, 6.0), skew=0.2, touch_string=0.03, touch_pawn=0.03,
                    ghost_wander=0.2),
-    "normal": Habits(gap_mm=(1.0, 6.0), skew=0.5, touch_string=0.12, touch_pawn=0.1,
+    "normal": Habits(gap_mm=(1.0, 6.0), skew=0.5, touch_string=0.12, touch_pawn=0.15,
                      ghost_wander=0.5),
-    "hard": Habits(gap_mm=(0.5, 5.0), skew=1.0, touch_string=0.25, touch_pawn=0.2,
+    "hard": Habits(gap_mm=(0.5, 5.0), skew=1.0, touch_string=0.25, touch_pawn=0.35,
                    ghost_wander=0.8),
 }
 
@@ -408,24 +408,25 @@ def _push_together(
     habits: Habits,
     rng: np.random.Generator,
 ) -> dict[int, Point]:
-    """Sometimes slide a pawn until it touches its nearest neighbour, if it stays put
-    in its slot and clear of the strings."""
+    """Sometimes slide a pawn until it touches a neighbour (the nearest it can reach
+    while staying in its slot and clear of the strings)."""
     spots = dict(spots)
     touch = 2 * room.pawn_radius + TOUCH_GAP_MM
     for i in sorted(spots):
         if len(spots) < 2 or rng.random() >= habits.touch_pawn:
             continue
         here = spots[i]
-        j = min((k for k in spots if k != i), key=lambda k: math.dist(here, spots[k]))
-        there = spots[j]
-        distance = math.dist(here, there)
-        if not touch < distance < 2.2 * touch:
-            continue
-        step = (distance - touch) / distance
-        moved = (here[0] + (there[0] - here[0]) * step, here[1] + (there[1] - here[1]) * step)
         others = [p for k, p in spots.items() if k != i]
-        if _acceptable(room, board.creatures[i], moved, others):
-            spots[i] = moved
+        for there in sorted(others, key=lambda p: math.dist(here, p)):
+            distance = math.dist(here, there)
+            if distance >= 3.0 * touch:
+                break
+            step = (distance - touch) / distance
+            moved = (here[0] + (there[0] - here[0]) * step,
+                     here[1] + (there[1] - here[1]) * step)
+            if step > 0 and _acceptable(room, board.creatures[i], moved, others):
+                spots[i] = moved
+                break
     return spots
 
 

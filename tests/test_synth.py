@@ -153,12 +153,16 @@ def test_pawns_stand_in_their_sector_and_the_locator_agrees() -> None:
 
 
 def test_hard_players_are_sloppy() -> None:
-    """Hard photos have pawns off the bisector and pawns touching a string."""
-    touching, skewed, demons = 0, 0, 0
-    for seed in range(4):
+    """Hard photos have pawns off the bisector, touching a string or each other."""
+    touching, skewed, demons, pairs = 0, 0, 0, 0
+    for seed in range(6):
         plan = plan_photo(seed, "hard", SMALL)
         board = plan.board.board
         mat = plan.scene.materials
+        feet = np.asarray([c.xy for c in board.creatures if c.xy is not None and not c.off_board])
+        apart = np.hypot(*(feet[:, None] - feet[None]).transpose(2, 0, 1))
+        pairs += int(np.sum(np.triu(apart < mat.pawn_width_mm + 0.5, k=1)))
+        assert np.all(apart + np.eye(len(feet)) * 1e3 >= mat.pawn_width_mm)  # none overlap
         rings = {ln.colour: shapely.LinearRing(ln.polyline) for ln in board.lines}
         touch = (mat.pawn_width_mm + mat.string_diameter_mm) / 2
         for c in board.creatures:
@@ -171,7 +175,7 @@ def test_hard_players_are_sloppy() -> None:
             touching += min(gaps) < touch + 0.5
             skewed += abs(gaps[0] - gaps[1]) > 2.0
     assert demons > 30
-    assert touching >= 1 and skewed >= 0.2 * demons
+    assert touching >= 1 and skewed >= 0.2 * demons and pairs >= 1
 
 
 def test_pawns_are_visible_where_the_truth_puts_them() -> None:
