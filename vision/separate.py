@@ -94,6 +94,23 @@ def estimate_string_width(masks: ColourMasks) -> float:
     return float(2.0 * np.median(half_widths))
 
 
+def fill_small_holes(mask: NDArray[np.uint8], max_area: float) -> NDArray[np.uint8]:
+    """Fill the holes of ``mask`` smaller than ``max_area`` pixels.
+
+    A pawn of the table's own hue (a green pawn on green felt) differs from the table
+    only at its shaded rim and its highlight, so its mask is a ring; filling the ring
+    makes it a pawn again. A field enclosed by a loop is a hole too, but a large one.
+    """
+    holes = (mask == 0).astype(np.uint8)
+    count, components, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
+    small = stats[:, cv2.CC_STAT_AREA] < max_area
+    # Component 0 is the mask itself; holes touching the image border are outside.
+    edges = (components[0], components[-1], components[:, 0], components[:, -1])
+    small[0] = False
+    small[np.unique(np.concatenate(edges))] = False
+    return np.asarray(mask | small[components].astype(np.uint8))
+
+
 def opening(mask: NDArray[np.uint8], diameter: float) -> NDArray[np.bool_]:
     """Morphological opening with a disc, through two distance transforms.
 
@@ -136,7 +153,9 @@ def separate(masks: ColourMasks) -> Separation:
     for index, colour in enumerate(LINE_COLOURS, start=1):
         own = (labels == index).astype(np.uint8)
         # Close small holes (highlights, the seam between head and body) first.
-        closed = cv2.morphologyEx(own, cv2.MORPH_CLOSE, _disc(string_width))
+        closed = fill_small_holes(
+            cv2.morphologyEx(own, cv2.MORPH_CLOSE, _disc(string_width)), 12 * string_width**2
+        )
         thick = opening(closed, PAWN_MIN_WIDTHS * string_width)
         blobs = _pawn_blobs(thick, colour, labels)
         # A sunlit patch between hard shadows can take a string's colour; it is wide
