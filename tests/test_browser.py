@@ -21,11 +21,12 @@ import pytest
 from flask import Flask
 from waitress.server import create_server
 
-from engine.placement import BoardGeometry
+from engine.placement import CORNER_AIR, BoardGeometry
 from engine.report import board_from_report, board_to_report
 from webui import create_app
 from webui.archive import store_board
 from webui.db import connect
+from webui.edits import PAWN_RADIUS, board_extent
 from webui.photos import inspect_photo
 from webui.scoring import BoardReading
 
@@ -193,7 +194,10 @@ def test_tap_a_corner_to_add_a_demon(server: Server, page: Any) -> None:
         (f.id, x) for f in board.fields if not f.outer and f.id not in frozen
         for x in f.corners if (f.id, x) not in taken
     )
-    x, y = BoardGeometry(board).corner_point(field, crossing, 25.0)
+    # Where a pawn stands snug in that corner, and a fingertip a little off it.
+    radius = PAWN_RADIUS * board_extent(board)
+    x, y = BoardGeometry(board).corner_point(field, crossing, CORNER_AIR * radius)
+    x, y = x - radius / 2, y + radius / 2
     page.goto(f"{server.url}/boards/{board_id}")
     screen = page.evaluate(
         """([x, y]) => { const svg = document.getElementById('overlay');

@@ -22,12 +22,12 @@ from flask.testing import FlaskClient
 from PIL import Image
 
 from cli.main import main
-from engine.placement import BoardGeometry
+from engine.placement import CORNER_AIR, BoardGeometry
 from engine.report import board_from_report, board_to_report
 from webui import create_app
 from webui.archive import get_board, list_boards, store_board
 from webui.db import SCHEMA_VERSION, connect, migrate, schema_version
-from webui.edits import apply_edits
+from webui.edits import PAWN_RADIUS, apply_edits, board_extent
 from webui.game import NO_GAME, GameFormError, GameInfo, Player, parse_game
 from webui.photos import PhotoStore, inspect_photo
 from webui.samples import seed_archive
@@ -350,6 +350,22 @@ def test_adding_a_demon_at_a_tapped_corner_places_it_there(
     added = corrected["creatures"][-1]
     assert (added["kind"], added["colour"], added["field"], added["crossing"]) == (
         "demon", "red", field, crossing)
+
+
+@pytest.mark.parametrize("sample", ["03_normal_dark_wood", "06_hard_green_felt"])
+def test_a_tap_where_a_pawn_stands_in_a_corner_goes_into_that_corner(sample: str) -> None:
+    report = truth_report(SAMPLES / sample)
+    board = board_from_report(report)
+    radius = PAWN_RADIUS * board_extent(board)
+    geometry = BoardGeometry(board)
+    edits, expected = [], []
+    for f in board.fields:
+        for crossing in sorted(set(f.corners)):
+            for x, y in geometry.corner_points(f.id, crossing, CORNER_AIR * radius):
+                edits.append({"op": "add", "colour": "blue", "xy": [x, y]})
+                expected.append((f.id, crossing))
+    added = apply_edits(report, edits)["creatures"][len(report["creatures"]):]
+    assert [(c["field"], c["crossing"]) for c in added] == expected
 
 
 def test_changing_a_demon_into_a_ghost(app: Flask, db: sqlite3.Connection) -> None:

@@ -6,9 +6,10 @@ An edit is a small JSON object, the same from the page's editor and from
 - ``{"op": "remove", "creature": 3}``
 - ``{"op": "change", "creature": 3, "colour": "green"}`` (``white`` makes it a ghost;
   ``kind`` may be given too and must agree)
-- ``{"op": "add", "colour": "red", "xy": [x, y]}``: a creature where the player tapped;
-  the engine's locator (:func:`engine.placement.locate_creatures`) decides its field,
-  its corner (a demon) or that it stands off the board, as it does for the camera.
+- ``{"op": "add", "colour": "red", "xy": [x, y]}``: a creature where the player tapped
+  (a demon snapped to the nearest corner spot of the tapped field within reach); the
+  engine's locator (:func:`engine.placement.locate_creatures`) decides its field, its
+  corner (a demon) or that it stands off the board, as it does for the camera.
 
 Every edit goes through the engine (``board_from_report`` → ``board_to_report``), so
 scores, winners and violations are always the engine's.
@@ -25,12 +26,16 @@ from engine.board import Board, Creature, Point
 from engine.colours import DEMON, GHOST, LINE_COLOURS, SCORE_COLOURS, WHITE
 from engine.errors import BoardFormatError
 from engine.legality import LAYOUT_PROBLEM, Violation
-from engine.placement import Foot, locate_creatures
+from engine.placement import CORNER_AIR, BoardGeometry, Foot, locate_creatures
 from engine.report import board_from_report, board_to_report
 
 #: A creature's base radius as a fraction of the board's extent (the longer side of the
 #: lines' bounding box): a 9.5 mm pawn radius on a play area of about half a metre.
 PAWN_RADIUS = 0.02
+#: A demon tapped this close to where a pawn stands in a corner (as a fraction of the
+#: board's extent: about 25 px of a phone screen) goes into that corner. A fingertip is
+#: far less precise than a pawn's foot, so taps are snapped before the engine locates them.
+TAP_REACH = 0.08
 
 MAX_EDITS = 200
 
@@ -46,19 +51,42 @@ def image_size(report: Mapping[str, Any]) -> tuple[int, int] | None:
     return None
 
 
-def pawn_radius(board: Board) -> float:
-    """A creature's base radius in the board's units, from the extent of its lines."""
+def board_extent(board: Board) -> float:
+    """The longer side of the bounding box of the board's lines."""
     xs = [x for ln in board.lines for x, _ in ln.polyline]
     ys = [y for ln in board.lines for _, y in ln.polyline]
     if not xs:
         return 1.0
-    return PAWN_RADIUS * max(max(xs) - min(xs), max(ys) - min(ys), 1.0)
+    return max(max(xs) - min(xs), max(ys) - min(ys), 1.0)
 
 
-def locate_tap(board: Board, kind: str, colour: str, xy: Point) -> Creature:
-    """The creature a tap at ``xy`` places: the engine's locator decides its field, its
-    corner (for a demon) or that it stands off the board."""
-    located = locate_creatures(board, [Foot(kind, colour, xy)], pawn_radius=pawn_radius(board))
+def snap_tap(board: Board, xy: Point, radius: float) -> Point:
+    """Where a demon tapped at ``xy`` stands: the nearest spot a pawn of ``radius`` takes
+    in a corner of the field under the tap, if one is within reach; else ``xy``.
+
+    Spots rather than crossings are compared because a pawn in a narrow corner stands
+    well out from its crossing, and players tap where the pawn stands.
+    """
+    geometry = BoardGeometry(board)
+    field = board.fields[geometry.field_at(xy)]
+    spots = [
+        spot
+        for crossing in set(field.corners)
+        for spot in geometry.corner_points(field.id, crossing, CORNER_AIR * radius)
+    ]
+    if not spots:
+        return xy
+    nearest = min(spots, key=lambda spot: math.dist(spot, xy))
+    return nearest if math.dist(nearest, xy) <= TAP_REACH * board_extent(board) else xy
+
+
+def locate_tap(board: Board, kind: str, colour: str, xy: Point, *, snap: bool) -> Creature:
+    """The creature a tap at ``xy`` places. A demon's tap is snapped to the nearest corner
+    first (``snap``); then the engine's locator decides its field, its corner (for a
+    demon) or that it stands off the board, as it does for the camera."""
+    radius = PAWN_RADIUS * board_extent(board)
+    foot = snap_tap(board, xy, radius) if snap and kind == DEMON else xy
+    located = locate_creatures(board, [Foot(kind, colour, foot)], pawn_radius=radius)
     return located[0].creature
 
 
@@ -123,7 +151,7 @@ def _apply(
     if op == "add":
         xy = _point(edit.get("xy"), f"{where}.xy")
         kind, colour = _kind_and_colour(edit, where)
-        return [*creatures, locate_tap(board, kind, colour, xy)]
+        return [*creatures, locate_tap(board, kind, colour, xy, snap=True)]
     if op not in ("remove", "change"):
         raise EditError(f"{where}.op: expected 'add', 'change' or 'remove', got {_short(op)}")
     index = edit.get("creature")
@@ -139,7 +167,7 @@ def _apply(
         new = replace(old, kind=kind, colour=colour,
                       crossing=None if kind == GHOST else old.crossing)
     else:
-        new = locate_tap(board, kind, colour, old.xy)
+        new = locate_tap(board, kind, colour, old.xy, snap=False)
     return [*creatures[:index], new, *creatures[index + 1 :]]
 
 
