@@ -174,6 +174,15 @@ class Board:
         return next((ln for ln in self.lines if ln.colour == colour), None)
 
     @cached_property
+    def topology_problems(self) -> tuple[Problem, ...]:
+        """What is wrong with the lines, crossings, fields and sectors, leaving out the
+        coordinates and the creatures (:func:`engine.validate.board_problems`); worked
+        out once per board, which games on the same layout share."""
+        from engine.validate import board_problems  # engine.validate builds on this module
+
+        return tuple(board_problems(replace(self, creatures=()), coordinates=False))
+
+    @cached_property
     def corner_capacity(self) -> Counter[tuple[int, int]]:
         """How many corners each (field, crossing) pair has: usually 1, 2 if pinched."""
         return Counter((f.id, c) for f in self.fields for c in f.corners)
@@ -209,14 +218,13 @@ class Board:
         """What is wrong with ``creature`` on this board, or ``None``.
 
         Not the rules (see :mod:`engine.legality`) but whether the board can hold it:
-        the creature itself (:func:`creature_problem`), and the field and crossing it
-        names exist, the field having a corner at the crossing. The problem's path is
+        the field and crossing it names exist, the field having a corner at the crossing
+        (what a creature can be on its own, :func:`creature_problem` checked when it was
+        made). The problem's path is
         relative to the creature (``field``, ``crossing`` or "").
         """
-        message = creature_problem(creature)
-        if message is not None:
-            where, _, what = message.partition(": ")
-            return Problem(where, what) if what else Problem("", message)
+        # A Creature checked itself when it was made (it is frozen): only the board's
+        # side is left to check.
         field_id, crossing_id = creature.field, creature.crossing
         if field_id is not None and field_id >= len(self.fields):
             return Problem("field", f"{field_id} does not exist (there are {len(self.fields)})")

@@ -45,7 +45,10 @@ def check_board(board: Board, *, coordinates: bool = True) -> Board:
     BoardError
         Naming the first problem and how many more; ``problems`` has them all.
     """
-    problems = board_problems(board, coordinates=coordinates)
+    if coordinates:
+        problems = board_problems(board)
+    else:
+        problems = [*board.topology_problems, *creature_problems(board, board.creatures)]
     if problems:
         raise BoardError.of(problems)
     return board
