@@ -11,6 +11,7 @@ from engine.errors import (
     EngineError,
     IllegalMoveError,
     LayoutError,
+    Problem,
 )
 from engine.legality import (
     Violation,
@@ -26,6 +27,7 @@ from engine.report import board_from_report, board_to_report
 from engine.rules import Rule
 from engine.scoring import ScoringOptions, score, solitaire_result, winning_player
 from engine.topology import build_board
+from engine.validate import board_problems, check_board, geometry_problems
 
 __all__ = [
     "Board",
@@ -39,6 +41,7 @@ __all__ = [
     "Foot",
     "IllegalMoveError",
     "LayoutError",
+    "Problem",
     "Rule",
     "Line",
     "Location",
@@ -46,12 +49,15 @@ __all__ = [
     "Sector",
     "Violation",
     "board_from_report",
+    "board_problems",
     "board_to_report",
     "build_board",
     "can_summon",
+    "check_board",
     "demon",
     "find_violations",
     "frozen_fields",
+    "geometry_problems",
     "ghost",
     "legal_corners",
     "legal_ghost_fields",
