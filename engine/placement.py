@@ -11,24 +11,25 @@ All distances of the rules below are in units of the pawn's radius (the radius o
 creature's base), so that the same rules hold in table millimetres and photo pixels.
 
 Which corner a demon stands in
-    The crossings within reach of the foot are the candidates. Around a crossing the
-    two strings leave in four directions; the foot lies angularly in one of the four
-    sectors between them, and the board says which field owns that sector
-    (:attr:`Board.sectors`). The directions are taken where the strings are at the
-    foot's distance from the crossing, so a gently curving string is followed. A pawn
-    of radius r touching both strings of a sector of half-angle a stands r / sin(a)
-    from the crossing (its *standoff*): narrow sectors hold their pawns further out.
-    A crossing is within reach when the foot is at most its standoff plus
-    ``CORNER_REACH`` radii away; the candidate whose distance is the smallest multiple
-    of its standoff wins. Sectors of the field the foot stands in are preferred over
-    sectors of a neighbour field (a string that bends between the crossing and the foot
-    is then still on the right side).
+    Around a crossing the two strings leave in four directions; the foot lies angularly
+    in one of the four sectors between them, and the board says which field owns that
+    sector (:attr:`Board.sectors`): the field follows from the sector, not from the
+    nearest crossing of the field the foot is in. The directions are taken where the
+    strings are at the foot's distance from the crossing, so a gently curving string
+    is followed. A pawn snug in a corner stands ``CORNER_AIR`` radii from both strings,
+    which puts it ``CORNER_AIR / sin(a)`` radii from the crossing in a sector of
+    half-angle ``a`` (at most ``CORNER_DEPTH``: a narrow corner holds its pawn where it
+    fits). A foot's *fit* to a corner is how far, in radii, it is from that: the larger
+    of its differences from ``CORNER_AIR`` to each string and its depth beyond the snug
+    one. Corners with a fit up to ``CORNER_REACH`` are candidates and the best fit
+    wins; candidates in the field the foot stands in come first (a string that bends
+    between the crossing and the foot is then still on the right side).
 
 Ambiguity (the best guess is always given)
     ``"on-string"``: the foot is within ``ON_STRING`` radii of a string, so the field
-    could be either side. ``"far-from-corners"``: a demon with no crossing within reach;
+    could be either side. ``"far-from-corners"``: a demon with no corner within reach;
     it keeps the field it stands in and no crossing. ``"between-corners"``: the second
-    best corner is within ``BETWEEN_CORNERS`` (relative) of the best one.
+    best corner fits within ``BETWEEN_CORNERS`` radii of the best one.
 
 Off the board
     A creature is off the board (a prediction in front of a player) when its foot lies
@@ -72,7 +73,7 @@ OFF_BOARD_CLEARANCE: Final = 5.0
 #: looked up when the board has no sectors: fractions of the longest loop's length.
 _TANGENT: Final = 1e-4
 _PROBE: Final = 2e-3
-#: Sectors narrower than this (half-angle, radians) count as this wide for the standoff.
+#: Sectors narrower than this (half-angle, radians) count as this wide for the snug depth.
 _MIN_HALF_ANGLE: Final = math.radians(8.0)
 
 #: The ambiguity labels of a :class:`Location`.
@@ -276,10 +277,14 @@ class BoardGeometry:
             return _DemonPlace(field_id, None, None, math.inf, ambiguity)
         candidates.sort(key=lambda c: c.score)
         best = candidates[0]
+        close = [c for c in candidates if c.score - best.score < BETWEEN_CORNERS]
         if on_string:
             ambiguity = ON_STRING_AMBIGUITY
-        elif len(candidates) > 1 and candidates[1].score - best.score < BETWEEN_CORNERS:
+        elif len(close) > 1:
             ambiguity = BETWEEN_CORNERS_AMBIGUITY
+            # Corners that fit about equally well: a player puts a demon next to the
+            # crossing it means, so the nearer crossing is the better guess.
+            best = min(close, key=lambda c: c.distance)
         return _DemonPlace(best.field, best.crossing, best.sector, best.distance, ambiguity)
 
     def _candidates(self, xy: Point, radius: float) -> list[_Candidate]:
@@ -315,8 +320,8 @@ class BoardGeometry:
 
         Ray ``i`` and ray ``i + 1`` bound sector ``i`` (counter-clockwise). With
         ``reach`` > 0 each angle points at the string ``reach`` along it from the
-        crossing (the string's direction at that distance); with 0, at its first bend,
-        as the topology measures it. The order is always the topology's.
+        crossing (the string's direction at that distance); with 0, the string's
+        direction at the crossing. The order is always the topology's.
         """
         local = self._local_rays[crossing_id]
         if reach <= 0:
@@ -393,7 +398,7 @@ class BoardGeometry:
 
         Raises
         ------
-        ValueError
+        BoardError
             If the field has no corner at that crossing.
         """
         return self.corner_points(field_id, crossing_id, clearance)[0]
@@ -407,7 +412,7 @@ class BoardGeometry:
             if self._sector_field.get((crossing_id, index)) == field_id
         ]
         if not points:
-            raise ValueError(f"field {field_id} has no corner at crossing {crossing_id}")
+            raise BoardError(f"field {field_id} has no corner at crossing {crossing_id}")
         return points
 
     def _corner_spot(self, crossing_id: int, sector: int, clearance: float) -> Point:
@@ -452,7 +457,7 @@ class BoardGeometry:
     def field_centre(self, field_id: int) -> Point:
         """The point of a bounded field furthest from its boundary: where a ghost stands."""
         if field_id not in self._polygons:
-            raise ValueError(f"field {field_id} is the outer field or unknown; it has no centre")
+            raise BoardError(f"field {field_id} is the outer field or unknown; it has no centre")
         polygon = self._polygons[field_id]
         centre = polylabel(polygon, tolerance=polygon.length * 1e-3)
         return (centre.x, centre.y)
