@@ -250,7 +250,9 @@ class Board:
     def without_creature(self, creature_id: int) -> Board:
         """A new board with creature ``creature_id`` removed; later ids shift down by one."""
         if not 0 <= creature_id < len(self.creatures):
-            raise IndexError(f"no creature {creature_id} on a board of {len(self.creatures)}")
+            raise BoardError(
+                f"creatures[{creature_id}]: no such creature (there are {len(self.creatures)})"
+            )
         rest = self.creatures[:creature_id] + self.creatures[creature_id + 1 :]
         return replace(self, creatures=rest)
 

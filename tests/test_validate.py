@@ -162,3 +162,10 @@ def test_lines_that_are_not_a_layout_are_one_problem(board: Board) -> None:
         "lines: not a legal layout: the red loop crosses or touches itself"
     ]
     assert check.sectors == ()
+
+
+def test_removing_a_creature_that_is_not_there_is_a_board_error(board: Board) -> None:
+    one = board.with_creature(ghost(1))
+    assert one.without_creature(0).creatures == ()
+    with pytest.raises(BoardError, match=r"creatures\[1\]: no such creature \(there are 1\)"):
+        one.without_creature(1)
