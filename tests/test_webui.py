@@ -291,7 +291,7 @@ def test_all_lose_and_solitaire_outcomes(
 def test_unknown_board_is_a_404_page(client: FlaskClient) -> None:
     response = client.get("/boards/4242")
     assert response.status_code == 404
-    assert "there is no board 4242 in the archive" in response.get_data(as_text=True)
+    assert "There is no board 4242 in the archive." in response.get_data(as_text=True)
 
 
 # --- corrections ---------------------------------------------------------------------------
