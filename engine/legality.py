@@ -14,6 +14,7 @@ from engine.board import Board, Creature
 from engine.colours import CREATURES_PER_COLOUR, DEMON, GHOST, SCORE_COLOURS
 from engine.errors import IllegalMoveError
 from engine.rules import Rule
+from engine.validate import check_creatures
 
 #: A corner slot: (field id, crossing id).
 Corner = tuple[int, int]
@@ -122,7 +123,13 @@ def find_violations(board: Board) -> list[Violation]:
 
     A demon summoned into a field after its ghost cannot be told from one that was
     there before, so frozen fields are not checked here.
+
+    Raises
+    ------
+    BoardError
+        If a creature names a field or corner the board does not have.
     """
+    check_creatures(board)
     return [
         *_ghost_violations(board),
         *_demon_violations(board),

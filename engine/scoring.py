@@ -13,6 +13,7 @@ from typing import Literal
 
 from engine.board import Board
 from engine.colours import DEMON, GHOST, SCORE_COLOURS, WHITE
+from engine.validate import check_creatures
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,15 @@ def white_points(board: Board, options: ScoringOptions = DEFAULT_OPTIONS) -> int
 
 
 def score(board: Board, options: ScoringOptions = DEFAULT_OPTIONS) -> Score:
-    """Score a board: every field's value goes to its strict demon majority."""
+    """Score a board: every field's value goes to its strict demon majority.
+
+    Raises
+    ------
+    BoardError
+        If a creature names a field or corner the board does not have (a board put
+        together without :meth:`Board.with_creatures`).
+    """
+    check_creatures(board)
     owners = field_majorities(board, options)
     points = dict.fromkeys(SCORE_COLOURS, 0)
     for f in board.fields:

@@ -79,6 +79,13 @@ def board_problems(board: Board, *, coordinates: bool = True) -> list[Problem]:
     ]
 
 
+def check_creatures(board: Board) -> None:
+    """Raise :class:`~engine.errors.BoardError` if the board cannot hold its creatures."""
+    problems = creature_problems(board, board.creatures)
+    if problems:
+        raise BoardError.of(problems)
+
+
 def creature_problems(board: Board, creatures: Sequence[Creature], first: int = 0) -> list[Problem]:
     """What is wrong with ``creatures`` on ``board``, numbered from ``first``."""
     problems = []
@@ -419,6 +426,7 @@ def _fmt(xy: Point) -> str:
 
 
 __all__ = [
+    "check_creatures",
     "MAX_COORDINATE",
     "GeometryCheck",
     "check_board",

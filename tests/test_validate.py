@@ -169,3 +169,13 @@ def test_removing_a_creature_that_is_not_there_is_a_board_error(board: Board) ->
     assert one.without_creature(0).creatures == ()
     with pytest.raises(BoardError, match=r"creatures\[1\]: no such creature \(there are 1\)"):
         one.without_creature(1)
+
+
+def test_scoring_a_board_put_together_by_hand_names_the_bad_creature(board: Board) -> None:
+    from engine.legality import find_violations
+    from engine.scoring import score
+
+    by_hand = replace(board, creatures=(ghost(1), demon("red", 1, 40)))  # no checks made
+    for judge in (score, find_violations):
+        with pytest.raises(BoardError, match=r"creatures\[1\]\.crossing: 40 does not exist"):
+            judge(by_hand)
