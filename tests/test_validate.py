@@ -11,6 +11,8 @@ from engine.board import Board, Creature, demon, ghost
 from engine.errors import BoardError, EngineError, IllegalMoveError, LayoutError
 from engine.game import Game
 from engine.layout import random_layout
+from engine.legality import find_violations
+from engine.scoring import score
 from engine.topology import build_board
 from engine.validate import board_problems, check_board, geometry_problems
 
@@ -172,9 +174,6 @@ def test_removing_a_creature_that_is_not_there_is_a_board_error(board: Board) ->
 
 
 def test_scoring_a_board_put_together_by_hand_names_the_bad_creature(board: Board) -> None:
-    from engine.legality import find_violations
-    from engine.scoring import score
-
     by_hand = replace(board, creatures=(ghost(1), demon("red", 1, 40)))  # no checks made
     for judge in (score, find_violations):
         with pytest.raises(BoardError, match=r"creatures\[1\]\.crossing: 40 does not exist"):
