@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.board import Board
 from engine.errors import BoardError, EngineError
@@ -243,3 +246,38 @@ def test_corner_at_answers_like_locate(lens: Board, geometry: BoardGeometry) -> 
     lens_field = field_of(geometry, 60, 0)
     assert geometry.corner_at((60.0, 65.0), 7 * RADIUS) == (lens_field, 1)
     assert geometry.corner_at((-50.0, 0.0), 7 * RADIUS) == (field_of(geometry, -50, 0), None)
+
+
+@functools.cache
+def corners_of_layout(
+    seed: int,
+) -> tuple[BoardGeometry, list[tuple[int, int, tuple[float, float]]]]:
+    geometry = BoardGeometry(random_layout(seed).board())
+    board = geometry.board
+    corners = [
+        (f.id, c, xy)
+        for f in board.fields
+        for c in sorted(set(f.corners))
+        for xy in geometry.corner_points(f.id, c, CORNER_AIR * RADIUS)
+    ]
+    return geometry, corners
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    seed=st.integers(0, 3),
+    pick=st.integers(0, 10_000),
+    angle=st.floats(0, 2 * math.pi),
+    shift=st.floats(0, 0.5),
+)
+def test_a_sloppy_pawn_stays_in_its_corner_or_says_it_is_unsure(
+    seed: int, pick: int, angle: float, shift: float
+) -> None:
+    """Half a pawn radius off its spot, a demon is still located in its corner, or the
+    locator names an ambiguity: it never silently moves it to another corner."""
+    geometry, corners = corners_of_layout(seed)
+    field_id, crossing_id, (x, y) = corners[pick % len(corners)]
+    d = shift * RADIUS
+    foot = Foot("demon", "red", (x + d * math.cos(angle), y + d * math.sin(angle)))
+    [found] = geometry.locate([foot], pawn_radius=RADIUS)
+    assert (found.field, found.crossing) == (field_id, crossing_id) or found.ambiguity
