@@ -424,6 +424,9 @@ def test_a_board_entered_by_hand_and_dropping_corrections(
                       data={"csrf_token": TOKEN, "report": '{"schema": 1'},
                       follow_redirects=True)
     assert "The report is not JSON" in bad.get_data(as_text=True)
+    nested = client.post(f"/boards/{board_id}/report", follow_redirects=True, data={
+        "csrf_token": TOKEN, "report": "[" * 100_000 + "]" * 100_000})
+    assert "nested too deeply" in nested.get_data(as_text=True)
     client.post(f"/boards/{board_id}/revert", data={"csrf_token": TOKEN})
     assert get_board(db, board_id).corrected_report is None
 
@@ -509,6 +512,9 @@ def test_api_boards_list_detail_patch_and_delete(
     dropped = client.patch(f"/api/boards/{board_id}", headers=API, json={"report": None})
     assert dropped.get_json()["corrected_report"] is None
     assert client.patch(f"/api/boards/{board_id}", headers=API, json=[1]).status_code == 400
+    nested = client.patch(f"/api/boards/{board_id}", headers=API,
+                          data="[" * 100_000 + "]" * 100_000, content_type="application/json")
+    assert nested.status_code == 400 and "nested too deeply" in nested.get_json()["error"]
     bad_report = client.patch(f"/api/boards/{board_id}", headers=API,
                               json={"report": {"schema": "nope"}})
     assert bad_report.status_code == 400 and "schema" in bad_report.get_json()["error"]

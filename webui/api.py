@@ -100,7 +100,10 @@ def board(board_id: int) -> Response:
 def correct(board_id: int) -> Response:
     """Corrections: a list of edits applied to the current report, or a whole report."""
     entry = _entry(board_id)
-    body = request.get_json(silent=True)
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:
+        raise ApiError("the JSON is nested too deeply to be a board report", 400) from None
     if not isinstance(body, dict) or not ({"edits", "report"} & body.keys()):
         raise ApiError('expected a JSON object with "edits" (a list) or "report"', 400)
     try:

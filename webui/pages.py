@@ -97,7 +97,7 @@ def upload() -> BaseResponse | tuple[str, int]:
 def board(board_id: int) -> str:
     entry = load_board(board_id)
     show_camera = request.args.get("view") == "camera" and entry.camera_report is not None
-    report = entry.camera_report if show_camera else entry.report
+    report = stored = entry.camera_report if show_camera else entry.report
     view, problem = None, None
     if report:
         try:
@@ -121,7 +121,7 @@ def board(board_id: int) -> str:
         show_camera=show_camera,
         problem=problem,
         camera_scores=(entry.camera_report or {}).get("scores", {}),
-        report_text=json.dumps(report) if report else "",
+        report_text=json.dumps(stored) if stored else "",
     )
 
 
@@ -181,6 +181,9 @@ def enter_report(board_id: int) -> BaseResponse | tuple[str, int]:
         corrected = check_report(json.loads(text))
     except json.JSONDecodeError as error:
         flash(f"The report is not JSON: {error.msg} (line {error.lineno}).", "error")
+        return redirect(url_for("pages.board", board_id=board_id) + "#by-hand", 303)
+    except RecursionError:
+        flash("The report is nested too deeply to be a board report.", "error")
         return redirect(url_for("pages.board", board_id=board_id) + "#by-hand", 303)
     except BoardFormatError as error:
         flash(f"The report was not saved: {error}", "error")
