@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--debug",
+        dest="traceback",  # not "debug": a command may have a --debug of its own
         action="store_true",
         help="on an internal error, show the traceback (give it before the command)",
     )
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name}: {one_line(str(error))}", file=sys.stderr)
         return BAD_INPUT
     except Exception as error:  # noqa: BLE001 - the last resort: no bare traceback
-        if getattr(args, "debug", False):
+        if getattr(args, "traceback", False):
             traceback.print_exc()
         message = one_line(f"{type(error).__name__}: {error}")
         print(f"{name}: internal error: {message}", file=sys.stderr)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from cli.main import main, run
+from cli.main import build_parser, main, run
 from engine.game import Game
 from engine.layout import random_layout
 from engine.policies import make_policies
@@ -268,7 +268,7 @@ def _broken_command(args: argparse.Namespace) -> int:
 def test_an_unexpected_exception_is_an_internal_error_with_status_3(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    args = argparse.Namespace(command="play", debug=False, run=_broken_command, nothing="ab")
+    args = argparse.Namespace(command="play", traceback=False, run=_broken_command, nothing="ab")
     assert run(args) == 3
     out, err = capsys.readouterr()
     assert out == ""
@@ -278,7 +278,7 @@ def test_an_unexpected_exception_is_an_internal_error_with_status_3(
 def test_debug_shows_the_traceback_of_an_internal_error(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    args = argparse.Namespace(command="play", debug=True, run=_broken_command, nothing="ab")
+    args = argparse.Namespace(command="play", traceback=True, run=_broken_command, nothing="ab")
     assert run(args) == 3
     err = capsys.readouterr().err
     assert "Traceback (most recent call last)" in err and "_broken_command" in err
@@ -288,3 +288,10 @@ def test_debug_shows_the_traceback_of_an_internal_error(
 def test_debug_flag_is_accepted_before_the_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--debug", "play", "--players", "1", "--seed", "2"]) == 0
     assert "Solitaire:" in capsys.readouterr().out
+
+
+def test_the_global_debug_flag_is_not_a_commands_own_debug() -> None:
+    args = build_parser().parse_args(["--debug", "score", "photo.jpg", "--debug", "stages"])
+    assert args.traceback is True
+    assert str(args.debug) == "stages"  # score's own --debug DIR
+    assert build_parser().parse_args(["score", "photo.jpg", "--debug", "x"]).traceback is False
