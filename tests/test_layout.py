@@ -16,6 +16,7 @@ from shapely.geometry import LinearRing
 from engine.board import Board
 from engine.colours import LINE_COLOURS
 from engine.layout import (
+from engine.validate import board_problems
     DEFAULT_LIMITS,
     Layout,
     QualityLimits,
@@ -75,6 +76,7 @@ def arc_gap(ring: LinearRing, p: tuple[float, float], q: tuple[float, float]) ->
 
 
 def check_topology(board: Board) -> None:
+    assert board_problems(board) == []
     for colour in LINE_COLOURS:
         assert len(board.crossed_colours(colour)) >= 2, colour
     assert sum(len(f.corners) for f in board.fields) == 4 * len(board.crossings)
