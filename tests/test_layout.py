@@ -16,13 +16,13 @@ from shapely.geometry import LinearRing
 from engine.board import Board
 from engine.colours import LINE_COLOURS
 from engine.layout import (
-from engine.validate import board_problems
     DEFAULT_LIMITS,
     Layout,
     QualityLimits,
     check_layout_quality,
     random_layout,
 )
+from engine.validate import board_problems
 
 SEEDS = st.integers(0, 2**32 - 1)
 LIMITS = DEFAULT_LIMITS
