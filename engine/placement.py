@@ -21,8 +21,9 @@ Which corner a demon stands in
     half-angle ``a`` (at most ``CORNER_DEPTH``: a narrow corner holds its pawn where it
     fits). A foot's *fit* to a corner is how far, in radii, it is from that: the larger
     of its differences from ``CORNER_AIR`` to each string and its depth beyond the snug
-    one. Corners with a fit up to ``CORNER_REACH`` are candidates and the best fit
-    wins; candidates in the field the foot stands in come first (a string that bends
+    one. Corners whose crossing is at most ``CORNER_REACH`` radii beyond the snug
+    depth are candidates (about 4 radii in a square corner) and the best fit wins;
+    candidates in the field the foot stands in come first (a string that bends
     between the crossing and the foot is then still on the right side).
 
 Ambiguity (the best guess is always given)
@@ -63,8 +64,8 @@ ON_STRING: Final = 0.3
 CORNER_AIR: Final = 1.25
 #: A pawn in a corner stands at most this many pawn radii from its crossing.
 CORNER_DEPTH: Final = 5.0
-#: A corner is within reach of a foot whose fit (see _corner_fit) is at most this.
-CORNER_REACH: Final = 2.0
+#: A corner is within reach of a foot up to this many pawn radii beyond its snug depth.
+CORNER_REACH: Final = 2.5
 #: Two corners are "between" when their fits differ by less than this many radii.
 BETWEEN_CORNERS: Final = 0.5
 #: An off-board creature stands at least this many pawn radii from every line.
@@ -297,8 +298,9 @@ class BoardGeometry:
             rays = self.rays(crossing.id, distance)
             sector = _sector_of(rays, angle)
             start, end = rays[sector], rays[(sector + 1) % 4]
-            fit = _corner_fit(distance, _ccw(start, angle), _ccw(angle, end), radius)
-            if fit <= CORNER_REACH:
+            from_start, to_end = _ccw(start, angle), _ccw(angle, end)
+            if distance <= (_snug_depth(from_start + to_end) + CORNER_REACH) * radius:
+                fit = _corner_fit(distance, from_start, to_end, radius)
                 field_id = self._sector_field[(crossing.id, sector)]
                 found.append(_Candidate(crossing.id, sector, field_id, distance, fit))
         return found
@@ -485,6 +487,12 @@ def _sector_of(rays: Sequence[float], angle: float) -> int:
     return len(rays) - 1  # only reached through rounding exactly on a ray
 
 
+def _snug_depth(width: float) -> float:
+    """How many pawn radii from its crossing a pawn stands snug in a sector ``width``
+    radians wide: ``CORNER_AIR`` from both strings, but at most ``CORNER_DEPTH``."""
+    return min(CORNER_AIR / math.sin(max(width / 2, _MIN_HALF_ANGLE)), CORNER_DEPTH)
+
+
 def _corner_fit(distance: float, from_start: float, to_end: float, radius: float) -> float:
     """How far (in pawn radii) a foot is from standing snugly in a corner.
 
@@ -497,8 +505,7 @@ def _corner_fit(distance: float, from_start: float, to_end: float, radius: float
     is a perfect corner pawn at any sector width.
     """
     air = CORNER_AIR * radius
-    half_angle = max((from_start + to_end) / 2, _MIN_HALF_ANGLE)
-    depth = min(air / math.sin(half_angle), CORNER_DEPTH * radius)
+    depth = _snug_depth(from_start + to_end) * radius
     gaps = [distance * math.sin(a) if a < math.pi / 2 else distance for a in (from_start, to_end)]
     off = max(abs(gap - air) for gap in gaps)
     return max(off, distance - depth) / radius
