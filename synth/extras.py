@@ -19,6 +19,7 @@ import shapely
 from engine.board import Board
 from synth.camera import Camera
 from synth.lighting import Lighting
+from synth.placement import strings_of
 from synth.scene import Clutter, Scene, TableEdge
 
 __all__ = [
@@ -83,7 +84,7 @@ def edge_distance(edge: TableEdge, x_mm: np.ndarray, y_mm: np.ndarray) -> np.nda
 
 
 def _play_area(board: Board) -> shapely.Polygon:
-    lines = shapely.MultiLineString([[*ln.polyline, ln.polyline[0]] for ln in board.lines])
+    lines = strings_of(board)
     hull = lines.convex_hull
     assert isinstance(hull, shapely.Polygon)
     return hull

@@ -23,7 +23,7 @@ from synth.boards import PAWN_WIDTH_MM, SyntheticBoard, generate_board
 from synth.camera import Camera
 from synth.extras import arrange_extras, keeps_off
 from synth.objects import Pawn, SceneObjects
-from synth.placement import place_pawns, read_back, sample_habits
+from synth.placement import place_pawns, read_back, sample_habits, strings_of
 from synth.render import encode_jpeg, render
 from synth.scene import DIFFICULTIES, Scene, sample_scene
 
@@ -179,7 +179,7 @@ def place_off_board(
     )
     spots = camera.pixel_to_table(np.column_stack([u.ravel(), v.ravel()]))
     spots = spots[np.isfinite(spots).all(axis=1)]
-    lines = shapely.MultiLineString([[*ln.polyline, ln.polyline[0]] for ln in board.lines])
+    lines = strings_of(board)
     spots = spots[shapely.distance(shapely.points(spots), lines) >= OFF_BOARD_DISTANCE_MM]
     # Outside the lines' convex hull (the hull, not only the loops: inside a bay of
     # the outer field a pawn would look in play).

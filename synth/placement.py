@@ -28,7 +28,15 @@ from engine.placement import (
     locate_creatures,
 )
 
-__all__ = ["Habits", "locate_feet", "place_pawns", "read_back", "sample_habits", "string_clearance"]
+__all__ = [
+    "Habits",
+    "locate_feet",
+    "place_pawns",
+    "read_back",
+    "sample_habits",
+    "string_clearance",
+    "strings_of",
+]
 
 #: Gap (mm) left between a pawn and a string it "touches": the cord's fuzz.
 TOUCH_GAP_MM = 0.2
@@ -129,12 +137,16 @@ def crossing_sectors(board: Board, geometry: BoardGeometry, crossing_id: int) ->
     ]
 
 
+def strings_of(board: Board) -> shapely.MultiLineString:
+    """The board's strings as closed lines (made from arrays: much faster than from
+    tuples of points)."""
+    closed = [np.asarray(ln.polyline, dtype=float) for ln in board.lines]
+    return shapely.MultiLineString([np.vstack([pts, pts[:1]]) for pts in closed])
+
+
 def string_clearance(board: Board, xy: Point) -> float:
     """Distance (mm) from ``xy`` to the nearest string's centre line."""
-    point = shapely.Point(xy)
-    return min(
-        shapely.LinearRing(ln.polyline).distance(point) for ln in board.lines
-    )
+    return float(strings_of(board).distance(shapely.Point(xy)))
 
 
 # --- placing the pawns ------------------------------------------------------------------
@@ -148,8 +160,8 @@ class _Room:
         self.geometry = BoardGeometry(board)
         self.pawn_radius = pawn_radius
         self.cord_radius = cord_radius
-        self.rings = {ln.colour: shapely.LinearRing(ln.polyline) for ln in board.lines}
         self.polylines = {ln.colour: np.asarray(ln.polyline, dtype=float) for ln in board.lines}
+        self.rings = {c: shapely.LinearRing(pts) for c, pts in self.polylines.items()}
         self._sectors: dict[int, list[Sector]] = {}
 
     @property
