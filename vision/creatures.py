@@ -77,7 +77,9 @@ def find_pawns(separation: Separation) -> Pawns:
     pawns: list[SeenPawn] = []
     warnings: list[str] = []
     for blob in blobs:
-        if blob.area < MIN_PAWN_AREA * single_area:
+        # Only a ghost's lit side may show, so a smaller white blob still counts.
+        smallest = (0.6 if blob.colour == WHITE else 1.0) * MIN_PAWN_AREA * single_area
+        if blob.area < smallest:
             continue
         if blob.area > MAX_PAWN_AREA * single_area:
             x, y = blob.box[0] + blob.box[2] / 2, blob.box[1] + blob.box[3] / 2

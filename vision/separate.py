@@ -154,7 +154,7 @@ def separate(masks: ColourMasks) -> Separation:
         own = (labels == index).astype(np.uint8)
         # Close small holes (highlights, the seam between head and body) first.
         closed = fill_small_holes(
-            cv2.morphologyEx(own, cv2.MORPH_CLOSE, _disc(string_width)), 12 * string_width**2
+            cv2.morphologyEx(own, cv2.MORPH_CLOSE, _disc(1.5 * string_width)), 12 * string_width**2
         )
         thick = opening(closed, PAWN_MIN_WIDTHS * string_width)
         blobs = _pawn_blobs(thick, colour, labels)
@@ -195,7 +195,7 @@ def _ghost_blobs(
     a smaller disc than for coloured pawns must fit. Highlights on coloured pawns are
     white too; they lie on a coloured pawn and are skipped."""
     white = (labels == LABEL_COLOURS.index(WHITE)).astype(np.uint8)
-    closed = cv2.morphologyEx(white, cv2.MORPH_CLOSE, _disc(string_width))
+    closed = cv2.morphologyEx(white, cv2.MORPH_CLOSE, _disc(1.5 * string_width))
     thick = opening(closed, GHOST_MIN_WIDTHS * string_width)
     near_coloured = cv2.dilate(coloured_pawns.astype(np.uint8), _disc(1.5 * string_width))
     blobs = []
