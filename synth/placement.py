@@ -55,8 +55,8 @@ class Habits:
     gap_mm : (low, high)
         Usual gap between a pawn and the strings beside it.
     skew : float
-        How far off the bisector a pawn may stand: 0 keeps it there, 1 lets the gap on
-        one side be anything up to three times the gap on the other.
+        How far off the bisector a pawn may stand: 0 keeps it there, 1 lets it stand up
+        to a pawn radius further from one string than from the other.
     touch_string : float
         Chance that a pawn is pushed against one of its strings.
     touch_pawn : float
@@ -198,7 +198,8 @@ class _Room:
         return found
 
     def read(self, creature: Creature, xy: Point) -> Location:
-        """Where the engine reads ``creature`` standing at ``xy``."""
+        """Where the engine reads ``creature`` standing at ``xy``: :func:`locate_feet`
+        on the geometry already built."""
         foot = Foot(creature.kind, creature.colour, xy)
         return self.geometry.locate([foot], pawn_radius=self.pawn_radius)[0]
 
