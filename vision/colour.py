@@ -58,23 +58,38 @@ def to_lab(rgb: NDArray[np.uint8]) -> FloatImage:
     return lab
 
 
-def model_table(lab: FloatImage, window_fraction: float = 0.06) -> FloatImage:
+def model_table(
+    lab: FloatImage, window_fraction: float = 0.06, foreground: NDArray[np.bool_] | None = None
+) -> FloatImage:
     """The table without strings and pawns: a wide median of the photo.
 
     Computed at 1/8 resolution (a median window of ``window_fraction`` of the long side
-    is far wider than a pawn) and scaled back up, so it costs a few milliseconds.
+    is far wider than a pawn) and scaled back up, so it costs a few milliseconds. Where
+    pawns crowd, they pull the median towards their colours; given the ``foreground``
+    of a first pass, those pixels are replaced by the first model before the median is
+    taken again.
     """
     height, width = lab.shape[:2]
-    small = cv2.resize(lab, (max(width // 8, 8), max(height // 8, 8)), interpolation=cv2.INTER_AREA)
-    window = int(max(height, width) / 8 * window_fraction) | 1
-    window = max(window, 3)
-    channels = []
-    for channel in cv2.split(small):
-        as_bytes = np.clip(channel + (0 if not channels else 128), 0, 255).astype(np.uint8)
-        smooth = cv2.medianBlur(as_bytes, window).astype(np.float32) - (0 if not channels else 128)
-        channels.append(smooth)
-    table_small = cv2.merge(channels)
+    size = (max(width // 8, 8), max(height // 8, 8))
+    small = cv2.resize(lab, size, interpolation=cv2.INTER_AREA)
+    window = max(int(max(height, width) / 8 * window_fraction) | 1, 3)
+    table_small = _median(small, window)
+    if foreground is not None:
+        covered = cv2.resize(foreground.astype(np.float32), size, interpolation=cv2.INTER_AREA)
+        covered = cv2.dilate(covered, np.ones((3, 3), np.uint8)) > 0.02
+        small = np.where(covered[..., None], table_small, small).astype(np.float32)
+        table_small = _median(small, window)
     return np.asarray(cv2.resize(table_small, (width, height), interpolation=cv2.INTER_LINEAR))
+
+
+def _median(lab: FloatImage, window: int) -> FloatImage:
+    """Median filter of a Lab image (8-bit per channel, as OpenCV needs for wide windows)."""
+    offsets = (0.0, 128.0, 128.0)
+    channels = []
+    for channel, offset in zip(cv2.split(lab), offsets, strict=True):
+        as_bytes = np.clip(channel + offset, 0, 255).astype(np.uint8)
+        channels.append(cv2.medianBlur(as_bytes, window).astype(np.float32) - offset)
+    return np.asarray(cv2.merge(channels))
 
 
 def table_distance(residual: FloatImage, sample_step: int = 7) -> FloatImage:
@@ -114,7 +129,8 @@ def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMa
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
         raise ValueError(f"expected an (H, W, 3) uint8 RGB image, got {rgb.shape} {rgb.dtype}")
     lab = to_lab(rgb)
-    table = model_table(lab)
+    first = model_table(lab)
+    table = model_table(lab, foreground=table_distance(lab - first) > profile.min_contrast)
     residual = lab - table
     distance = table_distance(residual)
     stands_out = distance > profile.min_contrast
