@@ -19,11 +19,16 @@ from engine.board import Board, Creature, Crossing, Field, Line, Point
 from engine.colours import DEMON, GHOST, LINE_COLOURS, WHITE
 from engine.errors import BoardError, BoardFormatError, LayoutError, Problem, excerpt
 from engine.legality import Violation, find_violations
-from engine.placement import Foot, locate_creatures
+from engine.placement import BoardGeometry, Foot
 from engine.rules import Rule
 from engine.scoring import DEFAULT_OPTIONS, ScoringOptions, score
 from engine.topology import build_board
-from engine.validate import MAX_COORDINATE, board_problems, geometry_problems
+from engine.validate import (
+    MAX_COORDINATE,
+    board_problems,
+    geometry_problems,
+    renumbered_like,
+)
 
 SCHEMA = "dicke-daemonen/board@1"
 
@@ -218,33 +223,74 @@ def _read_creatures(data: Mapping[str, Any]) -> tuple[list[Creature], list[Probl
 
 
 def _rebuilt(data: Mapping[str, Any], lines: list[Line]) -> Board:
-    """The board of the report's lines and knots, its creatures located again."""
+    """The board of the report's lines and knots, numbered like the report where it
+    matches, each creature kept where the report puts it if that place still exists and
+    its foot stands in that field, else located again from its foot point."""
     try:
         board = build_board(
             {ln.colour: ln.polyline for ln in lines}, {ln.colour: ln.knot for ln in lines}
         )
     except LayoutError as error:
         raise BoardFormatError(f"lines: not a legal layout: {error}") from error
+    moved_crossings: dict[int, int] = {}
+    moved_fields: dict[int, int] = {}
+    old = _old_topology(data, lines)
+    if old is not None:
+        board, moved_crossings, moved_fields = renumbered_like(board, old)
     creatures, problems = _read_creatures(data)
     if problems:
         raise BoardFormatError.of(problems)
-    kept, feet, where = [], [], []
+    geometry = BoardGeometry(board)
+    radius = pawn_radius_of(board)
+    placed = []
     for i, creature in enumerate(creatures):
         if creature.off_board:
-            kept.append(creature)
+            placed.append(creature)
+            continue
+        kept = _kept_place(board, geometry, creature, moved_fields, moved_crossings)
+        if kept is not None:
+            placed.append(kept)
             continue
         if creature.xy is None:
             raise BoardFormatError(
-                f"creatures[{i}].xy: a creature is located again from its foot point, "
-                "and this one has none"
+                f"creatures[{i}].xy: its place is gone with the edited lines, and without "
+                "a foot point it cannot be located again"
             )
-        feet.append(Foot(creature.kind, creature.colour, creature.xy))
-        where.append(len(kept))
-        kept.append(creature)
-    located = locate_creatures(board, feet, pawn_radius=pawn_radius_of(board))
-    for index, location in zip(where, located, strict=True):
-        kept[index] = location.creature
-    return board.with_creatures(tuple(kept))
+        foot = Foot(creature.kind, creature.colour, creature.xy)
+        placed.append(geometry.locate([foot], pawn_radius=radius)[0].creature)
+    return board.with_creatures(tuple(placed))
+
+
+def _old_topology(data: Mapping[str, Any], lines: list[Line]) -> Board | None:
+    """The report's own crossings and fields, if they can be read at all."""
+    try:
+        crossings = _read_indexed(data.get("crossings"), "crossings", _read_crossing)
+        fields = _read_indexed(data.get("fields"), "fields", _read_field)
+    except BoardFormatError:
+        return None
+    return Board(lines=tuple(lines), crossings=tuple(crossings), fields=tuple(fields))
+
+
+def _kept_place(
+    board: Board,
+    geometry: BoardGeometry,
+    creature: Creature,
+    moved_fields: Mapping[int, int],
+    moved_crossings: Mapping[int, int],
+) -> Creature | None:
+    """The creature with its report place in the new ids, if that place still exists
+    and its foot (if known) stands in that field; else ``None``."""
+    if creature.field is None or creature.field not in moved_fields:
+        return None
+    field_id = moved_fields[creature.field]
+    crossing_id = None
+    if creature.crossing is not None:
+        crossing_id = moved_crossings.get(creature.crossing)
+        if crossing_id is None or crossing_id not in board.fields[field_id].corners:
+            return None
+    if creature.xy is not None and geometry.field_at(creature.xy) != field_id:
+        return None
+    return replace(creature, field=field_id, crossing=crossing_id)
 
 
 def pawn_radius_of(board: Board) -> float:

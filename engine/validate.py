@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from shapely.errors import GEOSException
@@ -305,6 +305,52 @@ def geometry_problems(board: Board) -> GeometryCheck:
     return GeometryCheck((), sectors)
 
 
+def renumbered_like(rebuilt: Board, old: Board) -> tuple[Board, dict[int, int], dict[int, int]]:
+    """``rebuilt`` numbered like ``old`` as far as they match, and how the ids moved.
+
+    Crossings and fields of ``rebuilt`` that match one of ``old`` (as
+    :func:`geometry_problems` matches them) come first, in the order of their old ids;
+    new ones follow. Where nothing changed, every id stays what it was.
+
+    Returns
+    -------
+    (Board, dict, dict)
+        The renumbered board, and old id -> new id of the matched crossings and fields.
+    """
+    unused: list[Problem] = []  # differences are expected: the lines were edited
+    crossing_map = _match_crossings(old, rebuilt, unused)
+    field_map = _match_fields(old, rebuilt, BoardGeometry(rebuilt), crossing_map, unused)
+    crossing_id = _new_ids(len(rebuilt.crossings), crossing_map)
+    field_id = _new_ids(len(rebuilt.fields), field_map)
+    crossings = sorted(
+        (replace(c, id=crossing_id[c.id]) for c in rebuilt.crossings), key=lambda c: c.id
+    )
+    fields = sorted(
+        (
+            replace(f, id=field_id[f.id], corners=tuple(sorted(crossing_id[c] for c in f.corners)))
+            for f in rebuilt.fields
+        ),
+        key=lambda f: f.id,
+    )
+    sectors = sorted(
+        (Sector(crossing_id[s.crossing], s.index, field_id[s.field]) for s in rebuilt.sectors),
+        key=lambda s: (s.crossing, s.index),
+    )
+    board = replace(
+        rebuilt, crossings=tuple(crossings), fields=tuple(fields), sectors=tuple(sectors)
+    )
+    moved_crossings = {old_id: crossing_id[new] for old_id, new in crossing_map.items()}
+    moved_fields = {old_id: field_id[new] for old_id, new in field_map.items()}
+    return board, moved_crossings, moved_fields
+
+
+def _new_ids(count: int, matched: dict[int, int]) -> dict[int, int]:
+    """Rebuilt id -> final id: matched ones in the order of their old ids, then the rest."""
+    old_of = {new: old for old, new in matched.items()}
+    order = sorted(range(count), key=lambda new: (old_of.get(new, math.inf), new))
+    return {new: final for final, new in enumerate(order)}
+
+
 def _extent(board: Board) -> float:
     points = [p for line in board.lines for p in line.polyline]
     xs, ys = [p[0] for p in points], [p[1] for p in points]
@@ -426,6 +472,7 @@ def _fmt(xy: Point) -> str:
 
 
 __all__ = [
+    "renumbered_like",
     "check_creatures",
     "MAX_COORDINATE",
     "GeometryCheck",

@@ -17,7 +17,7 @@ from cli.main import build_parser, main, run
 from engine.game import Game
 from engine.layout import random_layout
 from engine.policies import make_policies
-from engine.report import board_to_report
+from engine.report import board_from_report, board_to_report
 
 Report = dict[str, Any]
 
@@ -295,3 +295,26 @@ def test_the_global_debug_flag_is_not_a_commands_own_debug() -> None:
     assert args.traceback is True
     assert str(args.debug) == "stages"  # score's own --debug DIR
     assert build_parser().parse_args(["score", "photo.jpg", "--debug", "x"]).traceback is False
+
+
+def test_rescore_rebuild_of_an_unedited_report_changes_nothing(
+    tmp_path: Path, report: Report, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Mirrored (as photo pixels are), the rebuilt topology would number crossings and
+    fields differently; matched to the report's, every id and every place is kept."""
+    board = board_from_report(report).transformed(lambda points: [(x, -y) for x, y in points])
+    mirrored = board_to_report(board)
+    path = tmp_path / "mirrored.json"
+    path.write_text(json.dumps(mirrored))
+    assert main(["rescore", "--rebuild", str(path)]) == 0
+    again = strict_json(capsys.readouterr().out)
+    assert [(c["id"], c["lines"]) for c in again["crossings"]] == [
+        (c["id"], c["lines"]) for c in mirrored["crossings"]
+    ]
+    for crossing, before in zip(again["crossings"], mirrored["crossings"], strict=True):
+        assert crossing["xy"] == pytest.approx(before["xy"], abs=0.15)  # from rounded lines
+    assert [(f["corners"], f["knots"]) for f in again["fields"]] == [
+        (f["corners"], f["knots"]) for f in mirrored["fields"]
+    ]
+    assert again["creatures"] == mirrored["creatures"]
+    assert again["scores"] == report["scores"]
