@@ -79,6 +79,14 @@ class Server:
         with urllib.request.urlopen(self.url + path, timeout=60) as response:
             return json.load(response)
 
+    def patch(self, board_id: int, body: dict[str, Any]) -> Any:
+        request = urllib.request.Request(
+            f"{self.url}/api/boards/{board_id}", data=json.dumps(body).encode(), method="PATCH",
+            headers={"Content-Type": "application/json", "X-Requested-With": "test"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.load(response)
+
     def close(self) -> None:
         self._server.close()
 
@@ -135,6 +143,9 @@ def test_upload_a_sample_photo_and_see_its_scores(server: Server, page: Any) -> 
     )
     assert "01_easy_light_wood.jpg" in page.locator("#chosen").inner_text()
     page.get_by_role("button", name="Score the board").click()
+    page.locator("#progress").wait_for(state="visible")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "upload-progress-phone.png"), full_page=True)
     page.wait_for_url(re.compile(r"/boards/\d+$"), timeout=120_000)
     board_id = int(page.url.rsplit("/", 1)[1])
     report = server.api(f"/api/boards/{board_id}")["report"]
@@ -273,6 +284,9 @@ def test_screenshots_of_every_page(server: Server, browser: Any) -> None:
                ("only three loops found: red, yellow, blue", unreadable))
     db.close()
     url = server.url
+    corrected = server.archive("08_hard_steep_side_light")
+    server.patch(corrected, {"edits": [{"op": "remove", "creature": 0},
+                                       {"op": "change", "creature": 1, "colour": "white"}]})
 
     def open_first_field(page: Any) -> None:
         # Labels let taps through to their field (pointer-events: none).
@@ -296,6 +310,8 @@ def test_screenshots_of_every_page(server: Server, browser: Any) -> None:
     screenshot_all_sizes(browser, f"{url}/boards/{board_id}", "result-field", open_first_field)
     screenshot_all_sizes(browser, f"{url}/boards/{board_id}", "result-creature",
                          open_first_creature)
+    screenshot_all_sizes(browser, f"{url}/boards/{corrected}", "result-corrected")
+    screenshot_all_sizes(browser, f"{url}/boards/{corrected}?view=camera", "camera-reading")
     screenshot_all_sizes(browser, f"{url}/boards/{unreadable}", "unreadable")
     screenshot_all_sizes(browser, f"{url}/archive", "archive")
     screenshot_all_sizes(browser, f"{url}/archive?player=nobody", "archive-empty")
