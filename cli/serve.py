@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import socket
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--port must be 1..65535, not {args.port}")
     if not 1 <= args.threads <= 64:
         raise UserError(f"--threads must be 1..64, not {args.threads}")
+    # waitress and the app log warnings (a reader failure, a full queue) to standard error.
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     instance = Path(args.instance).resolve()
     app = create_app(instance_path=str(instance))
     if args.samples:
