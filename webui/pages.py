@@ -74,9 +74,9 @@ def upload() -> BaseResponse | tuple[str, int]:
     except GameFormError as error:
         errors.update(error.errors)
     # Two inputs share the name: the camera one and the file picker; use the one filled in.
-    upload = next((f for f in request.files.getlist("photo") if f.filename), None)
-    data = upload.read() if upload is not None else b""
-    if upload is None:
+    photo_file = next((f for f in request.files.getlist("photo") if f.filename), None)
+    data = photo_file.read() if photo_file is not None else b""
+    if photo_file is None:
         errors["photo"] = "Take a photo of the board or choose one."
     if errors:
         return render_template("new.html", errors=errors, form=form), 400
@@ -132,14 +132,14 @@ def edit(board_id: int) -> BaseResponse:
     if entry.report is None:
         abort(400, description="This board has no reading to correct; enter it by hand.")
     try:
-        edit = _edit_from_form(request.form)
-        corrected = apply_edits(entry.report, [edit])
+        change = _edit_from_form(request.form)
+        corrected = apply_edits(entry.report, [change])
     except (EditError, ValueError) as error:
         flash(f"That correction was not applied: {error}", "error")
         return redirect(url_for("pages.board", board_id=board_id), 303)
     archive.save_correction(get_db(), board_id, corrected)
     changes = describe_changes(entry.report, corrected)
-    flash(f"{_edit_summary(edit)}. " + ("; ".join(changes) if changes else "No score changed."),
+    flash(f"{_edit_summary(change)}. " + ("; ".join(changes) if changes else "No score changed."),
           "change")
     return redirect(url_for("pages.board", board_id=board_id), 303)
 
