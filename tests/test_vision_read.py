@@ -127,7 +127,8 @@ def test_png_variants_read_as_the_jpeg(kind: str, upright: dict[str, Any]) -> No
         data = png_bytes(np.dstack([rgb, np.full(rgb.shape[:2], 255, np.uint8)]))
     else:
         # 16-bit RGB PNGs are written through OpenCV (Pillow keeps 16 bits only for grey).
-        ok, encoded = cv2.imencode(".png", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR).astype(np.uint16) * 257)
+        wide = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR).astype(np.uint16) * 257
+        ok, encoded = cv2.imencode(".png", wide)
         assert ok
         data = encoded.tobytes()
     same_board(read_photo(data).report, upright)

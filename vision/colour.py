@@ -71,12 +71,12 @@ def model_table(
     """
     height, width = lab.shape[:2]
     size = (max(width // 8, 8), max(height // 8, 8))
-    small = cv2.resize(lab, size, interpolation=cv2.INTER_AREA)
+    small = np.asarray(cv2.resize(lab, size, interpolation=cv2.INTER_AREA), np.float32)
     window = max(int(max(height, width) / 8 * window_fraction) | 1, 3)
     table_small = _median(small, window)
     if foreground is not None:
-        covered = cv2.resize(foreground.astype(np.float32), size, interpolation=cv2.INTER_AREA)
-        covered = cv2.dilate(covered, np.ones((3, 3), np.uint8)) > 0.02
+        share = cv2.resize(foreground.astype(np.float32), size, interpolation=cv2.INTER_AREA)
+        covered = np.asarray(cv2.dilate(share, np.ones((3, 3), np.uint8))) > 0.02
         small = np.where(covered[..., None], table_small, small).astype(np.float32)
         table_small = _median(small, window)
     return np.asarray(cv2.resize(table_small, (width, height), interpolation=cv2.INTER_LINEAR))

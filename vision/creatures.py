@@ -132,8 +132,10 @@ def _split(blob: PawnBlob, count: int, single_radius: float) -> list[np.ndarray]
     padded = np.pad(blob.mask.astype(np.uint8), 1)
     inside = cv2.distanceTransform(padded, cv2.DIST_L2, 3)[1:-1, 1:-1][blob.mask]
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5)
-    _, labels, _ = cv2.kmeans(points, count, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
-    labels = labels.ravel()
+    _, found, _ = cv2.kmeans(
+        points, count, None, criteria, 3, cv2.KMEANS_PP_CENTERS  # type: ignore[call-overload]
+    )
+    labels = np.asarray(found).ravel()
     parts = [points[labels == k] for k in range(count)]
     if all(inside[labels == k].max() >= 0.7 * single_radius for k in range(count)):
         return parts

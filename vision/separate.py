@@ -87,7 +87,7 @@ def estimate_string_width(masks: ColourMasks) -> float:
     if coloured.sum() < 50:
         return 0.0
     distance = cv2.distanceTransform(coloured.astype(np.uint8), cv2.DIST_L2, 3)
-    skeleton = skeletonize(coloured)
+    skeleton: BoolImage = skeletonize(coloured)  # type: ignore[no-untyped-call]
     half_widths = distance[skeleton]
     if half_widths.size == 0:
         return 0.0
@@ -125,7 +125,8 @@ def opening(mask: NDArray[np.uint8], diameter: float) -> NDArray[np.bool_]:
     if not centres.any():
         return np.zeros(mask.shape, bool)
     reach = cv2.distanceTransform(1 - centres, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
-    return np.asarray(reach < radius) & mask.astype(bool)
+    fits: BoolImage = np.asarray(reach < radius) & mask.astype(bool)
+    return fits
 
 
 def _disc(diameter: float) -> NDArray[np.uint8]:
@@ -153,9 +154,8 @@ def separate(masks: ColourMasks) -> Separation:
     for index, colour in enumerate(LINE_COLOURS, start=1):
         own = (labels == index).astype(np.uint8)
         # Close small holes (highlights, the seam between head and body) first.
-        closed = fill_small_holes(
-            cv2.morphologyEx(own, cv2.MORPH_CLOSE, _disc(1.5 * string_width)), 12 * string_width**2
-        )
+        joined = np.asarray(cv2.morphologyEx(own, cv2.MORPH_CLOSE, _disc(1.5 * string_width)))
+        closed = fill_small_holes(joined.astype(np.uint8), 12 * string_width**2)
         thick = opening(closed, PAWN_MIN_WIDTHS * string_width)
         blobs = _pawn_blobs(thick, colour, labels)
         # A sunlit patch between hard shadows can take a string's colour; it is wide
@@ -195,7 +195,8 @@ def _ghost_blobs(
     a smaller disc than for coloured pawns must fit. Highlights on coloured pawns are
     white too; they lie on a coloured pawn and are skipped."""
     white = (labels == LABEL_COLOURS.index(WHITE)).astype(np.uint8)
-    closed = cv2.morphologyEx(white, cv2.MORPH_CLOSE, _disc(1.5 * string_width))
+    joined = cv2.morphologyEx(white, cv2.MORPH_CLOSE, _disc(1.5 * string_width))
+    closed = np.asarray(joined, np.uint8)
     thick = opening(closed, GHOST_MIN_WIDTHS * string_width)
     near_coloured = cv2.dilate(coloured_pawns.astype(np.uint8), _disc(1.5 * string_width))
     blobs = []
@@ -216,7 +217,9 @@ def _blob_mask(shape: tuple[int, ...], blobs: list[PawnBlob]) -> BoolImage:
 
 
 def _pawn_blobs(thick: BoolImage, colour: str, labels: NDArray[np.uint8]) -> list[PawnBlob]:
-    count, components, stats, _ = cv2.connectedComponentsWithStats(thick.astype(np.uint8), 8)
+    count, components, stats, _ = cv2.connectedComponentsWithStats(
+        thick.astype(np.uint8), connectivity=8
+    )
     index = LABEL_COLOURS.index(colour)
     blobs = []
     for k in range(1, count):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 from numpy.typing import NDArray
-from scipy.ndimage import gaussian_filter1d
+from scipy.ndimage import gaussian_filter1d  # type: ignore[import-untyped]
 from shapely import make_valid
 from shapely.geometry import LinearRing, Polygon
 from skimage.morphology import skeletonize
@@ -109,7 +109,9 @@ def trace_loops(separation: Separation) -> Loops:
         if knot is None:
             warnings.append(f"no knot found on the {colour} loop")
         if loop.seen < 0.8:
-            warnings.append(f"only {loop.seen:.0%} of the {colour} loop was seen; the rest is guessed")
+            warnings.append(
+                f"only {loop.seen:.0%} of the {colour} loop was seen; the rest is guessed"
+            )
         found[colour] = loop
     if len(missing) == 4:
         raise ReadError("no strings found in the photo")
@@ -132,13 +134,16 @@ def skeleton_segments(
 
     Returns the segments at least ``min_length`` long and the (x, y) of the junctions.
     """
-    skeleton = skeletonize(mask)
+    skeleton: NDArray[np.bool_] = skeletonize(mask)  # type: ignore[no-untyped-call]
     kernel = np.ones((3, 3), np.float32)
     kernel[1, 1] = 0
-    neighbours = cv2.filter2D(skeleton.astype(np.float32), -1, kernel, borderType=cv2.BORDER_CONSTANT)
+    neighbours = cv2.filter2D(
+        skeleton.astype(np.float32), -1, kernel, borderType=cv2.BORDER_CONSTANT
+    )
     junction = skeleton & (neighbours >= 3)
     jy, jx = np.nonzero(junction)
-    plain = skeleton & ~cv2.dilate(junction.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    near_junction = cv2.dilate(junction.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    plain = skeleton & ~near_junction
     count, components, stats, _ = cv2.connectedComponentsWithStats(
         plain.astype(np.uint8), connectivity=8
     )
@@ -193,7 +198,8 @@ class _End:
 
     def point(self, segments: list[Segment]) -> Points:
         pts = segments[self.segment].points
-        return pts[-1] if self.tail else pts[0]
+        end: Points = pts[-1] if self.tail else pts[0]
+        return end
 
     def direction(self, segments: list[Segment], reach: float) -> Points:
         """Unit vector pointing out of the segment at this end."""
@@ -336,11 +342,13 @@ def _loop_from_cycle(colour: str, cycle: list[_End], segments: list[Segment], wi
         next_pts = segments[following.segment].points
         next_start = next_pts[-1] if following.tail else next_pts[0]
         if np.linalg.norm(next_start - pts[-1]) > 2.0 * width:
-            bridges.append(((float(pts[-1][0]), float(pts[-1][1])), (float(next_start[0]), float(next_start[1]))))
+            end = (float(pts[-1][0]), float(pts[-1][1]))
+            bridges.append((end, (float(next_start[0]), float(next_start[1]))))
     raw = np.concatenate(pieces)
     smooth = without_lobes(smooth_closed(raw, spacing=max(width, 2.0), sigma=1.0), width)
     total = float(np.linalg.norm(np.diff(np.vstack([smooth, smooth[:1]]), axis=0), axis=1).sum())
-    return Loop(colour=colour, points=smooth, knot=None, bridges=bridges, seen=min(1.0, seen_length / max(total, 1e-9)))
+    seen = min(1.0, seen_length / max(total, 1e-9))
+    return Loop(colour=colour, points=smooth, knot=None, bridges=bridges, seen=seen)
 
 
 def without_lobes(points: Points, width: float) -> Points:
@@ -397,7 +405,7 @@ def find_knot(
     place on the loop is taken if it is clearly thicker than the string. The knot is
     put on the loop's path, nearest the best candidate.
     """
-    distance = cv2.distanceTransform(mask.astype(np.uint8), cv2.DIST_L2, 3)
+    distance = np.asarray(cv2.distanceTransform(mask.astype(np.uint8), cv2.DIST_L2, 3), np.float32)
     path = loop.points
     in_loop = _segments_in_loop(loop, segments, width)
     tails = [
