@@ -26,7 +26,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 
 typecheck: install
-	$(VENV)/bin/mypy --strict engine cli synth webui
+	$(VENV)/bin/mypy --strict engine cli synth webui vision calibration
 
 unit: install
 	$(VENV)/bin/pytest
