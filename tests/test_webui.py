@@ -25,7 +25,7 @@ from cli.main import main
 from engine.placement import CORNER_AIR, BoardGeometry
 from engine.report import board_from_report, board_to_report
 from webui import create_app
-from webui.archive import get_board, list_boards, store_board
+from webui.archive import get_board, list_boards, store_board, summary
 from webui.db import SCHEMA_VERSION, connect, migrate, schema_version
 from webui.edits import PAWN_RADIUS, apply_edits, board_extent
 from webui.game import NO_GAME, GameFormError, GameInfo, Player, parse_game
@@ -455,6 +455,12 @@ def test_archive_lists_filters_and_exports(
     assert f"Board {anna}" in filtered and f"Board {ben}" not in filtered
     future = client.get("/archive?since=2999-01-01").get_data(as_text=True)
     assert "No board matches this filter." in future
+    # The list's summaries (scores picked out of the JSON by SQLite) and a board's own agree.
+    client.patch(f"/api/boards/{anna}", headers=API,
+                 json={"edits": [{"op": "remove", "creature": 0}]})
+    listed = client.get("/api/boards").get_json()["boards"]
+    assert listed == [summary(get_board(db, ben)), summary(get_board(db, anna))]
+    assert listed[1]["corrected"] and listed[1]["players"] == ["Anna"]
     lines = client.get("/archive.jsonl").get_data(as_text=True).splitlines()
     assert [json.loads(line)["id"] for line in lines] == [anna, ben]
     assert json.loads(lines[0])["camera_report"] == truth_report(VIOLATIONS)

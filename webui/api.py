@@ -84,11 +84,11 @@ def boards() -> Response:
             dates[name] = dt.date.fromisoformat(text) if text else None
         except ValueError as error:
             raise ApiError(f"{name}: expected a date YYYY-MM-DD, got {text[:40]!r}", 400) from error
-    found = archive.list_boards(
+    found = archive.list_summaries(
         get_db(), player=request.args.get("player") or None,
         since=dates["since"], until=dates["until"],
     )
-    return jsonify(boards=[archive.summary(b) for b in found])
+    return jsonify(boards=found)
 
 
 @bp.get("/boards/<int:board_id>")

@@ -178,15 +178,10 @@ def get_board(db: sqlite3.Connection, board_id: int) -> ArchivedBoard:
     return _board(row)
 
 
-def list_boards(
-    db: sqlite3.Connection,
-    *,
-    player: str | None = None,
-    since: dt.date | None = None,
-    until: dt.date | None = None,
-) -> list[ArchivedBoard]:
-    """Boards newest first, optionally only those with a player whose name contains
-    ``player`` (any case) and played between the dates ``since`` and ``until`` (inclusive)."""
+def _filters(
+    player: str | None, since: dt.date | None, until: dt.date | None
+) -> tuple[str, list[str]]:
+    """The WHERE clause (or "") and its parameters for the archive's filters."""
     clauses, parameters = [], []
     if player:
         clauses.append(
@@ -200,9 +195,53 @@ def list_boards(
     if until:
         clauses.append("b.created_at < ?")
         parameters.append((until + dt.timedelta(days=1)).isoformat())
-    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    return (f" WHERE {' AND '.join(clauses)}" if clauses else ""), parameters
+
+
+def list_boards(
+    db: sqlite3.Connection,
+    *,
+    player: str | None = None,
+    since: dt.date | None = None,
+    until: dt.date | None = None,
+) -> list[ArchivedBoard]:
+    """Boards newest first, optionally only those with a player whose name contains
+    ``player`` (any case) and played between the dates ``since`` and ``until`` (inclusive)."""
+    where, parameters = _filters(player, since, until)
     rows = db.execute(f"{_SELECT}{where} ORDER BY b.id DESC", parameters).fetchall()
     return [_board(row) for row in rows]
+
+
+def list_summaries(
+    db: sqlite3.Connection,
+    *,
+    player: str | None = None,
+    since: dt.date | None = None,
+    until: dt.date | None = None,
+) -> list[dict[str, Any]]:
+    """:func:`summary` of the boards :func:`list_boards` finds, without loading their
+    reports (SQLite picks the scores and winners out of the JSON), so that a long
+    archive lists quickly."""
+    where, parameters = _filters(player, since, until)
+    current = "coalesce(b.corrected_report, b.camera_report)"
+    rows = db.execute(
+        "SELECT b.id, b.created_at, b.photo, b.game, b.read_error,"
+        " b.corrected_report IS NOT NULL AS corrected,"
+        f" json_extract({current}, '$.scores') AS scores,"
+        f" json_extract({current}, '$.winners') AS winners"
+        f" FROM boards b{where} ORDER BY b.id DESC",
+        parameters,
+    ).fetchall()
+    return [
+        _summary(
+            row["id"], row["created_at"], row["photo"],
+            GameInfo.from_json(json.loads(row["game"])),
+            _load(row["scores"]),
+            json.loads(row["winners"]) if row["winners"] else [],
+            bool(row["corrected"]), row["read_error"],
+        )
+        for row in rows
+    ]
 
 
 def iter_boards(db: sqlite3.Connection) -> Iterator[ArchivedBoard]:
@@ -264,23 +303,37 @@ def delete_board(db: sqlite3.Connection, photos: PhotoStore, board_id: int) -> N
 
 def summary(board: ArchivedBoard) -> dict[str, Any]:
     """The short description of a board the archive list and ``GET /api/boards`` show."""
-    report = board.report
-    winners = list(report.get("winners", [])) if report else []
-    outcome = game_outcome(board.game, report.get("scores", {}), winners) if report else None
+    report = board.report or {}
+    return _summary(
+        board.id, board.created_at, board.photo, board.game, report.get("scores"),
+        list(report.get("winners", [])), board.corrected_report is not None, board.read_error,
+    )
+
+
+def _summary(
+    board_id: int,
+    created_at: str,
+    photo: str,
+    game: GameInfo,
+    scores: dict[str, Any] | None,
+    winners: list[str],
+    corrected: bool,
+    read_error: str | None,
+) -> dict[str, Any]:
+    outcome = game_outcome(game, scores, winners) if scores else None
     return {
-        "id": board.id,
-        "created_at": board.created_at,
-        "players": board.player_names,
-        "mode": board.game.mode,
+        "id": board_id,
+        "created_at": created_at,
+        "photo": photo,
+        "players": [p.name for p in game.players],
+        "mode": game.mode,
         "winners": winners,
-        "scores": report.get("scores") if report else None,
+        "scores": scores,
         "winning_player": outcome.winner if outcome else None,
         "all_lose": bool(outcome and outcome.all_lose),
-        "solitaire_points": (
-            outcome.solitaire.points if outcome and outcome.solitaire else None
-        ),
-        "corrected": board.corrected_report is not None,
-        "read_error": board.read_error,
+        "solitaire_points": outcome.solitaire.points if outcome and outcome.solitaire else None,
+        "corrected": corrected,
+        "read_error": read_error,
     }
 
 

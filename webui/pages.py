@@ -311,14 +311,14 @@ def _date(text: str | None) -> dt.date | None:
 def archive_list() -> str:
     player = request.args.get("player", "").strip()
     since, until = _date(request.args.get("since")), _date(request.args.get("until"))
-    boards = archive.list_boards(get_db(), player=player or None, since=since, until=until)
+    boards = archive.list_summaries(get_db(), player=player or None, since=since, until=until)
     bad_dates = [
         name for name in ("since", "until")
         if request.args.get(name) and _date(request.args.get(name)) is None
     ]
     return render_template(
         "archive.html",
-        boards=[(b, archive.summary(b)) for b in boards],
+        boards=boards,
         player=player,
         since=since,
         until=until,
