@@ -101,18 +101,23 @@ def raycast(camera: Camera, parts: list[Spheroid]) -> Hits | None:
     ys, xs = np.divmod(hit, x1 - x0)
     dh = [c.ravel()[hit] for c in d]
     t = t[:, hit]
-    point = np.empty((len(parts), len(hit), 3))
-    normal = np.empty((len(parts), len(hit), 3))
+    coverage = coverage[:, hit]
+    # Surface points and normals only where a part shows; elsewhere they stay at the
+    # origin, facing up (their coverage is 0, so they are never seen).
+    point = np.zeros((len(parts), len(hit), 3))
+    normal = np.zeros((len(parts), len(hit), 3))
+    normal[:, :, 2] = 1.0
     for k, part in enumerate(parts):
+        seen = np.flatnonzero(coverage[k] > 0.0)
         centre = np.asarray(part.centre, dtype=np.float64)
         squash = (1.0, 1.0, (part.a / part.c) ** 2)
-        for i in range(3):
-            point[k, :, i] = o[i] + t[k] * dh[i]
-            normal[k, :, i] = (point[k, :, i] - centre[i]) * squash[i]
-        normal[k] /= np.maximum(np.sqrt(np.einsum("ij,ij->i", normal[k], normal[k])), 1e-9)[
-            :, None
-        ]
-    return Hits(ys + y0, xs + x0, t, coverage[:, hit], point, normal)
+        tk = t[k, seen]
+        at = np.column_stack([o[i] + tk * dh[i][seen] for i in range(3)])
+        towards = (at - centre) * squash
+        towards /= np.maximum(np.sqrt(np.einsum("ij,ij->i", towards, towards)), 1e-9)[:, None]
+        point[k, seen] = at
+        normal[k, seen] = towards
+    return Hits(ys + y0, xs + x0, t, coverage, point, normal)
 
 
 def _intersect(
