@@ -92,7 +92,9 @@ def trace_loops(separation: Separation) -> Loops:
     warnings: list[str] = []
     missing: list[str] = []
     for colour, mask in separation.strings.items():
-        segments, junctions = skeleton_segments(mask, min_length=1.5 * width)
+        # Scraps shorter than this (seen between two pawns, say) point nowhere in
+        # particular; the gap across them is bridged straight instead.
+        segments, junctions = skeleton_segments(mask, min_length=3.0 * width)
         if sum(s.length for s in segments) < 60 * width:
             missing.append(colour)
             continue
