@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -50,6 +50,8 @@ class SyntheticBoard:
     stage: str
     players: int
     planted: tuple[Rule, ...]
+    #: The board's geometry, built once (it depends on the lines, not the creatures).
+    geometry: BoardGeometry = field(compare=False, repr=False)
 
 
 def generate_board(
@@ -76,7 +78,7 @@ def generate_board(
     # Planted after the predictions, so that no colour gets more than its 10 creatures.
     board, planted = _plant_violations(board, geometry, rng, difficulty)
     over = {c.id: str(rng.choice(c.lines)) for c in board.crossings}
-    return SyntheticBoard(layout, board, over, stage, players, planted)
+    return SyntheticBoard(layout, board, over, stage, players, planted, geometry)
 
 
 def _stage_weights(difficulty: str) -> list[float]:

@@ -97,7 +97,7 @@ def plan_photo(
     made = generate_board(board_rng, difficulty)
     scene = sample_scene(scene_rng, difficulty, size, play_area(made.board))
     # The pawns' sizes are the scene's: now the players can put them down.
-    made = replace(made, board=put_down(made.board, scene, hand_rng))
+    made = replace(made, board=put_down(made, scene, hand_rng))
     # Frame the play area; the prediction pawns then find room in view beside it.
     scene = keep_in_frame(scene, play_points(made.board))
     camera = Camera.from_scene(scene)
@@ -105,7 +105,7 @@ def plan_photo(
     scene = arrange_extras(scene, camera, made.board, extras_rng)
     board = place_off_board(made.board, camera, board_rng, scene)
     # The truth is what the engine reads at the feet (off the board included).
-    board = read_back(board, scene.materials.pawn_width_mm / 2)
+    board = read_back(board, scene.materials.pawn_width_mm / 2, made.geometry)
     # A planted violation whose pawn found no room is not in the photo.
     shown = {v.rule for v in find_violations(board)}
     planted = tuple(rule for rule in made.planted if rule in shown)
@@ -113,11 +113,13 @@ def plan_photo(
     return PhotoPlan(made, scene, camera, render_rng)
 
 
-def put_down(board: Board, scene: Scene, rng: np.random.Generator) -> Board:
+def put_down(made: SyntheticBoard, scene: Scene, rng: np.random.Generator) -> Board:
     """The board with every pawn on it where a player put it (:mod:`synth.placement`)."""
     mat = scene.materials
     habits = sample_habits(rng, scene.difficulty)
-    return place_pawns(board, habits, mat.pawn_width_mm, mat.string_diameter_mm, rng)
+    return place_pawns(
+        made.board, habits, mat.pawn_width_mm, mat.string_diameter_mm, rng, made.geometry
+    )
 
 
 def play_points(board: Board) -> np.ndarray:

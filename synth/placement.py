@@ -96,12 +96,32 @@ def sample_habits(rng: np.random.Generator, difficulty: str) -> Habits:
     )
 
 
-def locate_feet(board: Board, feet: Sequence[Foot], pawn_radius: float) -> list[Location]:
+def locate_feet(
+    board: Board,
+    feet: Sequence[Foot],
+    pawn_radius: float,
+    geometry: BoardGeometry | None = None,
+) -> list[Location]:
     """Where the engine reads each foot: the one place the generator asks it.
 
-    The truth of every photo is what this says of the pawns' feet.
+    The truth of every photo is what this says of the pawns' feet. ``geometry``, if
+    given, is the board's :class:`~engine.placement.BoardGeometry` already built (it
+    depends on the lines only): then its ``locate``, which is ``locate_creatures``.
+
+    Raises
+    ------
+    ValueError
+        If ``geometry`` was built for other lines.
     """
-    return locate_creatures(board, feet, pawn_radius=pawn_radius)
+    if geometry is None:
+        return locate_creatures(board, feet, pawn_radius=pawn_radius)
+    _check_geometry(board, geometry)
+    return geometry.locate(feet, pawn_radius=pawn_radius)
+
+
+def _check_geometry(board: Board, geometry: BoardGeometry) -> None:
+    if geometry.board.lines != board.lines or geometry.board.fields != board.fields:
+        raise ValueError("the geometry given was built for another board's lines")
 
 
 @dataclass(frozen=True)
@@ -155,9 +175,18 @@ def string_clearance(board: Board, xy: Point) -> float:
 class _Room:
     """What a foot point must keep clear of, with the board's strings prepared once."""
 
-    def __init__(self, board: Board, pawn_radius: float, cord_radius: float) -> None:
+    def __init__(
+        self,
+        board: Board,
+        pawn_radius: float,
+        cord_radius: float,
+        geometry: BoardGeometry | None = None,
+    ) -> None:
         self.board = board
-        self.geometry = BoardGeometry(board)
+        if geometry is None:
+            geometry = BoardGeometry(board)
+        _check_geometry(board, geometry)
+        self.geometry = geometry
         self.pawn_radius = pawn_radius
         self.cord_radius = cord_radius
         self.polylines = {ln.colour: np.asarray(ln.polyline, dtype=float) for ln in board.lines}
@@ -217,6 +246,7 @@ def place_pawns(
     pawn_width_mm: float,
     cord_diameter_mm: float,
     rng: np.random.Generator,
+    geometry: BoardGeometry | None = None,
 ) -> Board:
     """Give every creature on the board a foot point, as the players would put it.
 
@@ -234,18 +264,20 @@ def place_pawns(
     pawn_width_mm, cord_diameter_mm : float
         Sizes of the scene's pawns and cords.
     rng : numpy.random.Generator
+    geometry : BoardGeometry, optional
+        The board's geometry, if already built.
 
     Raises
     ------
     ValueError
-        If the sizes are not positive.
+        If the sizes are not positive, or ``geometry`` is of another board.
     """
     if not (pawn_width_mm > 0 and cord_diameter_mm > 0):
         raise ValueError(
             f"pawn width and cord diameter must be positive, not {pawn_width_mm}, "
             f"{cord_diameter_mm}"
         )
-    room = _Room(board, pawn_width_mm / 2, cord_diameter_mm / 2)
+    room = _Room(board, pawn_width_mm / 2, cord_diameter_mm / 2, geometry)
     spots: dict[int, Point] = {}
     # Corners first: they have the least room. Then ghosts, then anything else.
     order = sorted(range(len(board.creatures)), key=lambda i: _placing_order(board.creatures[i]))
@@ -443,13 +475,16 @@ def _push_together(
     return spots
 
 
-def read_back(board: Board, pawn_radius: float) -> Board:
+def read_back(
+    board: Board, pawn_radius: float, geometry: BoardGeometry | None = None
+) -> Board:
     """The board as the engine reads it from the feet: every creature with a foot point
     takes the field, corner and off-board state :func:`locate_feet` finds there."""
     placed = [i for i, c in enumerate(board.creatures) if c.xy is not None]
     feet = [_foot(board.creatures[i]) for i in placed]
     creatures = list(board.creatures)
-    for i, found in zip(placed, locate_feet(board, feet, pawn_radius), strict=True):
+    found_all = locate_feet(board, feet, pawn_radius, geometry)
+    for i, found in zip(placed, found_all, strict=True):
         creatures[i] = found.creature
     return board.with_creatures(tuple(creatures))
 
