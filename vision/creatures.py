@@ -122,24 +122,27 @@ def _inscribed_radius(mask: np.ndarray) -> float:
 def _split(blob: PawnBlob, count: int, single_radius: float) -> list[np.ndarray]:
     """The blob's pixels as ``count`` pawns, or as one if that explains it better.
 
-    A large blob may be two touching pawns or one pawn with a piece of string or shadow
+    A large blob may be touching pawns, or one pawn with a piece of string or shadow
     stuck to it. Split by k-means on position; the split stands only if a pawn-sized
-    disc fits in every part (a string stuck to a pawn has no room for one).
+    disc fits in every part on its own (a string stuck to a pawn has no room for one).
     """
     points = blob.points().astype(np.float32)
     if len(points) < 2 * count:
         return [points]
-    padded = np.pad(blob.mask.astype(np.uint8), 1)
-    inside = cv2.distanceTransform(padded, cv2.DIST_L2, 3)[1:-1, 1:-1][blob.mask]
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5)
     _, found, _ = cv2.kmeans(
         points, count, None, criteria, 3, cv2.KMEANS_PP_CENTERS  # type: ignore[call-overload]
     )
     labels = np.asarray(found).ravel()
     parts = [points[labels == k] for k in range(count)]
-    if all(inside[labels == k].max() >= 0.7 * single_radius for k in range(count)):
-        return parts
-    return [points]
+    x0, y0, w, h = blob.box
+    for part in parts:
+        # Each part on its own: half of one pawn has no room for a whole pawn's disc.
+        mask = np.zeros((h + 2, w + 2), np.uint8)
+        mask[part[:, 1].astype(int) - y0 + 1, part[:, 0].astype(int) - x0 + 1] = 1
+        if _inscribed_radius(mask) < 0.7 * single_radius:
+            return [points]
+    return parts
 
 
 def _width(points: np.ndarray) -> float:
