@@ -20,7 +20,7 @@ from engine.board import Board
 from synth.camera import Camera
 from synth.lighting import Lighting
 from synth.placement import strings_of
-from synth.scene import Clutter, Scene, TableEdge
+from synth.scene import RGB, Clutter, Scene, TableEdge
 
 __all__ = [
     "PLAY_AREA_MARGIN_MM",
@@ -179,9 +179,8 @@ def _place_clutter(
     return None
 
 
-def _pick(rng: np.random.Generator, colours: list[tuple[float, float, float]]) -> tuple[
-    float, float, float
-]:
+def _pick(rng: np.random.Generator, colours: list[RGB]) -> RGB:
+    """One of ``colours``, a little lighter or darker."""
     r, g, b = colours[int(rng.integers(len(colours)))]
     k = float(rng.uniform(0.9, 1.05))
     return (min(r * k, 1.0), min(g * k, 1.0), min(b * k, 1.0))
