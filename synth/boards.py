@@ -148,7 +148,8 @@ def _plant_ghost_in_outer_field(
     if not outer.corners or not _spare(board, (WHITE,)):
         return None
     crossing = board.crossings[int(rng.choice(outer.corners))]
-    xy = geometry.corner_point(outer.id, crossing.id, 3 * PAWN_WIDTH_MM)
+    # Close enough to the lines to be on the board: off-board starts 5 pawn radii out.
+    xy = geometry.corner_point(outer.id, crossing.id, 1.5 * PAWN_WIDTH_MM)
     if geometry.field_at(xy) != outer.id or _crowded(board, xy):
         return None
     return board.with_creature(ghost(outer.id, xy))

@@ -32,7 +32,6 @@ NOT_YET_EXACT = {
     "01_easy_light_wood": "yellow cord on light wood of nearly its hue is not found",
     "03_normal_dark_wood": "far camera: 1.5 px cords on dark wood are not found",
     "04_normal_white_table": "white ghosts on a white table are missed",
-    "05_normal_violations": "a ghost planted in the outer field is read as off the board",
     "06_hard_green_felt": "green cord on green felt is not found",
     "07_hard_blue_mat": "the thin green cord on the dark blue mat is not found",
     "08_hard_steep_side_light": "harsh side light: hard shadows are read as strings",
