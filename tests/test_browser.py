@@ -139,9 +139,9 @@ def test_upload_a_sample_photo_and_see_its_scores(server: Server, page: Any) -> 
     page.locator('input[name="player"]').nth(0).fill("Anna")
     page.locator('select[name="prediction"]').nth(0).select_option("green")
     page.locator('input[type="file"]:not([capture])').set_input_files(
-        str(SAMPLES / "01_easy_light_wood.jpg")
+        str(SAMPLES / "02_easy_cloth.jpg")
     )
-    assert "01_easy_light_wood.jpg" in page.locator("#chosen").inner_text()
+    assert "02_easy_cloth.jpg" in page.locator("#chosen").inner_text()
     page.get_by_role("button", name="Score the board").click()
     page.locator("#progress").wait_for(state="visible")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

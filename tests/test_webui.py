@@ -35,7 +35,7 @@ from webui.scoring import BoardReading
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_images"
 VIOLATIONS = SAMPLES / "05_normal_violations"
-WOOD = SAMPLES / "01_easy_light_wood"
+READABLE = SAMPLES / "02_easy_cloth"  # a sample the reader reads exactly
 TOKEN = "test-token"
 API = {"X-Requested-With": "test"}
 
@@ -158,7 +158,7 @@ def test_upload_of_a_non_image_is_refused_and_not_stored(
 
 
 def test_upload_of_a_truncated_jpeg_is_refused(client: FlaskClient) -> None:
-    data = WOOD.with_suffix(".jpg").read_bytes()
+    data = READABLE.with_suffix(".jpg").read_bytes()
     response = upload(client, data[: len(data) // 2])
     assert response.status_code == 400
     assert "This file cannot be used" in response.get_data(as_text=True)
@@ -166,7 +166,7 @@ def test_upload_of_a_truncated_jpeg_is_refused(client: FlaskClient) -> None:
 
 def test_upload_larger_than_the_limit_is_refused(app: Flask, client: FlaskClient) -> None:
     app.config["MAX_CONTENT_LENGTH"] = 100_000
-    response = upload(client, WOOD.with_suffix(".jpg").read_bytes())
+    response = upload(client, READABLE.with_suffix(".jpg").read_bytes())
     assert response.status_code == 413
     assert "too large" in response.get_data(as_text=True)
 
@@ -206,7 +206,7 @@ def test_an_unreadable_photo_is_kept_with_its_error(
 def test_upload_of_a_sample_photo_shows_its_scores(
     client: FlaskClient, db: sqlite3.Connection
 ) -> None:
-    response = upload(client, WOOD.with_suffix(".jpg").read_bytes(),
+    response = upload(client, READABLE.with_suffix(".jpg").read_bytes(),
                       player=["Anna", "Ben"], prediction=["green", "red"])
     assert response.status_code == 303
     board_id = int(response.headers["Location"].rsplit("/", 1)[1])
@@ -448,7 +448,7 @@ def test_archive_lists_filters_and_exports(
     app: Flask, client: FlaskClient, db: sqlite3.Connection
 ) -> None:
     anna = archive_sample(app, db, game=GameInfo("players", (Player("Anna", "red"),)))
-    ben = archive_sample(app, db, WOOD, game=GameInfo("players", (Player("Ben", "red"),)))
+    ben = archive_sample(app, db, READABLE, game=GameInfo("players", (Player("Ben", "red"),)))
     page = client.get("/archive").get_data(as_text=True)
     assert f"Board {anna}" in page and f"Board {ben}" in page
     filtered = client.get("/archive?player=ann").get_data(as_text=True)
@@ -550,7 +550,7 @@ def test_api_score_errors(app: Flask, client: FlaskClient) -> None:
 
 def test_api_score_reads_a_sample_photo(client: FlaskClient) -> None:
     response = client.post("/api/score", headers=API, data={
-        "photo": (io.BytesIO(WOOD.with_suffix(".jpg").read_bytes()), "board.jpg"),
+        "photo": (io.BytesIO(READABLE.with_suffix(".jpg").read_bytes()), "board.jpg"),
         "player": ["Anna"], "prediction": ["red"]})
     assert response.status_code == 201, response.get_json()
     body = response.get_json()
@@ -590,12 +590,12 @@ def test_samples_are_scored_into_an_empty_archive_only(
 ) -> None:
     folder = tmp_path / "samples"
     folder.mkdir()
-    (folder / "board.jpg").write_bytes(WOOD.with_suffix(".jpg").read_bytes())
+    (folder / "board.jpg").write_bytes(READABLE.with_suffix(".jpg").read_bytes())
     (folder / "notes.jpg").write_bytes(b"not a photo")
     (folder / "board.truth.json").write_text("{}")
     assert seed_archive(app, folder) == 1
     (only,) = list_boards(db)
-    assert only.photo == hashlib.sha256(WOOD.with_suffix(".jpg").read_bytes()).hexdigest()
+    assert only.photo == hashlib.sha256(READABLE.with_suffix(".jpg").read_bytes()).hexdigest()
     assert seed_archive(app, folder) == 0  # not on later starts
     with pytest.raises(FileNotFoundError, match="is not a folder of photos"):
         seed_archive(app, tmp_path / "missing")
