@@ -53,9 +53,9 @@ class ColourMasks:
 
 def to_lab(rgb: NDArray[np.uint8]) -> FloatImage:
     """RGB uint8 → CIELAB float32 with a* and b* centred on 0."""
-    lab = cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB).astype(np.float32)
-    lab[..., 1:] -= 128.0
-    return lab
+    # One subtraction over whole pixels: a strided a*, b* view would be several times slower.
+    offset = np.array([0.0, 128.0, 128.0], np.float32)
+    return np.subtract(cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB), offset, dtype=np.float32)
 
 
 def model_table(
@@ -109,7 +109,9 @@ def table_distance(residual: FloatImage, sample_step: int = 7) -> FloatImage:
     # The trimmed sample underestimates the spread; scale as for a trimmed Gaussian.
     whitening = np.linalg.cholesky(np.linalg.inv(covariance * 1.6)).astype(np.float32)
     whitened = cv2.transform(np.ascontiguousarray(residual, np.float32), whitening.T)
-    return np.asarray(np.sqrt((whitened * whitened).sum(axis=2)), np.float32)
+    # Channel by channel: summing over the last axis of an (H, W, 3) array is slow.
+    x, y, z = cv2.split(whitened)
+    return np.asarray(np.sqrt(x * x + y * y + z * z), np.float32)
 
 
 def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMasks:
@@ -133,55 +135,126 @@ def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMa
     table = model_table(lab, foreground=table_distance(lab - first) > profile.min_contrast)
     residual = lab - table
     distance = table_distance(residual)
-    stands_out = distance > profile.min_contrast
-
-    chroma_ab = lab[..., 1:]
-    chroma = np.hypot(chroma_ab[..., 0], chroma_ab[..., 1])
-    table_chroma = np.hypot(table[..., 1], table[..., 2])
-    # A shadow darkens the table and dulls its hue; it is no string even where it
-    # stands out (and under a warm lamp a deep shadow turns faintly blue, so in dark
-    # pixels a hue must be stronger before it counts).
-    hue_cos_to_table = (chroma_ab * table[..., 1:]).sum(axis=2) / np.maximum(
-        chroma * table_chroma, 1e-3
-    )
-    shadow = (residual[..., 0] < 0) & (chroma < 1.15 * table_chroma) & (hue_cos_to_table > 0.85)
-    min_chroma = profile.min_chroma + 0.5 * np.maximum(0.0, 45.0 - lab[..., 0])
-    # Hysteresis: a faint stretch of string counts if it joins a clear one.
-    faint = (distance > 0.75 * profile.min_contrast) & ~shadow & (chroma > min_chroma)
-
+    # Only a pixel unlike the table can be string or ghost, and those are a few per
+    # cent of the photo: their hues are judged on them alone, not on every pixel.
     labels = np.zeros(rgb.shape[:2], np.uint8)
-    cos_limit = np.cos(np.radians(profile.max_hue_angle_deg))
-    best_cos = np.full(rgb.shape[:2], -2.0, np.float32)
-    for index, colour in enumerate(LINE_COLOURS, start=1):
-        a, b = profile.hues[colour]
-        cos = (chroma_ab[..., 0] * a + chroma_ab[..., 1] * b) / (
-            float(np.hypot(a, b)) * np.maximum(chroma, 1e-3)
-        )
-        take = _hysteresis(faint & (cos > cos_limit), stands_out) & (cos > best_cos)
-        labels[take] = index
-        best_cos = np.where(take, cos, best_cos).astype(np.float32)
-
-    # A ghost's lit side is lighter than the table; its shaded side is not, but on a
-    # table with a hue of its own (beige cloth, wood) it is clearly greyer than the
-    # table, where a shadow keeps the table's hue.
-    greyer = (chroma < 0.5 * table_chroma) & (residual[..., 0] > -0.25 * table[..., 0])
-    white = (
-        stands_out
-        & ((residual[..., 0] > profile.white_min_lightness_gain) | greyer)
-        & (chroma < profile.white_max_chroma)
-        & (labels == TABLE)
-    )
-    labels[white] = LABEL_COLOURS.index(WHITE)
+    candidates = np.flatnonzero(distance > 0.75 * profile.min_contrast)
+    pixels = _Candidates.gather(candidates, lab, table, residual, distance, profile)
+    _label_line_colours(labels, pixels, profile)
+    _label_white(labels, pixels, profile)
     return ColourMasks(labels=majority_filter(labels), lab=lab, table=table)
 
 
-def _hysteresis(weak: NDArray[np.bool_], strong: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    """The connected parts of ``weak`` that contain a pixel of ``strong``."""
-    count, components = cv2.connectedComponents(weak.astype(np.uint8), connectivity=8)
+@dataclass(frozen=True)
+class _Candidates:
+    """The pixels that stand out at least faintly, as flat indices and their values."""
+
+    index: NDArray[np.intp]
+    a: FloatImage  # the pixel's a*, b* and chroma
+    b: FloatImage
+    chroma: FloatImage
+    table_chroma: FloatImage
+    lightness_gain: FloatImage  # L* of the pixel minus L* of the table under it
+    table_lightness: FloatImage
+    stands_out: NDArray[np.bool_]  # clearly unlike the table
+    faint: NDArray[np.bool_]  # unlike the table, in colour, and no shadow
+
+    @classmethod
+    def gather(
+        cls,
+        index: NDArray[np.intp],
+        lab: FloatImage,
+        table: FloatImage,
+        residual: FloatImage,
+        distance: FloatImage,
+        profile: ColourProfile,
+    ) -> _Candidates:
+        pixel = lab.reshape(-1, 3)[index]
+        under = table.reshape(-1, 3)[index]
+        a, b = pixel[:, 1].copy(), pixel[:, 2].copy()
+        chroma = np.hypot(a, b)
+        table_chroma = np.hypot(under[:, 1], under[:, 2])
+        gain = residual.reshape(-1, 3)[index, 0]
+        # A shadow darkens the table and dulls its hue; it is no string even where it
+        # stands out (and under a warm lamp a deep shadow turns faintly blue, so in
+        # dark pixels a hue must be stronger before it counts).
+        hue_cos_to_table = (a * under[:, 1] + b * under[:, 2]) / np.maximum(
+            chroma * table_chroma, 1e-3
+        )
+        shadow = (gain < 0) & (chroma < 1.15 * table_chroma) & (hue_cos_to_table > 0.85)
+        min_chroma = profile.min_chroma + 0.5 * np.maximum(0.0, 45.0 - pixel[:, 0])
+        return cls(
+            index=index,
+            a=a,
+            b=b,
+            chroma=chroma,
+            table_chroma=table_chroma,
+            lightness_gain=gain,
+            table_lightness=under[:, 0].copy(),
+            stands_out=distance.ravel()[index] > profile.min_contrast,
+            faint=~shadow & (chroma > min_chroma),
+        )
+
+
+def _label_line_colours(
+    labels: NDArray[np.uint8], pixels: _Candidates, profile: ColourProfile
+) -> None:
+    """Give each candidate the line colour nearest its hue, if near enough."""
+    cos_limit = np.cos(np.radians(profile.max_hue_angle_deg))
+    best_cos = np.full(pixels.index.shape, -2.0, np.float32)
+    for index, colour in enumerate(LINE_COLOURS, start=1):
+        a, b = profile.hues[colour]
+        cos = (pixels.a * a + pixels.b * b) / (
+            float(np.hypot(a, b)) * np.maximum(pixels.chroma, 1e-3)
+        )
+        # Hysteresis: a faint stretch of string counts if it joins a clear one.
+        weak = pixels.faint & (cos > cos_limit)
+        take = _hysteresis(labels.shape, pixels.index, weak, pixels.stands_out)
+        take &= cos > best_cos
+        labels.ravel()[pixels.index[take]] = index
+        best_cos = np.where(take, cos, best_cos).astype(np.float32)
+
+
+def _label_white(labels: NDArray[np.uint8], pixels: _Candidates, profile: ColourProfile) -> None:
+    """Mark the ghosts' pixels among the candidates not taken by a line colour."""
+    # A ghost's lit side is lighter than the table; its shaded side is not, but on a
+    # table with a hue of its own (beige cloth, wood) it is clearly greyer than the
+    # table, where a shadow keeps the table's hue.
+    greyer = (pixels.chroma < 0.5 * pixels.table_chroma) & (
+        pixels.lightness_gain > -0.25 * pixels.table_lightness
+    )
+    white = (
+        pixels.stands_out
+        & ((pixels.lightness_gain > profile.white_min_lightness_gain) | greyer)
+        & (pixels.chroma < profile.white_max_chroma)
+        & (labels.ravel()[pixels.index] == TABLE)
+    )
+    labels.ravel()[pixels.index[white]] = LABEL_COLOURS.index(WHITE)
+
+
+def _hysteresis(
+    shape: tuple[int, ...],
+    index: NDArray[np.intp],
+    weak: NDArray[np.bool_],
+    strong: NDArray[np.bool_],
+) -> NDArray[np.bool_]:
+    """Which of the pixels ``index`` (flat) lie in a connected part of ``weak`` that
+    contains a pixel of ``strong``; ``weak`` and ``strong`` are given per pixel."""
+    taken = np.zeros(index.shape, bool)
+    weak_index = index[weak]
+    if weak_index.size == 0:
+        return taken
+    # Label the connected parts inside the weak pixels' bounding box only.
+    ys, xs = np.divmod(weak_index, shape[1])
+    top, left = int(ys.min()), int(xs.min())
+    box = np.zeros((int(ys.max()) - top + 1, int(xs.max()) - left + 1), np.uint8)
+    box[ys - top, xs - left] = 1
+    count, components = cv2.connectedComponents(box, connectivity=8)
+    part = components[ys - top, xs - left]
     keep = np.zeros(count, bool)
-    keep[np.unique(components[weak & strong])] = True
-    keep[0] = False
-    return np.asarray(keep[components])
+    keep[part[strong[weak]]] = True
+    taken[weak] = keep[part]
+    return taken
 
 
 def majority_filter(labels: NDArray[np.uint8], size: int = 5) -> NDArray[np.uint8]:
@@ -192,14 +265,44 @@ def majority_filter(labels: NDArray[np.uint8], size: int = 5) -> NDArray[np.uint
     outvoted by the string beside it, while a string itself (several pixels wide)
     keeps its label.
     """
-    winner = np.zeros_like(labels)
-    most = np.full(labels.shape, -1.0, np.float32)
+    result = labels.copy()
+    box = bounding_box(labels > 0, margin=size)
+    if box is None:
+        return result
+    # Only non-table pixels change, so only their bounding box is filtered (with a
+    # margin wider than the window, so that the box's edge is never reached).
+    crop = labels[box]
+    winner = np.zeros_like(crop)
+    most = np.full(crop.shape, -1.0, np.float32)
     for k in range(len(LABEL_COLOURS)):
-        votes = cv2.boxFilter((labels == k).astype(np.float32), -1, (size, size), normalize=False)
+        votes = cv2.boxFilter((crop == k).astype(np.float32), -1, (size, size), normalize=False)
         better = votes > most
         winner[better] = k
         most = np.maximum(most, votes)
-    return np.where(labels > 0, winner, labels).astype(np.uint8)
+    result[box] = np.where(crop > 0, winner, crop)
+    return result
+
+
+def bounding_box(mask: NDArray[np.bool_], margin: int) -> tuple[slice, slice] | None:
+    """The slices of the bounding box of ``mask``'s pixels grown by ``margin``, clipped
+    to the image; None if the mask is empty.
+
+    Stages after this one look at the strings and pawns only, and these often fill a
+    part of the photo: they work on this box and leave the rest alone.
+    """
+    rows = np.flatnonzero(mask.any(axis=1))
+    if rows.size == 0:
+        return None
+    columns = np.flatnonzero(mask[rows[0] : rows[-1] + 1].any(axis=0))
+    height, width = mask.shape
+    # The box starts on even coordinates: OpenCV labels connected parts by 2×2 blocks,
+    # and numbers them in the same order as on the whole image only if the blocks align.
+    top = max(0, int(rows[0]) - margin) & ~1
+    left = max(0, int(columns[0]) - margin) & ~1
+    return (
+        slice(top, min(height, int(rows[-1]) + 1 + margin)),
+        slice(left, min(width, int(columns[-1]) + 1 + margin)),
+    )
 
 
 #: Display colours (RGB) of the labels, for debug drawings.

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from skimage.morphology import skeletonize
 
 from engine.colours import LINE_COLOURS, WHITE
-from vision.colour import LABEL_COLOURS, ColourMasks
+from vision.colour import LABEL_COLOURS, ColourMasks, bounding_box
 
 BoolImage = NDArray[np.bool_]
 
@@ -84,8 +84,12 @@ class Separation:
 def estimate_string_width(masks: ColourMasks) -> float:
     """Median width of the coloured thin structures (strings dominate by length)."""
     coloured = (masks.labels > 0) & (masks.labels < LABEL_COLOURS.index(WHITE))
-    if coloured.sum() < 50:
+    box = bounding_box(coloured, margin=2)
+    if box is None or coloured[box].sum() < 50:
         return 0.0
+    # The strings' box is enough: with a margin of table round them, the distances
+    # and the skeleton inside it are those of the whole image.
+    coloured = coloured[box]
     distance = cv2.distanceTransform(coloured.astype(np.uint8), cv2.DIST_L2, 3)
     skeleton: BoolImage = skeletonize(coloured)  # type: ignore[no-untyped-call]
     half_widths = distance[skeleton]
@@ -147,34 +151,54 @@ def separate(masks: ColourMasks) -> Separation:
     """
     string_width = max(estimate_string_width(masks), 2.0)
     labels = masks.labels
+    # Each colour is worked on inside its own bounding box; the margin is wider than
+    # any disc used, so that the result is what the whole image would give.
+    margin = int(4 * string_width) + 8
     pawns: list[PawnBlob] = []
     pawn_mask = np.zeros(labels.shape, bool)
-    not_string: dict[str, BoolImage] = {}
+    strings: dict[str, BoolImage] = {}
     # Each colour on its own, so that a blue pawn touching a red one stays two blobs.
     for index, colour in enumerate(LINE_COLOURS, start=1):
-        own = (labels == index).astype(np.uint8)
-        # Close small holes (highlights, the seam between head and body) first.
-        joined = np.asarray(cv2.morphologyEx(own, cv2.MORPH_CLOSE, _disc(1.5 * string_width)))
-        closed = fill_small_holes(joined.astype(np.uint8), 12 * string_width**2)
-        thick = opening(closed, PAWN_MIN_WIDTHS * string_width)
-        blobs = _pawn_blobs(thick, colour, labels)
-        # A sunlit patch between hard shadows can take a string's colour; it is wide
-        # but not round like a pawn, and it is no string either.
-        round_blobs = [b for b in blobs if _pawn_shaped(b)]
+        own = labels == index
+        strings[colour] = np.zeros(labels.shape, bool)
+        box = bounding_box(own, margin)
+        if box is None:
+            continue
+        origin = (box[1].start, box[0].start)
+        round_blobs, not_string = _colour_pawns(own[box], labels[box], colour, origin, string_width)
         pawns.extend(round_blobs)
-        own_pawns = _blob_mask(labels.shape, round_blobs)
-        pawn_mask |= own_pawns
-        not_string[colour] = own_pawns | opening(closed, WIDE_WIDTHS * string_width)
-    pawns.extend(_ghost_blobs(labels, pawn_mask, string_width))
-    pawn_mask |= _blob_mask(labels.shape, [p for p in pawns if p.colour == WHITE])
-
-    strings: dict[str, BoolImage] = {}
-    for index, colour in enumerate(LINE_COLOURS, start=1):
+        pawn_mask |= _blob_mask(labels.shape, round_blobs)
         # Cut out only the pawns of the string's own colour: other pawns do not hide
         # pixels of this colour, and cutting them would bend the traced line.
-        cut = cv2.dilate(not_string[colour].astype(np.uint8), _disc(string_width)).astype(bool)
-        strings[colour] = (labels == index) & ~cut
+        cut = cv2.dilate(not_string.astype(np.uint8), _disc(string_width)).astype(bool)
+        strings[colour][box] = own[box] & ~cut
+    pawns.extend(_ghost_blobs(labels, pawn_mask, string_width, margin))
+    pawn_mask |= _blob_mask(labels.shape, [p for p in pawns if p.colour == WHITE])
     return Separation(strings=strings, pawns=pawns, string_width=string_width, pawn_mask=pawn_mask)
+
+
+def _colour_pawns(
+    own: BoolImage,
+    labels: NDArray[np.uint8],
+    colour: str,
+    origin: tuple[int, int],
+    string_width: float,
+) -> tuple[list[PawnBlob], BoolImage]:
+    """The pawns of one colour, and what of that colour is too thick for a string.
+
+    ``own`` and ``labels`` are a box of the photo whose corner is at ``origin``
+    (x, y); the blobs' boxes are in the photo's pixels, the mask in the box's.
+    """
+    # Close small holes (highlights, the seam between head and body) first.
+    joined = cv2.morphologyEx(own.astype(np.uint8), cv2.MORPH_CLOSE, _disc(1.5 * string_width))
+    closed = fill_small_holes(np.asarray(joined, np.uint8), 12 * string_width**2)
+    thick = opening(closed, PAWN_MIN_WIDTHS * string_width)
+    blobs = _pawn_blobs(thick, colour, labels, origin)
+    # A sunlit patch between hard shadows can take a string's colour; it is wide
+    # but not round like a pawn, and it is no string either.
+    round_blobs = [b for b in blobs if _pawn_shaped(b)]
+    own_pawns = _blob_mask(own.shape, round_blobs, origin)
+    return round_blobs, own_pawns | opening(closed, WIDE_WIDTHS * string_width)
 
 
 def _pawn_shaped(blob: PawnBlob) -> bool:
@@ -189,34 +213,48 @@ def _pawn_shaped(blob: PawnBlob) -> bool:
 
 
 def _ghost_blobs(
-    labels: NDArray[np.uint8], coloured_pawns: BoolImage, string_width: float
+    labels: NDArray[np.uint8], coloured_pawns: BoolImage, string_width: float, margin: int
 ) -> list[PawnBlob]:
     """White pawns: the lit part of a ghost is white, its shaded side often is not, so
     a smaller disc than for coloured pawns must fit. Highlights on coloured pawns are
     white too; they lie on a coloured pawn and are skipped."""
-    white = (labels == LABEL_COLOURS.index(WHITE)).astype(np.uint8)
+    white_everywhere = labels == LABEL_COLOURS.index(WHITE)
+    box = bounding_box(white_everywhere, margin)
+    if box is None:
+        return []
+    origin = (box[1].start, box[0].start)
+    white = white_everywhere[box].astype(np.uint8)
     joined = cv2.morphologyEx(white, cv2.MORPH_CLOSE, _disc(1.5 * string_width))
     closed = np.asarray(joined, np.uint8)
     thick = opening(closed, GHOST_MIN_WIDTHS * string_width)
-    near_coloured = cv2.dilate(coloured_pawns.astype(np.uint8), _disc(1.5 * string_width))
+    near_coloured = cv2.dilate(coloured_pawns[box].astype(np.uint8), _disc(1.5 * string_width))
     blobs = []
-    for blob in _pawn_blobs(thick.astype(bool), WHITE, labels):
+    for blob in _pawn_blobs(thick.astype(bool), WHITE, labels[box], origin):
         x, y, w, h = blob.box
+        x, y = x - origin[0], y - origin[1]
         overlap = near_coloured[y : y + h, x : x + w][blob.mask].mean()
         if overlap < 0.3:
             blobs.append(blob)
     return blobs
 
 
-def _blob_mask(shape: tuple[int, ...], blobs: list[PawnBlob]) -> BoolImage:
+def _blob_mask(
+    shape: tuple[int, ...], blobs: list[PawnBlob], origin: tuple[int, int] = (0, 0)
+) -> BoolImage:
+    """The blobs' pixels in an image of ``shape`` whose corner is at ``origin`` (x, y)."""
     mask = np.zeros(shape[:2], bool)
     for blob in blobs:
         x, y, w, h = blob.box
+        x, y = x - origin[0], y - origin[1]
         mask[y : y + h, x : x + w] |= blob.mask
     return mask
 
 
-def _pawn_blobs(thick: BoolImage, colour: str, labels: NDArray[np.uint8]) -> list[PawnBlob]:
+def _pawn_blobs(
+    thick: BoolImage, colour: str, labels: NDArray[np.uint8], origin: tuple[int, int]
+) -> list[PawnBlob]:
+    """The connected parts of ``thick`` (a box of the photo whose corner is at
+    ``origin``) as blobs, with boxes in the photo's pixels."""
     count, components, stats, _ = cv2.connectedComponentsWithStats(
         thick.astype(np.uint8), connectivity=8
     )
@@ -227,5 +265,6 @@ def _pawn_blobs(thick: BoolImage, colour: str, labels: NDArray[np.uint8]) -> lis
         mask = components[y : y + h, x : x + w] == k
         inside = labels[y : y + h, x : x + w][mask]
         share = float((inside == index).sum() / max(1, (inside > 0).sum()))
-        blobs.append(PawnBlob(colour=colour, mask=mask, box=(x, y, w, h), share=share))
+        box = (x + origin[0], y + origin[1], w, h)
+        blobs.append(PawnBlob(colour=colour, mask=mask, box=box, share=share))
     return blobs

@@ -22,6 +22,7 @@ from shapely.geometry import LinearRing, Polygon
 from skimage.morphology import skeletonize
 
 from engine.board import Point
+from vision.colour import bounding_box
 from vision.errors import ReadError
 from vision.separate import Separation
 
@@ -136,6 +137,20 @@ def skeleton_segments(
 
     Returns the segments at least ``min_length`` long and the (x, y) of the junctions.
     """
+    box = bounding_box(mask, margin=2)
+    if box is None:
+        return [], np.zeros((0, 2))
+    # The string's box is enough: with a margin of table round it, its skeleton is
+    # the whole image's.
+    return _box_segments(mask[box], (box[1].start, box[0].start), min_length)
+
+
+def _box_segments(
+    mask: NDArray[np.bool_], origin: tuple[int, int], min_length: float
+) -> tuple[list[Segment], NDArray[np.float64]]:
+    """``skeleton_segments`` of a box of the photo whose corner is at ``origin`` (x, y),
+    in the photo's pixels."""
+    left, top = origin
     skeleton: NDArray[np.bool_] = skeletonize(mask)  # type: ignore[no-untyped-call]
     kernel = np.ones((3, 3), np.float32)
     kernel[1, 1] = 0
@@ -155,10 +170,11 @@ def skeleton_segments(
             continue
         x, y, w, h = (int(v) for v in stats[index, :4])
         ys, xs = np.nonzero(components[y : y + h, x : x + w] == index)
-        segment = Segment(_order_chain(xs + x, ys + y))
+        # In the photo's pixels already: the chain's order depends on them.
+        segment = Segment(_order_chain(xs + x + left, ys + y + top))
         if segment.length >= min_length:
             segments.append(segment)
-    return segments, np.column_stack([jx, jy]).astype(np.float64)
+    return segments, np.column_stack([jx + left, jy + top]).astype(np.float64)
 
 
 def _order_chain(xs: NDArray[np.intp], ys: NDArray[np.intp]) -> Points:
@@ -407,7 +423,7 @@ def find_knot(
     place on the loop is taken if it is clearly thicker than the string. The knot is
     put on the loop's path, nearest the best candidate.
     """
-    distance = np.asarray(cv2.distanceTransform(mask.astype(np.uint8), cv2.DIST_L2, 3), np.float32)
+    distance = _distance_inside(mask)
     path = loop.points
     in_loop = _segments_in_loop(loop, segments, width)
     tails = [
@@ -446,6 +462,16 @@ def find_knot(
     if thickness[k] >= 1.6 * width:
         return (float(path[k, 0]), float(path[k, 1])), 0.4
     return None, 0.0
+
+
+def _distance_inside(mask: NDArray[np.bool_]) -> NDArray[np.float32]:
+    """Each mask pixel's distance to the nearest pixel outside it (0 outside)."""
+    distance = np.zeros(mask.shape, np.float32)
+    box = bounding_box(mask, margin=2)
+    if box is not None:
+        # Computed in the mask's box only: the nearest outside pixel is always in it.
+        distance[box] = cv2.distanceTransform(mask[box].astype(np.uint8), cv2.DIST_L2, 3)
+    return distance
 
 
 def _segments_in_loop(loop: Loop, segments: list[Segment], width: float) -> set[int]:
