@@ -53,9 +53,10 @@ class ColourMasks:
 
 def to_lab(rgb: NDArray[np.uint8]) -> FloatImage:
     """RGB uint8 → CIELAB float32 with a* and b* centred on 0."""
-    # One subtraction over whole pixels: a strided a*, b* view would be several times slower.
-    offset = np.array([0.0, 128.0, 128.0], np.float32)
-    return np.subtract(cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB), offset, dtype=np.float32)
+    lab = cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB).astype(np.float32)
+    # Subtracted from whole pixels: a strided a*, b* view would be several times slower.
+    lab -= np.array([0.0, 128.0, 128.0], np.float32)
+    return lab
 
 
 def model_table(
@@ -110,8 +111,10 @@ def table_distance(residual: FloatImage, sample_step: int = 7) -> FloatImage:
     whitening = np.linalg.cholesky(np.linalg.inv(covariance * 1.6)).astype(np.float32)
     whitened = cv2.transform(np.ascontiguousarray(residual, np.float32), whitening.T)
     # Channel by channel: summing over the last axis of an (H, W, 3) array is slow.
-    x, y, z = cv2.split(whitened)
-    return np.asarray(np.sqrt(x * x + y * y + z * z), np.float32)
+    squares = whitened * whitened
+    total = squares[..., 0] + squares[..., 1]
+    total += squares[..., 2]
+    return np.asarray(np.sqrt(total, out=total), np.float32)
 
 
 def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMasks:

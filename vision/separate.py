@@ -8,6 +8,8 @@ keeps only pawns; what is left of each colour is string.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -123,14 +125,32 @@ def opening(mask: NDArray[np.uint8], diameter: float) -> NDArray[np.bool_]:
     Distance transforms cost the same for any disc, where ``cv2.morphologyEx`` with a
     pawn-sized disc is slow.
     """
-    radius = diameter / 2
+    return openings(mask, [diameter])[0]
+
+
+def openings(mask: NDArray[np.uint8], diameters: Sequence[float]) -> list[BoolImage]:
+    """The :func:`opening` of ``mask`` with a disc of each diameter.
+
+    The distance of every pixel from the background is the same for every disc, so
+    it is measured once.
+    """
     inside = cv2.distanceTransform(mask.astype(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
-    centres = (inside >= radius).astype(np.uint8)
-    if not centres.any():
-        return np.zeros(mask.shape, bool)
-    reach = cv2.distanceTransform(1 - centres, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
-    fits: BoolImage = np.asarray(reach < radius) & mask.astype(bool)
-    return fits
+    return [_within_reach(mask, inside >= d / 2, d / 2) for d in diameters]
+
+
+def _within_reach(mask: NDArray[np.uint8], centres: BoolImage, radius: float) -> BoolImage:
+    """The pixels of ``mask`` closer than ``radius`` to one of ``centres``."""
+    fits = np.zeros(mask.shape, bool)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(centres.astype(np.uint8), connectivity=8)
+    # Nothing farther than the radius from a group of centres is reached from it, so
+    # the distances are measured in a box round each group only (pawns are small).
+    margin = math.ceil(radius) + 1
+    for x, y, w, h in stats[1:, :4].tolist():
+        box = (slice(max(0, y - margin), y + h + margin), slice(max(0, x - margin), x + w + margin))
+        far = 1 - centres[box].astype(np.uint8)
+        fits[box] |= cv2.distanceTransform(far, cv2.DIST_L2, cv2.DIST_MASK_PRECISE) < radius
+    within: BoolImage = fits & mask.astype(bool)
+    return within
 
 
 def _disc(diameter: float) -> NDArray[np.uint8]:
@@ -192,13 +212,14 @@ def _colour_pawns(
     # Close small holes (highlights, the seam between head and body) first.
     joined = cv2.morphologyEx(own.astype(np.uint8), cv2.MORPH_CLOSE, _disc(1.5 * string_width))
     closed = fill_small_holes(np.asarray(joined, np.uint8), 12 * string_width**2)
-    thick = opening(closed, PAWN_MIN_WIDTHS * string_width)
-    blobs = _pawn_blobs(thick, colour, labels, origin)
+    diameters = [PAWN_MIN_WIDTHS * string_width, WIDE_WIDTHS * string_width]
+    pawn_sized, too_wide = openings(closed, diameters)
+    blobs = _pawn_blobs(pawn_sized, colour, labels, origin)
     # A sunlit patch between hard shadows can take a string's colour; it is wide
     # but not round like a pawn, and it is no string either.
     round_blobs = [b for b in blobs if _pawn_shaped(b)]
     own_pawns = _blob_mask(own.shape, round_blobs, origin)
-    return round_blobs, own_pawns | opening(closed, WIDE_WIDTHS * string_width)
+    return round_blobs, own_pawns | too_wide
 
 
 def _pawn_shaped(blob: PawnBlob) -> bool:

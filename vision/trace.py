@@ -177,33 +177,42 @@ def _box_segments(
     return segments, np.column_stack([jx + left, jy + top]).astype(np.float64)
 
 
+#: The steps to a pixel's 8 neighbours, the 4-connected ones first, so that a staircase
+#: is walked pixel by pixel.
+_STEPS = ((-1, 0), (0, -1), (0, 1), (1, 0), (-1, -1), (-1, 1), (1, -1), (1, 1))
+
+
 def _order_chain(xs: NDArray[np.intp], ys: NDArray[np.intp]) -> Points:
     """Order the pixels of an unbranched 8-connected chain from one end to the other."""
     pixels = set(zip(xs.tolist(), ys.tolist(), strict=True))
-
-    def neighbours(p: tuple[int, int]) -> list[tuple[int, int]]:
-        x, y = p
-        return [
-            (x + dx, y + dy)
-            for dx in (-1, 0, 1)
-            for dy in (-1, 0, 1)
-            if (dx or dy) and (x + dx, y + dy) in pixels
-        ]
-
-    start = next((p for p in pixels if len(neighbours(p)) <= 1), next(iter(pixels)))
+    ends = _chain_ends(xs, ys)
+    start = next((p for p in pixels if p in ends), next(iter(pixels)))
     chain = [start]
-    seen = {start}
-    current = start
+    unseen = pixels - {start}
+    x, y = start
     while True:
-        options = [p for p in neighbours(current) if p not in seen]
-        if not options:
+        for dx, dy in _STEPS:
+            step = (x + dx, y + dy)
+            if step in unseen:
+                break
+        else:
             break
-        # Prefer the 4-connected step so that a staircase is walked pixel by pixel.
-        options.sort(key=lambda p: abs(p[0] - current[0]) + abs(p[1] - current[1]))
-        current = options[0]
-        seen.add(current)
-        chain.append(current)
+        unseen.remove(step)
+        chain.append(step)
+        x, y = step
     return np.array(chain, np.float64)
+
+
+def _chain_ends(xs: NDArray[np.intp], ys: NDArray[np.intp]) -> set[tuple[int, int]]:
+    """The pixels of the chain with at most one neighbour in it."""
+    left, top = int(xs.min()) - 1, int(ys.min()) - 1
+    grid = np.zeros((int(ys.max()) - top + 2, int(xs.max()) - left + 2), np.uint8)
+    grid[ys - top, xs - left] = 1
+    kernel = np.ones((3, 3), np.float32)
+    kernel[1, 1] = 0
+    neighbours = cv2.filter2D(grid, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+    at_end = neighbours[ys - top, xs - left] <= 1
+    return set(zip(xs[at_end].tolist(), ys[at_end].tolist(), strict=True))
 
 
 # --- segments → one closed loop -----------------------------------------------------
