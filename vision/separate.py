@@ -141,16 +141,34 @@ def openings(mask: NDArray[np.uint8], diameters: Sequence[float]) -> list[BoolIm
 def _within_reach(mask: NDArray[np.uint8], centres: BoolImage, radius: float) -> BoolImage:
     """The pixels of ``mask`` closer than ``radius`` to one of ``centres``."""
     fits = np.zeros(mask.shape, bool)
-    _, _, stats, _ = cv2.connectedComponentsWithStats(centres.astype(np.uint8), connectivity=8)
     # Nothing farther than the radius from a group of centres is reached from it, so
     # the distances are measured in a box round each group only (pawns are small).
     margin = math.ceil(radius) + 1
-    for x, y, w, h in stats[1:, :4].tolist():
-        box = (slice(max(0, y - margin), y + h + margin), slice(max(0, x - margin), x + w + margin))
+    for rows, columns in _groups(centres):
+        box = (
+            slice(max(0, rows.start - margin), rows.stop + margin),
+            slice(max(0, columns.start - margin), columns.stop + margin),
+        )
         far = 1 - centres[box].astype(np.uint8)
         fits[box] |= cv2.distanceTransform(far, cv2.DIST_L2, cv2.DIST_MASK_PRECISE) < radius
     within: BoolImage = fits & mask.astype(bool)
     return within
+
+
+def _groups(mask: BoolImage) -> list[tuple[slice, slice]]:
+    """Boxes that together hold every pixel of a sparse ``mask``: each band of rows
+    with pixels, cut into its bands of columns with pixels (cheaper than labelling)."""
+    return [
+        (rows, columns)
+        for rows in _runs(np.asarray(mask.any(axis=1)))
+        for columns in _runs(np.asarray(mask[rows].any(axis=0)))
+    ]
+
+
+def _runs(flags: NDArray[np.bool_]) -> list[slice]:
+    """The runs of True in a 1-D array, as slices."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[False], flags, [False]]).astype(np.int8)))
+    return [slice(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
 
 
 def _disc(diameter: float) -> NDArray[np.uint8]:
