@@ -268,6 +268,8 @@ def majority_filter(labels: NDArray[np.uint8], size: int = 5) -> NDArray[np.uint
     outvoted by the string beside it, while a string itself (several pixels wide)
     keeps its label.
     """
+    if not 1 <= size <= 255:
+        raise ValueError(f"window size must be 1 to 255 pixels, got {size}")
     result = labels.copy()
     box = bounding_box(labels > 0, margin=size)
     if box is None:
@@ -275,15 +277,21 @@ def majority_filter(labels: NDArray[np.uint8], size: int = 5) -> NDArray[np.uint
     # Only non-table pixels change, so only their bounding box is filtered (with a
     # margin wider than the window, so that the box's edge is never reached).
     crop = labels[box]
-    winner = np.zeros_like(crop)
-    most = np.full(crop.shape, -1.0, np.float32)
-    for k in range(len(LABEL_COLOURS)):
-        votes = cv2.boxFilter((crop == k).astype(np.float32), -1, (size, size), normalize=False)
+    winner = np.zeros_like(crop)  # the table's votes come first: ties go to the lower label
+    most = _votes(crop == TABLE, size)
+    for k in range(1, len(LABEL_COLOURS)):
+        votes = _votes(crop == k, size)
         better = votes > most
         winner[better] = k
-        most = np.maximum(most, votes)
+        np.maximum(most, votes, out=most)
     result[box] = np.where(crop > 0, winner, crop)
     return result
+
+
+def _votes(mask: NDArray[np.bool_], size: int) -> NDArray[np.uint16]:
+    """How many pixels of ``mask`` each ``size`` × ``size`` window holds (exact counts)."""
+    votes = cv2.boxFilter(mask.view(np.uint8), cv2.CV_16U, (size, size), normalize=False)
+    return np.asarray(votes, np.uint16)
 
 
 def bounding_box(mask: NDArray[np.bool_], margin: int) -> tuple[slice, slice] | None:

@@ -294,6 +294,12 @@ def _pawn_blobs(
 ) -> list[PawnBlob]:
     """The connected parts of ``thick`` (a box of the photo whose corner is at
     ``origin``) as blobs, with boxes in the photo's pixels."""
+    thick_box = bounding_box(thick, margin=0)
+    if thick_box is None:
+        return []
+    # Labelled inside the box of the thick parts only (pawns are few and small).
+    thick, labels = thick[thick_box], labels[thick_box]
+    origin = (origin[0] + thick_box[1].start, origin[1] + thick_box[0].start)
     count, components, stats, _ = cv2.connectedComponentsWithStats(
         thick.astype(np.uint8), connectivity=8
     )
