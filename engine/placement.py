@@ -257,13 +257,13 @@ class BoardGeometry:
             ambiguity = ON_STRING_AMBIGUITY if self._on_string(xy, radius) else None
             creature = Creature(GHOST, WHITE, xy=xy, field=field_id)
             return Location(creature, field_id, None, None, math.inf, ambiguity)
-        found = self._locate_demon(xy, radius)
+        found = self._locate_demon(xy, radius, foot.colour)
         creature = Creature(DEMON, foot.colour, xy=xy, field=found.field, crossing=found.crossing)
         return Location(
             creature, found.field, found.crossing, found.sector, found.distance, found.ambiguity
         )
 
-    def _locate_demon(self, xy: Point, radius: float) -> _DemonPlace:
+    def _locate_demon(self, xy: Point, radius: float, colour: str | None = None) -> _DemonPlace:
         field_id = self.field_at(xy)
         on_string = self._on_string(xy, radius)
         candidates = self._candidates(xy, radius)
@@ -283,9 +283,11 @@ class BoardGeometry:
             ambiguity = ON_STRING_AMBIGUITY
         elif len(close) > 1:
             ambiguity = BETWEEN_CORNERS_AMBIGUITY
-            # Corners that fit about equally well: a player puts a demon next to the
-            # crossing it means, so the nearer crossing is the better guess.
-            best = min(close, key=lambda c: c.distance)
+            # Corners that fit about equally well: the photo does not say, so the rules
+            # do. A demon belongs at a crossing of its own colour, and a player puts it
+            # next to the crossing meant: of those, the nearer.
+            own = [c for c in close if colour in self.board.crossings[c.crossing].lines]
+            best = min(own or close, key=lambda c: c.distance)
         return _DemonPlace(best.field, best.crossing, best.sector, best.distance, ambiguity)
 
     def _candidates(self, xy: Point, radius: float) -> list[_Candidate]:

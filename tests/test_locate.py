@@ -281,3 +281,33 @@ def test_a_sloppy_pawn_stays_in_its_corner_or_says_it_is_unsure(
     foot = Foot("demon", "red", (x + d * math.cos(angle), y + d * math.sin(angle)))
     [found] = geometry.locate([foot], pawn_radius=RADIUS)
     assert (found.field, found.crossing) == (field_id, crossing_id) or found.ambiguity
+
+
+def test_between_two_corners_the_demon_goes_to_a_crossing_of_its_colour() -> None:
+    """Halfway between two corners of one field, the photo does not say which corner a
+    demon is in; the rules do: the one at a crossing of its colour."""
+    decided = 0
+    for seed in range(12):
+        board = random_layout(seed).board()
+        geometry = BoardGeometry(board)
+        radius = 9.5
+        for field in board.fields:
+            if field.outer:
+                continue
+            for a in set(field.corners):
+                for b in set(field.corners):
+                    only_a = set(board.crossings[a].lines) - set(board.crossings[b].lines)
+                    only_b = set(board.crossings[b].lines) - set(board.crossings[a].lines)
+                    if a >= b or not only_a or not only_b:
+                        continue
+                    pa = geometry.corner_point(field.id, a, 1.25 * radius)
+                    pb = geometry.corner_point(field.id, b, 1.25 * radius)
+                    middle = ((pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2)
+                    feet = [Foot("demon", min(only_a), middle), Foot("demon", min(only_b), middle)]
+                    for_a, for_b = locate_creatures(board, feet, pawn_radius=radius)
+                    if {for_a.crossing, for_b.crossing} != {a, b}:
+                        continue  # another corner fits better; not this test's case
+                    assert for_a.ambiguity == for_b.ambiguity == "between-corners"
+                    assert (for_a.crossing, for_b.crossing) == (a, b)
+                    decided += 1
+    assert decided > 0
