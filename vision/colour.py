@@ -110,8 +110,9 @@ def table_distance(residual: FloatImage, sample_step: int = 7) -> FloatImage:
     # The trimmed sample underestimates the spread; scale as for a trimmed Gaussian.
     whitening = np.linalg.cholesky(np.linalg.inv(covariance * 1.6)).astype(np.float32)
     whitened = cv2.transform(np.ascontiguousarray(residual, np.float32), whitening.T)
-    # Channel by channel: summing over the last axis of an (H, W, 3) array is slow.
-    squares = whitened * whitened
+    # Squared in place (a fresh image of this size costs its page faults), and summed
+    # channel by channel: summing over the last axis of an (H, W, 3) array is slow.
+    squares = np.multiply(whitened, whitened, out=np.asarray(whitened, np.float32))
     total = squares[..., 0] + squares[..., 1]
     total += squares[..., 2]
     return np.asarray(np.sqrt(total, out=total), np.float32)
@@ -134,8 +135,11 @@ def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMa
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
         raise ValueError(f"expected an (H, W, 3) uint8 RGB image, got {rgb.shape} {rgb.dtype}")
     lab = to_lab(rgb)
+    # The first model is needed only for its residual, computed in its place.
     first = model_table(lab)
-    table = model_table(lab, foreground=table_distance(lab - first) > profile.min_contrast)
+    first_residual = np.subtract(lab, first, out=first)
+    foreground = table_distance(first_residual) > profile.min_contrast
+    table = model_table(lab, foreground=foreground)
     residual = lab - table
     distance = table_distance(residual)
     # Only a pixel unlike the table can be string or ghost, and those are a few per
