@@ -173,3 +173,17 @@ def test_a_missing_loop_is_named() -> None:
             draw_string(image, points, colour)
     with pytest.raises(ReadError, match="only 3 loops.*green"):
         trace_loops(separate(classify_colours(image, load_profile())))
+
+
+def test_touching_pawns_split_the_same_whatever_ran_before() -> None:
+    image = table()
+    draw_pawn(image, (400, 350), "green")
+    draw_pawn(image, (434, 350), "green")
+    separation = separate(classify_colours(image, load_profile()))
+    first = [p.foot for p in find_pawns(separation).pawns]
+    # Another k-means in the same process moves OpenCV's shared random generator.
+    noise = np.random.default_rng(1).random((500, 2)).astype(np.float32)
+    criteria = (cv2.TERM_CRITERIA_MAX_ITER, 5, 1.0)
+    cv2.kmeans(noise, 3, None, criteria, 2, cv2.KMEANS_PP_CENTERS)  # type: ignore[call-overload]
+    again = [p.foot for p in find_pawns(separation).pawns]
+    assert len(first) == 2 and first == again

@@ -130,6 +130,9 @@ def _split(blob: PawnBlob, count: int, single_radius: float) -> list[np.ndarray]
     if len(points) < 2 * count:
         return [points]
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5)
+    # k-means++ draws on OpenCV's process-wide generator: seed it, so that a photo
+    # reads the same whatever was read before it in the same process (the web server).
+    cv2.setRNGSeed(0)
     _, found, _ = cv2.kmeans(
         points, count, None, criteria, 3, cv2.KMEANS_PP_CENTERS  # type: ignore[call-overload]
     )
