@@ -181,6 +181,7 @@ def test_touching_pawns_split_the_same_whatever_ran_before() -> None:
     draw_pawn(image, (400, 350), "green")
     draw_pawn(image, (434, 350), "green")
     draw_pawn(image, (600, 350), "green")
+    draw_pawn(image, (300, 350), "blue")  # singles set the size of one pawn
     separation = separate(classify_colours(image, load_profile()))
     first = [p.foot for p in find_pawns(separation).pawns]
     # Another k-means in the same process moves OpenCV's shared random generator.
@@ -188,4 +189,4 @@ def test_touching_pawns_split_the_same_whatever_ran_before() -> None:
     criteria = (cv2.TERM_CRITERIA_MAX_ITER, 5, 1.0)
     cv2.kmeans(noise, 3, None, criteria, 2, cv2.KMEANS_PP_CENTERS)  # type: ignore[call-overload]
     again = [p.foot for p in find_pawns(separation).pawns]
-    assert len(first) == 3 and first == again
+    assert len(first) == 4 and first == again
