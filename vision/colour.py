@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from calibration.profile import ColourProfile
 from engine.colours import LINE_COLOURS, WHITE
+from vision.overlay import COLOURS_RGB
 
 #: Label values of :attr:`ColourMasks.labels`: 0 is the table.
 LABEL_COLOURS: tuple[str, ...] = ("table", *LINE_COLOURS, WHITE)
@@ -320,15 +321,8 @@ def bounding_box(mask: NDArray[np.bool_], margin: int) -> tuple[slice, slice] | 
     )
 
 
-#: Display colours (RGB) of the labels, for debug drawings.
-LABEL_RGB: dict[str, tuple[int, int, int]] = {
-    "table": (0, 0, 0),
-    "red": (230, 40, 40),
-    "yellow": (240, 210, 30),
-    "green": (40, 170, 60),
-    "blue": (40, 80, 230),
-    "white": (255, 255, 255),
-}
+#: Display colours (RGB) of the labels, for debug drawings: the overlay's, table black.
+LABEL_RGB: dict[str, tuple[int, int, int]] = {"table": (0, 0, 0), **COLOURS_RGB}
 
 
 def draw_labels(masks: ColourMasks) -> NDArray[np.uint8]:
