@@ -72,15 +72,18 @@ class Separation:
     pawns : list of PawnBlob
     string_width : float
         Typical string width in working pixels (twice the median half-width on the
-        strings' centre lines).
+        strings' centre lines), at least 2 so that every scale stays sensible.
     pawn_mask : (H, W) bool
         Every pawn pixel, of any colour.
+    measured_width : float
+        The width as measured, before that floor: 0 when nothing coloured was found.
     """
 
     strings: dict[str, BoolImage]
     pawns: list[PawnBlob]
     string_width: float
     pawn_mask: BoolImage = field(repr=False)
+    measured_width: float = 0.0
 
 
 def estimate_string_width(masks: ColourMasks) -> float:
@@ -187,7 +190,8 @@ def separate(masks: ColourMasks) -> Separation:
     -------
     Separation
     """
-    string_width = max(estimate_string_width(masks), 2.0)
+    measured_width = estimate_string_width(masks)
+    string_width = max(measured_width, 2.0)
     labels = masks.labels
     # Each colour is worked on inside its own bounding box; the margin is wider than
     # any disc used, so that the result is what the whole image would give.
@@ -212,7 +216,13 @@ def separate(masks: ColourMasks) -> Separation:
         strings[colour][box] = own[box] & ~cut
     pawns.extend(_ghost_blobs(labels, pawn_mask, string_width, margin))
     pawn_mask |= _blob_mask(labels.shape, [p for p in pawns if p.colour == WHITE])
-    return Separation(strings=strings, pawns=pawns, string_width=string_width, pawn_mask=pawn_mask)
+    return Separation(
+        strings=strings,
+        pawns=pawns,
+        string_width=string_width,
+        pawn_mask=pawn_mask,
+        measured_width=measured_width,
+    )
 
 
 def _colour_pawns(

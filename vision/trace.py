@@ -28,8 +28,11 @@ from vision.separate import Separation
 
 Points = NDArray[np.float64]
 
-#: Longest gap bridged, in string widths (a pawn hiding the string is ~7 wide).
+#: Longest gap bridged in the first, strict pass, in string widths (a pawn hiding the
+#: string is ~7 wide); later passes are more lenient, the last has no limit at all.
 MAX_GAP_WIDTHS = 14.0
+#: The shortest loop, in string widths: less string than this of a colour is no loop.
+MIN_LOOP_WIDTHS = 60.0
 #: Largest bend at each end of a bridged gap.
 MAX_BEND_DEG = 65.0
 
@@ -96,7 +99,7 @@ def trace_loops(separation: Separation) -> Loops:
         # Scraps shorter than this (seen between two pawns, say) point nowhere in
         # particular; the gap across them is bridged straight instead.
         segments, junctions = skeleton_segments(mask, min_length=3.0 * width)
-        if sum(s.length for s in segments) < 60 * width:
+        if sum(s.length for s in segments) < MIN_LOOP_WIDTHS * width:
             missing.append(colour)
             continue
         loop = close_loop(colour, segments, width)
@@ -245,9 +248,10 @@ def close_loop(colour: str, segments: list[Segment], width: float) -> Loop:
     """Join the segments of one colour into a single closed loop.
 
     Segment ends are joined cheapest first (gap length in string widths plus a penalty
-    for bending at both ends); the longest cycle that results is the loop. Ends still
-    open after a strict pass are joined in a second, more lenient pass (a long gap
-    behind a row of pawns, a sharp bend at a knot).
+    for bending at both ends). Ends still open after this strict pass are joined in a
+    more lenient one (a long gap behind a row of pawns, a sharp bend at a knot), and
+    what is open after that in a last pass without limits (a loop must close). The
+    cycle showing the most string and bridging the least is the loop.
 
     Raises
     ------
@@ -260,12 +264,19 @@ def close_loop(colour: str, segments: list[Segment], width: float) -> Loop:
     directions = np.array([e.direction(segments, reach) for e in ends])
     joiner = _Joiner(ends, len(segments))
     passes = ((MAX_GAP_WIDTHS, MAX_BEND_DEG), (2.5 * MAX_GAP_WIDTHS, 100.0), (1e9, 180.0))
+    # A segment long enough to be a whole loop (a string on top at all its crossings)
+    # may close on itself; a scrap may not.
+    loop_sized = {i for i, s in enumerate(segments) if s.length >= MIN_LOOP_WIDTHS * width}
     for max_gap, max_bend in passes:
-        joiner.join(_candidates(ends, points, directions, width, max_gap * width, max_bend))
+        joiner.join(
+            _candidates(ends, points, directions, width, max_gap * width, max_bend, loop_sized)
+        )
     cycles = [_walk_cycle(start, ends, joiner.partner) for start in joiner.cycle_starts()]
     if not cycles:
         raise ReadError(f"the {colour} loop could not be closed")
-    best = max(cycles, key=lambda cycle: sum(segments[e.segment].length for e in cycle))
+    # The loop is the cycle that shows the most string and guesses the least: a tour
+    # through scraps far apart is long but mostly bridged.
+    best = max(cycles, key=lambda cycle: _seen_minus_bridged(cycle, segments))
     return _loop_from_cycle(colour, best, segments, width)
 
 
@@ -276,6 +287,7 @@ def _candidates(
     width: float,
     max_gap: float,
     max_bend_deg: float,
+    loop_sized: set[int],
 ) -> list[tuple[float, int, int]]:
     """Possible joins (cost, end i, end j), cheapest first."""
     cos_limit = math.cos(math.radians(max_bend_deg))
@@ -284,7 +296,7 @@ def _candidates(
         gaps = points - points[i]
         lengths = np.linalg.norm(gaps, axis=1)
         for j in np.nonzero((lengths <= max_gap) & (np.arange(len(ends)) > i))[0]:
-            if ends[i].segment == ends[j].segment and len(ends) > 2:
+            if ends[i].segment == ends[j].segment and ends[i].segment not in loop_sized:
                 continue
             gap = float(lengths[j])
             # Two ends that continue each other point in opposite directions; across a
@@ -357,14 +369,31 @@ def _walk_cycle(start: int, ends: list[_End], partner: dict[int, int]) -> list[_
     return cycle
 
 
+def _seen_minus_bridged(cycle: list[_End], segments: list[Segment]) -> float:
+    seen = sum(segments[e.segment].length for e in cycle)
+    bridged = 0.0
+    for k, entry in enumerate(cycle):
+        following = cycle[(k + 1) % len(cycle)]
+        bridged += float(np.linalg.norm(_exit(entry, segments) - _entry(following, segments)))
+    return seen - bridged
+
+
+def _entry(end: _End, segments: list[Segment]) -> Points:
+    """Where a cycle enters the segment of ``end``."""
+    return end.point(segments)
+
+
+def _exit(end: _End, segments: list[Segment]) -> Points:
+    """Where a cycle leaves the segment it entered at ``end``: its other end."""
+    return _End(end.segment, not end.tail).point(segments)
+
+
 def _loop_from_cycle(colour: str, cycle: list[_End], segments: list[Segment], width: float) -> Loop:
     pieces, bridges = [], []
-    seen_length = 0.0
     for k, entry in enumerate(cycle):
         pts = segments[entry.segment].points
         pts = pts if not entry.tail else pts[::-1]
         pieces.append(pts)
-        seen_length += segments[entry.segment].length
         following = cycle[(k + 1) % len(cycle)]
         next_pts = segments[following.segment].points
         next_start = next_pts[-1] if following.tail else next_pts[0]
@@ -374,8 +403,13 @@ def _loop_from_cycle(colour: str, cycle: list[_End], segments: list[Segment], wi
     raw = np.concatenate(pieces)
     smooth = without_lobes(smooth_closed(raw, spacing=max(width, 2.0), sigma=1.0), width)
     total = float(np.linalg.norm(np.diff(np.vstack([smooth, smooth[:1]]), axis=0), axis=1).sum())
-    seen = min(1.0, seen_length / max(total, 1e-9))
-    return Loop(colour=colour, points=smooth, knot=None, bridges=bridges, seen=seen)
+    # Bridges cut off with a lobe are no part of the loop any more.
+    middles = np.array([((a[0] + b[0]) / 2, (a[1] + b[1]) / 2) for a, b in bridges]).reshape(-1, 2)
+    on_loop = _distances_to_path(middles, smooth) < 2 * width
+    kept = [bridge for bridge, near in zip(bridges, on_loop, strict=True) if near]
+    bridged = sum(math.dist(a, b) for a, b in kept)
+    seen = max(0.0, 1.0 - bridged / max(total, 1e-9))
+    return Loop(colour=colour, points=smooth, knot=None, bridges=kept, seen=seen)
 
 
 def without_lobes(points: Points, width: float) -> Points:
