@@ -283,11 +283,13 @@ class BoardGeometry:
             ambiguity = ON_STRING_AMBIGUITY
         elif len(close) > 1:
             ambiguity = BETWEEN_CORNERS_AMBIGUITY
-            # Corners that fit about equally well: the photo does not say, so the rules
-            # do. A demon belongs at a crossing of its own colour, and a player puts it
-            # next to the crossing meant: of those, the nearer.
+            # Corners that fit about equally well. A pawn snug in one corner is in it;
+            # otherwise the photo does not say, so the rules do: a demon belongs at a
+            # crossing of its own colour, and a player puts it next to the crossing
+            # meant, so of those the nearer.
+            snug = best.score < BETWEEN_CORNERS
             own = [c for c in close if colour in self.board.crossings[c.crossing].lines]
-            best = min(own or close, key=lambda c: c.distance)
+            best = min(close if snug else (own or close), key=lambda c: c.distance)
         return _DemonPlace(best.field, best.crossing, best.sector, best.distance, ambiguity)
 
     def _candidates(self, xy: Point, radius: float) -> list[_Candidate]:
