@@ -190,7 +190,7 @@ class _Candidates:
             chroma * table_chroma, 1e-3
         )
         shadow = (gain < 0) & (chroma < 1.15 * table_chroma) & (hue_cos_to_table > 0.85)
-        min_chroma = profile.min_chroma + 0.5 * np.maximum(0.0, 45.0 - pixel[:, 0])
+        min_chroma = profile.min_chroma + 0.5 * np.maximum(0.0, 38.0 - pixel[:, 0])
         return cls(
             index=index,
             a=a,
