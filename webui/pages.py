@@ -179,18 +179,21 @@ def enter_report(board_id: int) -> BaseResponse | tuple[str, int]:
     text = request.form.get("report", "")
     try:
         corrected = check_report(json.loads(text))
-    except json.JSONDecodeError as error:
-        flash(f"The report is not JSON: {error.msg} (line {error.lineno}).", "error")
-        return redirect(url_for("pages.board", board_id=board_id) + "#by-hand", 303)
-    except RecursionError:
-        flash("The report is nested too deeply to be a board report.", "error")
-        return redirect(url_for("pages.board", board_id=board_id) + "#by-hand", 303)
-    except BoardFormatError as error:
-        flash(f"The report was not saved: {error}", "error")
+    except (json.JSONDecodeError, RecursionError, BoardFormatError) as error:
+        flash(_report_problem(error), "error")
         return redirect(url_for("pages.board", board_id=board_id) + "#by-hand", 303)
     archive.save_correction(get_db(), board_id, corrected)
     flash("Saved the board you entered; it was scored again.", "change")
     return redirect(url_for("pages.board", board_id=board_id), 303)
+
+
+def _report_problem(error: Exception) -> str:
+    """What to tell the user about a hand-entered report that was refused."""
+    if isinstance(error, json.JSONDecodeError):
+        return f"The report is not JSON: {error.msg} (line {error.lineno})."
+    if isinstance(error, RecursionError):
+        return "The report is nested too deeply to be a board report."
+    return f"The report was not saved: {error}"
 
 
 @bp.post("/boards/<int:board_id>/revert")
