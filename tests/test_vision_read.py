@@ -36,8 +36,6 @@ NOT_YET_EXACT = {
     "07_hard_blue_mat": "the thin green cord on the dark blue mat is not found",
     "08_hard_steep_side_light": "harsh side light: hard shadows are read as strings",
     "dev_0003": "dim light: half-lit green pawns missed, shadows read as yellow pawns",
-    "dev_0007": "dim yellow cord partly lost; pawns in deep shadow",
-    "dev_0012": "a dark loop is only partly found",
     "dev_0014": "blue mat: shadows take the blue cord's hue",
     "dev_0015": "green felt under low light: long shadows read as green",
     "dev_0016": "blue mat: shadows take the blue cord's hue",

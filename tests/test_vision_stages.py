@@ -19,7 +19,14 @@ from vision.colour import LABEL_COLOURS, classify_colours
 from vision.creatures import find_pawns
 from vision.errors import ReadError
 from vision.separate import separate
-from vision.trace import close_loop, skeleton_segments, trace_loops
+from vision.trace import (
+    Segment,
+    _End,
+    close_loop,
+    drop_detours,
+    skeleton_segments,
+    trace_loops,
+)
 
 RGB = {
     "red": (200, 30, 35),
@@ -88,6 +95,26 @@ def test_a_shadow_is_not_a_string() -> None:
     assert (masks.labels > 0).sum() < 50
 
 
+def test_lit_table_between_crowded_shadows_is_table() -> None:
+    # Light wood under a lamp; pawn shadows darken more than half of one area about a
+    # table-model window wide. The lit wood left between them is the table as the
+    # light falls on it, not yellow.
+    wood = (200, 150, 90)
+    shadows = np.zeros((SIZE[1], SIZE[0]), np.uint8)
+    rng = np.random.default_rng(3)
+    for _ in range(25):
+        x, y = int(rng.uniform(390, 510)), int(rng.uniform(290, 410))
+        cv2.ellipse(shadows, (x, y), (18, 9), 30, 0, 360, 1, -1)
+    assert shadows[290:410, 390:510].mean() > 0.55
+    noise = rng.normal(0, 3, (SIZE[1], SIZE[0], 3))
+    image = np.where(shadows[..., None] > 0, (90, 68, 42), wood) + noise
+    masks = classify_colours(np.clip(image, 0, 255).astype(np.uint8), load_profile())
+    lit = shadows == 0
+    lit[:290] = lit[410:] = False  # only the lit wood inside the crowd
+    lit[:, :390] = lit[:, 510:] = False
+    assert (masks.labels[lit] == 0).mean() > 0.99
+
+
 def test_separate_keeps_pawns_out_of_the_string() -> None:
     image = table()
     draw_string(image, ellipse((450, 350), (300, 200)), "yellow")
@@ -114,6 +141,27 @@ def test_trace_bridges_a_known_gap() -> None:
     # The closed loop follows the ellipse everywhere, the gap included.
     radii = np.hypot((loop.points[:, 0] - 450) / 300, (loop.points[:, 1] - 350) / 200)
     assert np.abs(radii - 1).max() < 0.03
+
+
+def arc(start_deg: float, end_deg: float) -> Segment:
+    """A piece of the ellipse round (450, 350) with half axes 300 and 200."""
+    t = np.radians(np.arange(start_deg, end_deg, 0.5))
+    return Segment(np.column_stack([450 + 300 * np.cos(t), 350 + 200 * np.sin(t)]))
+
+
+def test_a_detour_to_a_scrap_is_dropped_but_a_scrap_on_the_way_is_kept() -> None:
+    # The string, seen all round but for a gap at its right end (a pawn hid it).
+    string = arc(8, 352)
+    astray = Segment(np.column_stack([np.linspace(770, 790, 20), np.linspace(320, 300, 20)]))
+    on_the_way = arc(-3, 3)
+    for scrap, kept in ((astray, False), (on_the_way, True)):
+        segments = [string, scrap]
+        ends = [_End(i, tail) for i in range(2) for tail in (False, True)]
+        directions = np.array([e.direction(segments, 15.0) for e in ends])
+        # The string from its start round to its end, then the scrap, then back.
+        cycle = [_End(0, False), _End(1, False)]
+        result = drop_detours(cycle, segments, directions, width=5.0)
+        assert [e.segment for e in result] == ([0, 1] if kept else [0])
 
 
 def test_trace_and_arrange_four_crossing_loops() -> None:
@@ -159,6 +207,20 @@ def test_creatures_two_touching_pawns_and_a_pawn_on_a_string() -> None:
     assert len(greens) == 3
     assert abs(greens[0] - 400) < 8 and abs(greens[1] - 434) < 8
     assert len(reds) == 1 and abs(reds[0].foot[0] - 450) < 6
+
+
+def test_a_colour_that_looks_larger_is_not_split() -> None:
+    # Red pawns keep their shaded side, so each shows larger than the others: alone
+    # they are still one pawn each.
+    image = table()
+    draw_string(image, ellipse((450, 350), (400, 300)), "green")  # sets the string width
+    for x in (200, 350, 500, 650):
+        draw_pawn(image, (x, 200), "blue", radius=16)
+    for x in (200, 350, 500):
+        draw_pawn(image, (x, 450), "red", radius=22)
+    pawns = find_pawns(separate(classify_colours(image, load_profile())))
+    assert sum(p.colour == "blue" for p in pawns.pawns) == 4
+    assert sum(p.colour == "red" for p in pawns.pawns) == 3
 
 
 def test_empty_table_has_no_strings() -> None:

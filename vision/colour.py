@@ -66,22 +66,32 @@ def model_table(
     """The table without strings and pawns: a wide median of the photo.
 
     Computed at 1/8 resolution (a median window of ``window_fraction`` of the long side
-    is far wider than a pawn) and scaled back up, so it costs a few milliseconds. Where
-    pawns crowd, they pull the median towards their colours; given the ``foreground``
-    of a first pass, those pixels are replaced by the first model before the median is
-    taken again.
+    is far wider than a pawn) and scaled back up, so it costs a few milliseconds.
+
+    Where pawns crowd, their bodies and shadows pull the median down and towards their
+    colours, and the lit table between them then stands out as if it were a string
+    (light wood reads as yellow). Given the ``foreground`` of a first pass (pawns,
+    strings and shadows), those pixels are filled in from the table around them before
+    the median is taken, so the model is the table as the light falls on it.
     """
     height, width = lab.shape[:2]
     size = (max(width // 8, 8), max(height // 8, 8))
     small = np.asarray(cv2.resize(lab, size, interpolation=cv2.INTER_AREA), np.float32)
     window = max(int(max(height, width) / 8 * window_fraction) | 1, 3)
-    table_small = _median(small, window)
     if foreground is not None:
         share = cv2.resize(foreground.astype(np.float32), size, interpolation=cv2.INTER_AREA)
         covered = np.asarray(cv2.dilate(share, np.ones((3, 3), np.uint8))) > 0.02
-        small = np.where(covered[..., None], table_small, small).astype(np.float32)
-        table_small = _median(small, window)
+        small = _inpaint(small, covered)
+    table_small = _median(small, window)
     return np.asarray(cv2.resize(table_small, (width, height), interpolation=cv2.INTER_LINEAR))
+
+
+def _inpaint(lab: FloatImage, hole: NDArray[np.bool_]) -> FloatImage:
+    """Fill the ``hole`` pixels of a small Lab image from the pixels around them."""
+    offsets = np.array([0.0, 128.0, 128.0], np.float32)
+    as_bytes = np.clip(lab + offsets, 0, 255).astype(np.uint8)
+    filled = cv2.inpaint(as_bytes, hole.astype(np.uint8), 3, cv2.INPAINT_TELEA)
+    return np.asarray(filled, np.float32) - offsets
 
 
 def _median(lab: FloatImage, window: int) -> FloatImage:
@@ -184,13 +194,11 @@ class _Candidates:
         table_chroma = np.hypot(under[:, 1], under[:, 2])
         gain = residual.reshape(-1, 3)[index, 0]
         # A shadow darkens the table and dulls its hue; it is no string even where it
-        # stands out (and under a warm lamp a deep shadow turns faintly blue, so in
-        # dark pixels a hue must be stronger before it counts).
+        # stands out.
         hue_cos_to_table = (a * under[:, 1] + b * under[:, 2]) / np.maximum(
             chroma * table_chroma, 1e-3
         )
         shadow = (gain < 0) & (chroma < 1.15 * table_chroma) & (hue_cos_to_table > 0.85)
-        min_chroma = profile.min_chroma + 0.5 * np.maximum(0.0, 38.0 - pixel[:, 0])
         return cls(
             index=index,
             a=a,
@@ -200,7 +208,7 @@ class _Candidates:
             lightness_gain=gain,
             table_lightness=under[:, 0].copy(),
             stands_out=distance.ravel()[index] > profile.min_contrast,
-            faint=~shadow & (chroma > min_chroma),
+            faint=~shadow & (chroma > profile.min_chroma),
         )
 
 

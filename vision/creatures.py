@@ -72,11 +72,12 @@ def find_pawns(separation: Separation) -> Pawns:
     blobs = separation.pawns
     if not blobs:
         return Pawns([], pawn_width=7.0 * separation.string_width, warnings=[])
-    single_area = _single_pawn_area(blobs, separation.string_width)
-    single_radius = float(np.median([_inscribed_radius(b.mask) for b in blobs]))
+    overall_area = _single_pawn_area(blobs, separation.string_width)
+    sizes = _single_pawn_sizes(blobs, separation.string_width)
     pawns: list[SeenPawn] = []
     warnings: list[str] = []
     for blob in blobs:
+        single_area, single_radius = sizes[blob.colour]
         # Only a ghost's lit side may show, so a smaller white blob still counts.
         smallest = (0.6 if blob.colour == WHITE else 1.0) * MIN_PAWN_AREA * single_area
         if blob.area < smallest:
@@ -100,8 +101,34 @@ def find_pawns(separation: Separation) -> Pawns:
             warnings.append(
                 f"{len(parts)} touching {blob.colour} pawns read near ({x:.0f}, {y:.0f})"
             )
-    width = 2.0 * math.sqrt(single_area / math.pi)
+    width = 2.0 * math.sqrt(overall_area / math.pi)
     return Pawns(pawns=pawns, pawn_width=width, warnings=warnings)
+
+
+def _single_pawn_sizes(
+    blobs: list[PawnBlob], string_width: float
+) -> dict[str, tuple[float, float]]:
+    """Area and inscribed radius of one pawn, per colour.
+
+    Pawns of one colour show alike, and a colour may look larger than the rest (a red
+    pawn's shaded side stays red where a blue one's turns black): a colour with
+    enough pawns of its own is measured on them, never below the photo's median.
+    """
+    overall_area = _single_pawn_area(blobs, string_width)
+    overall_radius = float(np.median([_inscribed_radius(b.mask) for b in blobs]))
+    sizes = {}
+    for colour in {b.colour for b in blobs}:
+        same_colour = [b for b in blobs if b.colour == colour]
+        if len(same_colour) < 3:
+            sizes[colour] = (overall_area, overall_radius)
+            continue
+        own_area = _single_pawn_area(same_colour, string_width)
+        own_radius = float(np.median([_inscribed_radius(b.mask) for b in same_colour]))
+        sizes[colour] = (
+            float(np.clip(own_area, overall_area, 1.6 * overall_area)),
+            max(overall_radius, own_radius),
+        )
+    return sizes
 
 
 def _single_pawn_area(blobs: list[PawnBlob], string_width: float) -> float:

@@ -276,6 +276,7 @@ def close_loop(colour: str, segments: list[Segment], width: float) -> Loop:
         raise ReadError(f"the {colour} loop could not be closed")
     # The loop is the cycle that shows the most string and guesses the least: a tour
     # through scraps far apart is long but mostly bridged.
+    cycles = [drop_detours(cycle, segments, directions, width) for cycle in cycles]
     best = max(cycles, key=lambda cycle: _seen_minus_bridged(cycle, segments))
     return _loop_from_cycle(colour, best, segments, width)
 
@@ -304,17 +305,98 @@ def _candidates(
             facing = float(directions[i] @ directions[j])
             if facing > -cos_limit and gap > 0.5 * width:
                 continue
-            bend = (1 + facing) / 2
             if gap >= 1.5 * width:
                 unit = gaps[j] / gap
-                cos_i = float(directions[i] @ unit)
-                cos_j = float(directions[j] @ -unit)
-                if min(cos_i, cos_j) < cos_limit:
+                if min(float(directions[i] @ unit), float(directions[j] @ -unit)) < cos_limit:
                     continue
-                bend += (1 - cos_i) + (1 - cos_j)
-            candidates.append((gap / width + 12.0 * bend, i, int(j)))
+            cost = _bridge_cost(points[i], directions[i], points[j], directions[j], width)
+            candidates.append((cost / width, i, int(j)))
     candidates.sort()
     return candidates
+
+
+def _bridge_cost(
+    start: Points, start_direction: Points, end: Points, end_direction: Points, width: float
+) -> float:
+    """What bridging from one segment end to another costs, in pixels: the gap's length
+    plus a penalty for bending. Directions point out of the segments at those ends: two
+    ends that continue each other point in opposite directions, and across a real gap
+    both also point along the gap."""
+    gap_vector = end - start
+    gap = float(np.linalg.norm(gap_vector))
+    bend = (1 + float(start_direction @ end_direction)) / 2
+    if gap >= 1.5 * width:
+        unit = gap_vector / gap
+        bend += (1 - float(start_direction @ unit)) + (1 - float(end_direction @ -unit))
+    return gap + 12.0 * width * bend
+
+
+def drop_detours(
+    cycle: list[_End], segments: list[Segment], directions: Points, width: float
+) -> list[_End]:
+    """The cycle without detours to scraps that are not part of the string.
+
+    Greedy joining takes in every scrap of the colour near the string: a knot's tail,
+    a fringe of another string read as this colour. A run of segments is left out
+    where it strays from the straight way past it and bridging straight past costs
+    less than the string it shows plus the bridges it needs (a real stretch of string
+    is never cheaper to bridge past; scraps of a dimly seen string lie along the way).
+    ``directions`` holds the outward direction of every end, indexed as the joiner's.
+    """
+
+    def exit_of(entry: _End) -> int:
+        return 2 * entry.segment + (0 if entry.tail else 1)
+
+    def entry_of(entry: _End) -> int:
+        return 2 * entry.segment + (1 if entry.tail else 0)
+
+    def bridge(a: int, b: int) -> float:
+        start, end = ends_xy[a], ends_xy[b]
+        return _bridge_cost(start, directions[a], end, directions[b], width)
+
+    ends_xy = np.array([[s.points[0], s.points[-1]] for s in segments]).reshape(-1, 2)
+    cycle = list(cycle)
+    while len(cycle) > 1:
+        n = len(cycle)
+        best_gain, best = 0.0, None
+        for i in range(n):
+            kept_cost = 0.0
+            for run in range(1, min(6, n - 1) + 1):
+                inner = cycle[(i + run) % n]
+                before = cycle[(i + run - 1) % n]
+                kept_cost += bridge(exit_of(before), entry_of(inner))
+                kept_cost -= segments[inner.segment].length
+                after = cycle[(i + run + 1) % n]
+                closing = kept_cost + bridge(exit_of(inner), entry_of(after))
+                start, end = exit_of(cycle[i]), entry_of(after)
+                gain = closing - bridge(start, end)
+                run_points = np.concatenate(
+                    [segments[cycle[(i + k) % n].segment].points for k in range(1, run + 1)]
+                )
+                strays = _distances_to_chord(run_points, ends_xy[start], ends_xy[end])
+                shortcut = float(np.linalg.norm(ends_xy[end] - ends_xy[start]))
+                if (
+                    gain > best_gain
+                    and shortcut <= MAX_GAP_WIDTHS * width
+                    and strays.max() > 2.5 * width
+                ):
+                    best_gain, best = gain, (i, run)
+        if best is None:
+            break
+        i, run = best
+        dropped = {(i + k) % n for k in range(1, run + 1)}
+        cycle = [e for k, e in enumerate(cycle) if k not in dropped]
+    return cycle
+
+
+def _distances_to_chord(points: Points, start: Points, end: Points) -> NDArray[np.float64]:
+    """Distance of each point to the straight segment from ``start`` to ``end``."""
+    chord = end - start
+    length_squared = float(chord @ chord)
+    if length_squared == 0:
+        return np.asarray(np.linalg.norm(points - start, axis=1))
+    along = np.clip((points - start) @ chord / length_squared, 0.0, 1.0)
+    return np.asarray(np.linalg.norm(points - (start + along[:, None] * chord), axis=1))
 
 
 class _Joiner:
