@@ -35,12 +35,12 @@ NOT_YET_EXACT = {
     "06_hard_green_felt": "green cord on green felt is not found",
     "07_hard_blue_mat": "the thin green cord on the dark blue mat is not found",
     "08_hard_steep_side_light": "harsh side light: hard shadows are read as strings",
-    "dev_0003": "dim light: half-lit green pawns missed, shadows read as yellow pawns",
+    "dev_0003": "dim light: a half-lit green pawn is a crescent too thin for a pawn",
     "dev_0014": "blue mat: shadows take the blue cord's hue",
     "dev_0015": "green felt under low light: long shadows read as green",
     "dev_0016": "blue mat: shadows take the blue cord's hue",
-    "dev_0017": "low sun: sunlit wood between shadows reads as yellow",
-    "dev_0018": "red cord on orange wood under low light",
+    "dev_0017": "low sun: red and yellow loops traced wrong among long shadows",
+    "dev_0018": "red cord on orange wood under a low lamp: its loop is traced wrong",
 }
 
 
