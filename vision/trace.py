@@ -35,6 +35,10 @@ MAX_GAP_WIDTHS = 14.0
 MIN_LOOP_WIDTHS = 60.0
 #: Largest bend at each end of a bridged gap.
 MAX_BEND_DEG = 65.0
+#: A detour strays at least this many string widths from the straight way past it,
+#: and holds at most this many segments.
+DETOUR_MIN_WIDTHS = 2.5
+DETOUR_MAX_SEGMENTS = 6
 
 
 @dataclass(frozen=True)
@@ -361,7 +365,7 @@ def drop_detours(
         best_gain, best = 0.0, None
         for i in range(n):
             kept_cost = 0.0
-            for run in range(1, min(6, n - 1) + 1):
+            for run in range(1, min(DETOUR_MAX_SEGMENTS, n - 1) + 1):
                 inner = cycle[(i + run) % n]
                 before = cycle[(i + run - 1) % n]
                 kept_cost += bridge(exit_of(before), entry_of(inner))
@@ -370,16 +374,14 @@ def drop_detours(
                 closing = kept_cost + bridge(exit_of(inner), entry_of(after))
                 start, end = exit_of(cycle[i]), entry_of(after)
                 gain = closing - bridge(start, end)
+                shortcut = float(np.linalg.norm(ends_xy[end] - ends_xy[start]))
+                if gain <= best_gain or shortcut > MAX_GAP_WIDTHS * width:
+                    continue
                 run_points = np.concatenate(
                     [segments[cycle[(i + k) % n].segment].points for k in range(1, run + 1)]
                 )
                 strays = _distances_to_chord(run_points, ends_xy[start], ends_xy[end])
-                shortcut = float(np.linalg.norm(ends_xy[end] - ends_xy[start]))
-                if (
-                    gain > best_gain
-                    and shortcut <= MAX_GAP_WIDTHS * width
-                    and strays.max() > 2.5 * width
-                ):
+                if strays.max() > DETOUR_MIN_WIDTHS * width:
                     best_gain, best = gain, (i, run)
         if best is None:
             break
