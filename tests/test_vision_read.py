@@ -40,7 +40,7 @@ NOT_YET_EXACT = {
     "dev_0015": "green felt under low light: long shadows read as green",
     "dev_0016": "blue mat: shadows take the blue cord's hue",
     "dev_0017": "low sun: red and yellow loops traced wrong among long shadows",
-    "dev_0018": "red cord on orange wood under a low lamp: its loop is traced wrong",
+    "dev_0018": "full board under a low lamp: one green demon among others is missed",
 }
 
 

@@ -143,6 +143,22 @@ def test_trace_bridges_a_known_gap() -> None:
     assert np.abs(radii - 1).max() < 0.03
 
 
+def test_trace_bends_a_long_gap_as_the_string_bends() -> None:
+    # A row of pawns hides a long, bending stretch of the string (50 degrees of the
+    # ellipse, ~46 string widths): the bridge follows the bend instead of cutting it.
+    mask = np.zeros((SIZE[1], SIZE[0]), np.uint8)
+    points = ellipse((450, 350), (300, 200), n=720)
+    cv2.polylines(mask, [points.round().astype(np.int32)], True, 1, 5)
+    angles = np.radians(np.arange(0, 360, 0.5))
+    for x, y in points[(angles > np.radians(290)) & (angles < np.radians(340))].round():
+        cv2.circle(mask, (int(x), int(y)), 6, 0, -1)
+    segments, _ = skeleton_segments(mask.astype(bool), min_length=7)
+    loop = close_loop("red", segments, width=5.0)
+    assert len(loop.bridges) == 1
+    radii = np.hypot((loop.points[:, 0] - 450) / 300, (loop.points[:, 1] - 350) / 200)
+    assert np.abs(radii - 1).max() < 0.02  # a straight bridge is 11 % inside
+
+
 def arc(start_deg: float, end_deg: float) -> Segment:
     """A piece of the ellipse round (450, 350) with half axes 300 and 200."""
     t = np.radians(np.arange(start_deg, end_deg, 0.5))

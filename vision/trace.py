@@ -35,6 +35,9 @@ MAX_GAP_WIDTHS = 14.0
 MIN_LOOP_WIDTHS = 60.0
 #: Largest bend at each end of a bridged gap.
 MAX_BEND_DEG = 65.0
+#: Gaps at least this long (in string widths, longer than one pawn) are bridged with
+#: a curve that follows the string's direction at both ends; shorter ones straight.
+CURVED_GAP_WIDTHS = 8.0
 #: A detour strays at least this many string widths from the straight way past it,
 #: and holds at most this many segments.
 DETOUR_MIN_WIDTHS = 2.5
@@ -473,7 +476,8 @@ def _exit(end: _End, segments: list[Segment]) -> Points:
 
 
 def _loop_from_cycle(colour: str, cycle: list[_End], segments: list[Segment], width: float) -> Loop:
-    pieces, bridges = [], []
+    pieces, bridges, middles = [], [], []
+    reach = 3.0 * width
     for k, entry in enumerate(cycle):
         pts = segments[entry.segment].points
         pts = pts if not entry.tail else pts[::-1]
@@ -482,18 +486,49 @@ def _loop_from_cycle(colour: str, cycle: list[_End], segments: list[Segment], wi
         next_pts = segments[following.segment].points
         next_start = next_pts[-1] if following.tail else next_pts[0]
         if np.linalg.norm(next_start - pts[-1]) > 2.0 * width:
+            leaving = _End(entry.segment, not entry.tail).direction(segments, reach)
+            arriving = -following.direction(segments, reach)
+            curve = bridge_curve(pts[-1], leaving, next_start, arriving, width)
+            pieces.append(curve)
+            middles.append(curve[len(curve) // 2] if len(curve) else (pts[-1] + next_start) / 2)
             end = (float(pts[-1][0]), float(pts[-1][1]))
             bridges.append((end, (float(next_start[0]), float(next_start[1]))))
     raw = np.concatenate(pieces)
     smooth = without_lobes(smooth_closed(raw, spacing=max(width, 2.0), sigma=1.0), width)
     total = float(np.linalg.norm(np.diff(np.vstack([smooth, smooth[:1]]), axis=0), axis=1).sum())
     # Bridges cut off with a lobe are no part of the loop any more.
-    middles = np.array([((a[0] + b[0]) / 2, (a[1] + b[1]) / 2) for a, b in bridges]).reshape(-1, 2)
-    on_loop = _distances_to_path(middles, smooth) < 2 * width
+    on_loop = _distances_to_path(np.array(middles).reshape(-1, 2), smooth) < 2 * width
     kept = [bridge for bridge, near in zip(bridges, on_loop, strict=True) if near]
     bridged = sum(math.dist(a, b) for a, b in kept)
     seen = max(0.0, 1.0 - bridged / max(total, 1e-9))
     return Loop(colour=colour, points=smooth, knot=None, bridges=kept, seen=seen)
+
+
+def bridge_curve(
+    start: Points, leaving: Points, end: Points, arriving: Points, width: float
+) -> Points:
+    """The points strictly between ``start`` and ``end`` of a gap, a string width apart.
+
+    A string hidden under a row of pawns runs on as it came: the curve leaves
+    ``start`` along ``leaving`` and reaches ``end`` along ``arriving`` (unit vectors; a
+    cubic Hermite curve). A gap shorter than ``CURVED_GAP_WIDTHS`` (under another
+    string, under one pawn) is bridged straight: there the ends' directions are bent
+    by what hides the string more than the string bends. So is a gap that an end
+    does not point across (a scrap's direction is a guess).
+    """
+    gap = end - start
+    length = float(np.linalg.norm(gap))
+    count = int(length // max(width, 1.0))
+    if count < 1:
+        return np.zeros((0, 2))
+    t = np.linspace(0.0, 1.0, count + 2)[1:-1, None]
+    unit = gap / length
+    straight = length < CURVED_GAP_WIDTHS * width
+    if straight or float(leaving @ unit) < 0.3 or float(arriving @ unit) < 0.3:
+        return np.asarray(start + t * gap)
+    h00, h10 = 2 * t**3 - 3 * t**2 + 1, t**3 - 2 * t**2 + t
+    h01, h11 = -2 * t**3 + 3 * t**2, t**3 - t**2
+    return np.asarray(h00 * start + h10 * length * leaving + h01 * end + h11 * length * arriving)
 
 
 def without_lobes(points: Points, width: float) -> Points:
