@@ -115,6 +115,36 @@ def test_lit_table_between_crowded_shadows_is_table() -> None:
     assert (masks.labels[lit] == 0).mean() > 0.99
 
 
+def test_a_cord_of_the_mats_own_hue_is_found_by_shape() -> None:
+    # A navy cord on a blue mat differs from the mat as the pawns' shadows do: darker
+    # in the same hue. It is found as a thin line; the shadows are neither string nor
+    # pawns, and the lit blue pawn is a pawn.
+    rng = np.random.default_rng(5)
+    image = np.full((SIZE[1], SIZE[0], 3), (45, 75, 150), np.float32)
+    image = np.clip(image + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+    cord = ellipse((450, 350), (300, 200))
+    cv2.polylines(image, [cord.round().astype(np.int32)], True, (20, 35, 95), 5, cv2.LINE_AA)
+    draw_string(image, ellipse((450, 350), (200, 280)), "red")
+    draw_string(image, ellipse((450, 350), (350, 120)), "yellow")
+    shadows = np.zeros((SIZE[1], SIZE[0]), np.uint8)
+    for x, y in ((330, 250), (560, 420), (450, 200)):
+        cv2.ellipse(shadows, (x, y), (30, 14), 20, 0, 360, 1, -1)
+    image[shadows > 0] = (22, 38, 100)
+    cv2.circle(image, (600, 250), 18, (70, 120, 235), -1, cv2.LINE_AA)  # lit from above
+    masks = classify_colours(image, load_profile())
+    assert masks.table_hue_colour == "blue"
+    separation = separate(masks)
+    blue = separation.strings["blue"]
+    seen = [blue[int(y) - 2 : int(y) + 3, int(x) - 2 : int(x) + 3].any() for x, y in cord]
+    assert np.mean(seen) > 0.7  # all but where the red and yellow cords cross it
+    assert blue[shadows > 0].mean() < 0.02
+    blue_pawns = [p for p in separation.pawns if p.colour == "blue"]
+    assert len(blue_pawns) == 1 and abs(blue_pawns[0].box[0] + blue_pawns[0].box[2] / 2 - 600) < 5
+    loop = close_loop("blue", skeleton_segments(blue, 3 * separation.string_width)[0], 5.0)
+    radii = np.hypot((loop.points[:, 0] - 450) / 300, (loop.points[:, 1] - 350) / 200)
+    assert np.abs(radii - 1).max() < 0.03
+
+
 def test_separate_keeps_pawns_out_of_the_string() -> None:
     image = table()
     draw_string(image, ellipse((450, 350), (300, 200)), "yellow")

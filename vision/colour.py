@@ -10,7 +10,8 @@ CIELAB. A shadow darkens the table without changing its hue, so it is not a stri
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -23,6 +24,11 @@ from vision.overlay import COLOURS_RGB
 #: Label values of :attr:`ColourMasks.labels`: 0 is the table.
 LABEL_COLOURS: tuple[str, ...] = ("table", *LINE_COLOURS, WHITE)
 TABLE = 0
+#: A table whose lightness varies less than this (robust standard deviation of L*,
+#: 0..255) is even (felt, a mat), not grained like wood.
+UNIFORM_TABLE_SPREAD = 12.0
+#: The colours an even table (felt, a mat) may share with a string.
+EVEN_TABLE_COLOURS = ("green", "blue")
 
 FloatImage = NDArray[np.float32]
 
@@ -39,11 +45,19 @@ class ColourMasks:
         The photo in CIELAB (L* 0..255, a* and b* centred on 0).
     table : (H, W, 3) float32
         The modelled table under its light, in the same space.
+    table_hue_colour : str or None
+        The line colour whose hue an even table has (blue on a blue mat, green on
+        green felt), if any: that colour's string differs from the table as a shadow
+        does, darker in the same hue, and the separate stage finds it by its shape.
+    of_table_hue : (H, W) bool or None
+        For that colour, the pixels with its hue (whatever their lightness).
     """
 
     labels: NDArray[np.uint8]
     lab: FloatImage
     table: FloatImage
+    table_hue_colour: str | None = None
+    of_table_hue: NDArray[np.bool_] | None = field(default=None, repr=False)
 
     def mask(self, colour: str) -> NDArray[np.bool_]:
         """Boolean mask of the pixels of ``colour`` (a line colour or ``"white"``)."""
@@ -160,7 +174,54 @@ def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMa
     pixels = _Candidates.gather(candidates, lab, table, residual, distance, profile)
     _label_line_colours(labels, pixels, profile)
     _label_white(labels, pixels, profile)
-    return ColourMasks(labels=majority_filter(labels), lab=lab, table=table)
+    labels = majority_filter(labels)
+    colour = colour_of_even_table(labels, table, residual, profile)
+    of_hue = None if colour is None else _of_hue(lab, profile.hues[colour], profile)
+    return ColourMasks(
+        labels=labels, lab=lab, table=table, table_hue_colour=colour, of_table_hue=of_hue
+    )
+
+
+def colour_of_even_table(
+    labels: NDArray[np.uint8], table: FloatImage, residual: FloatImage, profile: ColourProfile
+) -> str | None:
+    """The line colour whose hue the table has, if the table is even (felt, a mat).
+
+    Wood is left out although light wood has nearly yellow's hue and dark wood nearly
+    red's: its grain is dark lines of its own hue, which the separate stage would take
+    for string. Its grain does not always show (a smooth plank, a photo at a distance),
+    so tables of those hues are taken for wood or cloth: felt and mats are green or blue.
+    """
+    table_a, table_b = float(np.median(table[..., 1])), float(np.median(table[..., 2]))
+    table_chroma = math.hypot(table_a, table_b)
+    if table_chroma < profile.min_chroma:
+        return None
+    lightness = residual[..., 0][labels == TABLE][::7]
+    if lightness.size == 0 or lightness_spread(lightness) > UNIFORM_TABLE_SPREAD:
+        return None
+    cos_limit = math.cos(math.radians(profile.max_hue_angle_deg))
+    cosines = {
+        colour: (a * table_a + b * table_b) / (math.hypot(a, b) * table_chroma)
+        for colour, (a, b) in profile.hues.items()
+    }
+    colour = max(cosines, key=lambda c: cosines[c])
+    if colour not in EVEN_TABLE_COLOURS:
+        return None
+    return colour if cosines[colour] >= cos_limit else None
+
+
+def lightness_spread(residual_lightness: NDArray[np.float32]) -> float:
+    """Robust standard deviation (scaled median absolute value) of L* residuals."""
+    return float(np.median(np.abs(residual_lightness))) * 1.4826
+
+
+def _of_hue(lab: FloatImage, hue: tuple[float, float], profile: ColourProfile) -> NDArray[np.bool_]:
+    """The pixels whose hue is within the profile's angle of ``hue``."""
+    a, b = hue
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    cos = (lab[..., 1] * a + lab[..., 2] * b) / (math.hypot(a, b) * np.maximum(chroma, 1e-3))
+    limit = math.cos(math.radians(profile.max_hue_angle_deg))
+    return np.asarray((cos > limit) & (chroma > 0.5 * profile.min_chroma))
 
 
 @dataclass(frozen=True)

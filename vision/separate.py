@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from skimage.morphology import skeletonize
 
 from engine.colours import LINE_COLOURS, WHITE
-from vision.colour import LABEL_COLOURS, ColourMasks, bounding_box
+from vision.colour import LABEL_COLOURS, ColourMasks, bounding_box, lightness_spread
 
 BoolImage = NDArray[np.bool_]
 
@@ -28,6 +28,17 @@ PAWN_MIN_WIDTHS = 4.2
 WIDE_WIDTHS = 3.6
 #: A ghost's lit part is at least this many string widths across.
 GHOST_MIN_WIDTHS = 2.6
+#: On an even table of a string's hue, that string is a line darker (or lighter) than
+#: the table by this many times the table's lightness spread, and at least this L*.
+LINE_DEPTH_SPREADS = 4.0
+LINE_MIN_DEPTH = 10.0
+#: On an even table of a pawn's hue, at least this share of the pawn is lighter than
+#: the table (its lit side); a shadow has none.
+MIN_LIT_SHARE = 0.1
+#: How far beside a string its shadow reaches, in string widths.
+SHADOW_REACH_WIDTHS = 1.5
+#: A stretch of such a line is at least this many string widths long (a pawn is ~7).
+MIN_LINE_LENGTH_WIDTHS = 10.0
 
 
 @dataclass(frozen=True)
@@ -203,17 +214,29 @@ def separate(masks: ColourMasks) -> Separation:
     for index, colour in enumerate(LINE_COLOURS, start=1):
         own = labels == index
         strings[colour] = np.zeros(labels.shape, bool)
+        round_blobs: list[PawnBlob] = []
         box = bounding_box(own, margin)
-        if box is None:
-            continue
-        origin = (box[1].start, box[0].start)
-        round_blobs, not_string = _colour_pawns(own[box], labels[box], colour, origin, string_width)
-        pawns.extend(round_blobs)
-        pawn_mask |= _blob_mask(labels.shape, round_blobs)
-        # Cut out only the pawns of the string's own colour: other pawns do not hide
-        # pixels of this colour, and cutting them would bend the traced line.
-        cut = cv2.dilate(not_string.astype(np.uint8), _disc(string_width)).astype(bool)
-        strings[colour][box] = own[box] & ~cut
+        if box is not None:
+            origin = (box[1].start, box[0].start)
+            round_blobs, not_string = _colour_pawns(
+                own[box], labels[box], colour, origin, string_width
+            )
+            if colour == masks.table_hue_colour:
+                # A shadow of the table's hue is all darker than the table; a pawn of
+                # that colour shows a lit side.
+                lit = masks.lab[box][..., 0] > masks.table[box][..., 0]
+                round_blobs = [b for b in round_blobs if _share_in(b, lit, origin) >= MIN_LIT_SHARE]
+            pawns.extend(round_blobs)
+            pawn_mask |= _blob_mask(labels.shape, round_blobs)
+            # Cut out only the pawns of the string's own colour: other pawns do not hide
+            # pixels of this colour, and cutting them would bend the traced line.
+            cut = cv2.dilate(not_string.astype(np.uint8), _disc(string_width)).astype(bool)
+            strings[colour][box] = own[box] & ~cut
+        if colour == masks.table_hue_colour and masks.of_table_hue is not None:
+            # Its string is found by shape; round its own pawns, outlines are lines too.
+            lines = lines_of_table_hue(masks, index, masks.of_table_hue, string_width)
+            own_pawns = _blob_mask(labels.shape, round_blobs).astype(np.uint8)
+            strings[colour] = lines & ~(cv2.dilate(own_pawns, _disc(4 * string_width)) > 0)
     pawns.extend(_ghost_blobs(labels, pawn_mask, string_width, margin))
     pawn_mask |= _blob_mask(labels.shape, [p for p in pawns if p.colour == WHITE])
     return Separation(
@@ -248,6 +271,58 @@ def _colour_pawns(
     round_blobs = [b for b in blobs if _pawn_shaped(b)]
     own_pawns = _blob_mask(own.shape, round_blobs, origin)
     return round_blobs, own_pawns | too_wide
+
+
+def _share_in(blob: PawnBlob, mask: BoolImage, origin: tuple[int, int]) -> float:
+    """The share of the blob's pixels in ``mask`` (a box whose corner is at ``origin``)."""
+    x, y, w, h = blob.box
+    x, y = x - origin[0], y - origin[1]
+    return float(mask[y : y + h, x : x + w][blob.mask].mean())
+
+
+def lines_of_table_hue(
+    masks: ColourMasks, index: int, of_hue: BoolImage, string_width: float
+) -> BoolImage:
+    """The string of the table's own hue, as thin lines darker or lighter than the table.
+
+    On a blue mat the blue cord is darker than the mat in the mat's hue, and so are
+    the shadows; only the cord is thin. A black top-hat (closing minus image) with a
+    disc three string widths across answers on dark lines narrower than the disc, not
+    inside wide shadows nor at their edges; a white top-hat on light lines (a light
+    green cord on dark felt). Of those, the pixels with the table's hue (``of_hue``)
+    are kept, but not beside a string of another colour (its shadow or shaded side)
+    nor in short scraps (texture, the shaded crescent round a pawn).
+    """
+    lightness = np.clip(masks.lab[..., 0], 0, 255).astype(np.uint8)
+    disc = _disc(3 * string_width)
+    top_hat = np.maximum(
+        cv2.morphologyEx(lightness, cv2.MORPH_BLACKHAT, disc),
+        cv2.morphologyEx(lightness, cv2.MORPH_TOPHAT, disc),
+    )
+    labels = masks.labels
+    on_table = labels == 0
+    residual = (masks.lab[..., 0][on_table] - masks.table[..., 0][on_table])[::7]
+    depth = max(LINE_DEPTH_SPREADS * lightness_spread(residual), LINE_MIN_DEPTH)
+    others = ((labels > 0) & (labels != index)).astype(np.uint8)
+    beside = cv2.dilate(others, _disc(2 * SHADOW_REACH_WIDTHS * string_width)) > 0
+    lines = (top_hat > depth) & of_hue & ~beside
+    lines = long_parts(lines, MIN_LINE_LENGTH_WIDTHS * string_width)
+    # Smoothed, so that its skeleton is one line and not a comb.
+    size = max(3, int(round(string_width)) | 1)
+    return np.asarray(cv2.medianBlur(lines.astype(np.uint8), size) > 0)
+
+
+def long_parts(mask: BoolImage, min_length: float) -> BoolImage:
+    """The connected parts of ``mask`` at least ``min_length`` long (the longer side
+    of their bounding box): stretches of string, not specks of texture or the
+    shaded crescent round a pawn."""
+    count, components, stats, _ = cv2.connectedComponentsWithStats(
+        mask.astype(np.uint8), connectivity=8
+    )
+    sides = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
+    long = sides >= min_length
+    long[0] = False
+    return np.asarray(long[components])
 
 
 def _pawn_shaped(blob: PawnBlob) -> bool:
