@@ -235,7 +235,10 @@ def separate(masks: ColourMasks) -> Separation:
         if colour == masks.table_hue_colour and masks.of_table_hue is not None:
             # Its string is found by shape; round its own pawns, outlines are lines too.
             lines = lines_of_table_hue(masks, index, masks.of_table_hue, string_width)
-            own_pawns = _blob_mask(labels.shape, round_blobs).astype(np.uint8)
+            # (A knot is a blob of its own, smaller than a pawn: it stays.)
+            typical = float(np.median([b.area for b in pawns])) if pawns else 0.0
+            pawn_sized = [b for b in round_blobs if b.area >= 0.5 * typical]
+            own_pawns = _blob_mask(labels.shape, pawn_sized).astype(np.uint8)
             strings[colour] = lines & ~(cv2.dilate(own_pawns, _disc(4 * string_width)) > 0)
     pawns.extend(_ghost_blobs(labels, pawn_mask, string_width, margin))
     pawn_mask |= _blob_mask(labels.shape, [p for p in pawns if p.colour == WHITE])
