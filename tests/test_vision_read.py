@@ -40,7 +40,6 @@ NOT_YET_EXACT = {
     "dev_0015": "green felt under low light: long shadows read as green",
     "dev_0016": "blue mat: the blue loop is read, its knot is misplaced",
     "dev_0017": "low sun: red and yellow loops traced wrong among long shadows",
-    "dev_0018": "full board under a low lamp: one green demon among others is missed",
 }
 
 

@@ -269,6 +269,21 @@ def test_a_colour_that_looks_larger_is_not_split() -> None:
     assert sum(p.colour == "red" for p in pawns.pawns) == 3
 
 
+def test_two_touching_pawns_far_back_are_two() -> None:
+    # Farther from the camera two touching pawns are smaller than the pawns in front:
+    # their blob is not twice a (front) pawn's area, but it is wider than one.
+    image = table()
+    draw_string(image, ellipse((450, 350), (300, 200)), "red")
+    for x in (250, 350, 650):
+        draw_pawn(image, (x, 250), "green", radius=24)
+    draw_pawn(image, (430, 420), "green", radius=20)
+    draw_pawn(image, (470, 420), "green", radius=20)
+    pawns = find_pawns(separate(classify_colours(image, load_profile())))
+    feet = sorted(p.foot[0] for p in pawns.pawns if p.colour == "green" and p.foot[1] > 350)
+    assert len(feet) == 2
+    assert abs(feet[0] - 430) < 8 and abs(feet[1] - 470) < 8
+
+
 def test_empty_table_has_no_strings() -> None:
     with pytest.raises(ReadError, match="no strings"):
         trace_loops(separate(classify_colours(table(), load_profile())))

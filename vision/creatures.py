@@ -20,6 +20,8 @@ from vision.separate import PawnBlob, Separation
 
 #: A blob is taken for several pawns from this many single-pawn areas on.
 SEVERAL_PAWNS_AREA = 1.65
+#: ... or from this many single-pawn widths (the median blob's) across.
+SEVERAL_PAWNS_WIDTH = 1.6
 #: Blobs smaller than this share of a single pawn are noise (a highlight, a scrap).
 MIN_PAWN_AREA = 0.35
 #: Blobs larger than this many single pawns are no pawns (a card, a cup).
@@ -74,6 +76,7 @@ def find_pawns(separation: Separation) -> Pawns:
         return Pawns([], pawn_width=7.0 * separation.string_width, warnings=[])
     overall_area = _single_pawn_area(blobs, separation.string_width)
     sizes = _single_pawn_sizes(blobs, separation.string_width)
+    single_width = float(np.median([b.box[2] for b in blobs]))
     pawns: list[SeenPawn] = []
     warnings: list[str] = []
     for blob in blobs:
@@ -89,7 +92,10 @@ def find_pawns(separation: Separation) -> Pawns:
             )
             continue
         parts = [blob.points()]
-        if blob.area > SEVERAL_PAWNS_AREA * single_area:
+        # Side by side, touching pawns make a wide blob; one behind another hides part
+        # of it, so the blob may be wide without being large.
+        wide = blob.box[2] > SEVERAL_PAWNS_WIDTH * single_width
+        if blob.area > SEVERAL_PAWNS_AREA * single_area or wide:
             count = min(3, max(2, int(round(blob.area / single_area))))
             parts = _split(blob, count, single_radius)
         confidence = min(1.0, blob.share) * (0.75 if len(parts) > 1 else 1.0)
