@@ -120,8 +120,8 @@ def test_a_cord_of_the_mats_own_hue_is_found_by_shape() -> None:
     # in the same hue. It is found as a thin line; the shadows are neither string nor
     # pawns, and the lit blue pawn is a pawn.
     rng = np.random.default_rng(5)
-    image = np.full((SIZE[1], SIZE[0], 3), (45, 75, 150), np.float32)
-    image = np.clip(image + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+    mat = np.full((SIZE[1], SIZE[0], 3), (45, 75, 150), np.float32)
+    image = np.clip(mat + rng.normal(0, 3, mat.shape), 0, 255).astype(np.uint8)
     cord = ellipse((450, 350), (300, 200))
     cv2.polylines(image, [cord.round().astype(np.int32)], True, (20, 35, 95), 5, cv2.LINE_AA)
     draw_string(image, ellipse((450, 350), (200, 280)), "red")
