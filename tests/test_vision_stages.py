@@ -18,7 +18,7 @@ from engine.topology import build_board
 from vision.colour import LABEL_COLOURS, classify_colours
 from vision.creatures import find_pawns
 from vision.errors import ReadError
-from vision.separate import separate
+from vision.separate import PawnBlob, _pawn_shaped, opening, separate
 from vision.trace import (
     Segment,
     _End,
@@ -282,6 +282,25 @@ def test_two_touching_pawns_far_back_are_two() -> None:
     feet = sorted(p.foot[0] for p in pawns.pawns if p.colour == "green" and p.foot[1] > 350)
     assert len(feet) == 2
     assert abs(feet[0] - 430) < 8 and abs(feet[1] - 470) < 8
+
+
+def blob_of(mask: np.ndarray) -> PawnBlob:
+    return PawnBlob(colour="blue", mask=mask.astype(bool), box=(0, 0, mask.shape[1], mask.shape[0]), share=1.0)
+
+
+def test_a_playing_card_is_not_pawn_shaped() -> None:
+    # A card (here with corners rounded as the pawn opening leaves them) fills the
+    # rectangle round it; one pawn, or two touching, fill about 79 % of theirs.
+    card = np.zeros((140, 140), np.uint8)
+    cv2.rectangle(card, (20, 10), (80, 120), 1, -1)
+    card = opening(card, 20).astype(np.uint8)
+    one = np.zeros((140, 140), np.uint8)
+    cv2.circle(one, (70, 70), 30, 1, -1)
+    two = np.zeros((140, 140), np.uint8)
+    cv2.circle(two, (40, 70), 30, 1, -1)
+    cv2.circle(two, (100, 70), 30, 1, -1)
+    assert not _pawn_shaped(blob_of(card))
+    assert _pawn_shaped(blob_of(one)) and _pawn_shaped(blob_of(two))
 
 
 def test_empty_table_has_no_strings() -> None:
