@@ -285,7 +285,8 @@ def test_two_touching_pawns_far_back_are_two() -> None:
 
 
 def blob_of(mask: np.ndarray) -> PawnBlob:
-    return PawnBlob(colour="blue", mask=mask.astype(bool), box=(0, 0, mask.shape[1], mask.shape[0]), share=1.0)
+    height, width = mask.shape
+    return PawnBlob(colour="blue", mask=mask.astype(bool), box=(0, 0, width, height), share=1.0)
 
 
 def test_a_playing_card_is_not_pawn_shaped() -> None:
