@@ -240,6 +240,22 @@ def test_trace_finds_a_knot_near_a_crossing() -> None:
         assert other is None or math.dist(other, knot) > 50
 
 
+def test_a_knot_with_two_short_loose_tails_is_found() -> None:
+    # Seen from afar the knot is a slight lump and its tails are short scraps, cut
+    # off from it; a single short scrap elsewhere beside the string is no knot.
+    image, truth = four_loops()
+    knot = truth["blue"][60]
+    cv2.circle(image, tuple(int(v) for v in knot), 5, RGB["blue"], -1, cv2.LINE_AA)
+    for angle in (1.1, 2.0):
+        start = (int(knot[0] + 10 * math.cos(angle)), int(knot[1] + 10 * math.sin(angle)))
+        end = (int(knot[0] + 30 * math.cos(angle)), int(knot[1] + 30 * math.sin(angle)))
+        cv2.line(image, start, end, RGB["blue"], 3, cv2.LINE_AA)
+    x, y = (int(v) for v in truth["blue"][140])
+    cv2.line(image, (x, y + 9), (x, y + 20), RGB["blue"], 3)
+    found = trace_loops(separate(classify_colours(image, load_profile()))).loops["blue"].knot
+    assert found is not None and math.dist(found, knot) < 15
+
+
 def test_creatures_two_touching_pawns_and_a_pawn_on_a_string() -> None:
     image = table()
     draw_string(image, ellipse((450, 350), (300, 200)), "red")

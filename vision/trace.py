@@ -31,6 +31,8 @@ Points = NDArray[np.float64]
 #: Longest gap bridged in the first, strict pass, in string widths (a pawn hiding the
 #: string is ~7 wide); later passes are more lenient, the last has no limit at all.
 MAX_GAP_WIDTHS = 14.0
+#: The shortest scrap of skeleton taken for a knot's tail, in string widths.
+TAIL_MIN_WIDTHS = 1.5
 #: The shortest loop, in string widths: less string than this of a colour is no loop.
 MIN_LOOP_WIDTHS = 60.0
 #: Largest bend at each end of a bridged gap.
@@ -105,12 +107,14 @@ def trace_loops(separation: Separation) -> Loops:
     for colour, mask in separation.strings.items():
         # Scraps shorter than this (seen between two pawns, say) point nowhere in
         # particular; the gap across them is bridged straight instead.
-        segments, junctions = skeleton_segments(mask, min_length=3.0 * width)
+        pieces, junctions = skeleton_segments(mask, min_length=TAIL_MIN_WIDTHS * width)
+        segments = [s for s in pieces if s.length >= 3.0 * width]
         if sum(s.length for s in segments) < MIN_LOOP_WIDTHS * width:
             missing.append(colour)
             continue
         loop = close_loop(colour, segments, width)
-        knot, knot_confidence = find_knot(loop, segments, junctions, mask, width)
+        # A knot's tails may be short scraps, cut off from the thick knot.
+        knot, knot_confidence = find_knot(loop, pieces, junctions, mask, width)
         loop = Loop(
             colour=colour,
             points=loop.points,
@@ -603,6 +607,8 @@ def find_knot(
                 for tail, ends in zip(tails, tail_ends, strict=True)
                 if np.min(np.linalg.norm(ends - (x, y), axis=1)) < 4.0 * width
             ]
+            if len(lengths) == 1 and lengths[0] < 3.0 * width:
+                continue  # one short scrap is no knot; two short tails are
             lump = _local_thickness(distance, (x, y), width)
             score = (
                 3.0 * min(len(lengths), 2)
