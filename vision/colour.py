@@ -6,6 +6,8 @@ removes strings and pawns and leaves the table under its own light (wood grain, 
 hotspots, vignetting). Each pixel is then judged *relative to that table*: a string is
 what differs from the table around it, and its colour is the direction of its hue in
 CIELAB. A shadow darkens the table without changing its hue, so it is not a string.
+The stage also says whether the table is an even one of a string's own hue, which the
+separate stage then reads by shape.
 """
 
 from __future__ import annotations

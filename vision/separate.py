@@ -3,7 +3,9 @@
 A yellow pawn and the yellow string have the same colour; what differs is thickness.
 A string is a few pixels wide everywhere, a knot is a lump about three string widths
 across, a pawn is about seven. A morphological opening with a disc wider than a knot
-keeps only pawns; what is left of each colour is string.
+keeps only pawns; what is left of each colour is string. On an even table of a
+string's own hue (a blue mat, green felt) that string differs from the table only as
+a shadow does, and is found as thin lines instead (top-hats).
 """
 
 from __future__ import annotations

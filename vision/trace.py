@@ -4,8 +4,10 @@ The string mask of a colour is thinned to a one-pixel skeleton and cut at its
 junctions into simple segments. Where another string passes over it or a pawn hides
 it, the skeleton has a gap; the loop is rebuilt by joining segment ends across gaps,
 cheapest first, where the cost is the gap's length plus how much the line would have
-to bend (a string runs on smoothly under the one on top). Short dead ends left over
-at a junction on the loop are the knot's tails.
+to bend (a string runs on smoothly under the one on top). Detours to scraps beside
+the string are then dropped, and long gaps (a row of pawns on the string) are bridged
+by curves that follow the string's direction at both ends. Short dead ends and scraps
+left over next to the loop are the knot's tails.
 """
 
 from __future__ import annotations
