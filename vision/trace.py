@@ -335,12 +335,16 @@ def _bridge_cost(
     plus a penalty for bending. Directions point out of the segments at those ends: two
     ends that continue each other point in opposite directions, and across a real gap
     both also point along the gap."""
-    gap_vector = end - start
-    gap = float(np.linalg.norm(gap_vector))
-    bend = (1 + float(start_direction @ end_direction)) / 2
+    # Plain floats: this runs for every pair of nearby ends, where NumPy's per-call
+    # overhead on 2-vectors would dominate.
+    sx, sy = (float(v) for v in start_direction)
+    ex, ey = (float(v) for v in end_direction)
+    dx, dy = float(end[0] - start[0]), float(end[1] - start[1])
+    gap = math.hypot(dx, dy)
+    bend = (1 + sx * ex + sy * ey) / 2
     if gap >= 1.5 * width:
-        unit = gap_vector / gap
-        bend += (1 - float(start_direction @ unit)) + (1 - float(end_direction @ -unit))
+        ux, uy = dx / gap, dy / gap
+        bend += (1 - (sx * ux + sy * uy)) + (1 + (ex * ux + ey * uy))
     return gap + 12.0 * width * bend
 
 
