@@ -203,7 +203,6 @@ def colour_of_even_table(
     lightness = residual[::4, ::4, 0][labels[::4, ::4] == TABLE]
     if lightness.size == 0 or lightness_spread(lightness) > UNIFORM_TABLE_SPREAD:
         return None
-    cos_limit = math.cos(math.radians(profile.max_hue_angle_deg))
     cosines = {
         colour: (a * table_a + b * table_b) / (math.hypot(a, b) * table_chroma)
         for colour, (a, b) in profile.hues.items()
@@ -211,7 +210,7 @@ def colour_of_even_table(
     colour = max(cosines, key=lambda c: cosines[c])
     if colour not in EVEN_TABLE_COLOURS:
         return None
-    return colour if cosines[colour] >= cos_limit else None
+    return colour if cosines[colour] >= _hue_cos_limit(profile) else None
 
 
 def lightness_spread(residual_lightness: NDArray[np.float32]) -> float:
@@ -221,11 +220,23 @@ def lightness_spread(residual_lightness: NDArray[np.float32]) -> float:
 
 def _of_hue(lab: FloatImage, hue: tuple[float, float], profile: ColourProfile) -> NDArray[np.bool_]:
     """The pixels whose hue is within the profile's angle of ``hue``."""
-    a, b = hue
     chroma = np.hypot(lab[..., 1], lab[..., 2])
-    cos = (lab[..., 1] * a + lab[..., 2] * b) / (math.hypot(a, b) * np.maximum(chroma, 1e-3))
-    limit = math.cos(math.radians(profile.max_hue_angle_deg))
-    return np.asarray((cos > limit) & (chroma > 0.5 * profile.min_chroma))
+    cos = _hue_cosine(lab[..., 1], lab[..., 2], chroma, hue)
+    return np.asarray((cos > _hue_cos_limit(profile)) & (chroma > 0.5 * profile.min_chroma))
+
+
+def _hue_cosine(
+    a: FloatImage, b: FloatImage, chroma: FloatImage, hue: tuple[float, float]
+) -> FloatImage:
+    """Cosine of the angle between each pixel's (a*, b*) and the direction ``hue``."""
+    return np.asarray(
+        (a * hue[0] + b * hue[1]) / (math.hypot(*hue) * np.maximum(chroma, 1e-3)), np.float32
+    )
+
+
+def _hue_cos_limit(profile: ColourProfile) -> float:
+    """The cosine of the widest angle a pixel's hue may be from its colour's."""
+    return math.cos(math.radians(profile.max_hue_angle_deg))
 
 
 @dataclass(frozen=True)
@@ -281,13 +292,10 @@ def _label_line_colours(
     labels: NDArray[np.uint8], pixels: _Candidates, profile: ColourProfile
 ) -> None:
     """Give each candidate the line colour nearest its hue, if near enough."""
-    cos_limit = np.cos(np.radians(profile.max_hue_angle_deg))
+    cos_limit = _hue_cos_limit(profile)
     best_cos = np.full(pixels.index.shape, -2.0, np.float32)
     for index, colour in enumerate(LINE_COLOURS, start=1):
-        a, b = profile.hues[colour]
-        cos = (pixels.a * a + pixels.b * b) / (
-            float(np.hypot(a, b)) * np.maximum(pixels.chroma, 1e-3)
-        )
+        cos = _hue_cosine(pixels.a, pixels.b, pixels.chroma, profile.hues[colour])
         # Hysteresis: a faint stretch of string counts if it joins a clear one.
         weak = pixels.faint & (cos > cos_limit)
         take = _hysteresis(labels.shape, pixels.index, weak, pixels.stands_out)

@@ -75,7 +75,7 @@ def find_pawns(separation: Separation) -> Pawns:
     if not blobs:
         return Pawns([], pawn_width=7.0 * separation.string_width, warnings=[])
     overall_area = _single_pawn_area(blobs, separation.string_width)
-    sizes = _single_pawn_sizes(blobs, separation.string_width)
+    sizes = _single_pawn_sizes(blobs, separation.string_width, overall_area)
     single_width = float(np.median([b.box[2] for b in blobs]))
     pawns: list[SeenPawn] = []
     warnings: list[str] = []
@@ -112,16 +112,17 @@ def find_pawns(separation: Separation) -> Pawns:
 
 
 def _single_pawn_sizes(
-    blobs: list[PawnBlob], string_width: float
+    blobs: list[PawnBlob], string_width: float, overall_area: float
 ) -> dict[str, tuple[float, float]]:
     """Area and inscribed radius of one pawn, per colour.
 
     Pawns of one colour show alike, and a colour may look larger than the rest (a red
     pawn's shaded side stays red where a blue one's turns black): a colour with
-    enough pawns of its own is measured on them, never below the photo's median.
+    enough pawns of its own is measured on them, never below the photo's median
+    (``overall_area``, the area of one pawn over all colours).
     """
-    overall_area = _single_pawn_area(blobs, string_width)
-    overall_radius = float(np.median([_inscribed_radius(b.mask) for b in blobs]))
+    radii = [_inscribed_radius(b.mask) for b in blobs]
+    overall_radius = float(np.median(radii))
     sizes = {}
     for colour in {b.colour for b in blobs}:
         same_colour = [b for b in blobs if b.colour == colour]
@@ -129,7 +130,8 @@ def _single_pawn_sizes(
             sizes[colour] = (overall_area, overall_radius)
             continue
         own_area = _single_pawn_area(same_colour, string_width)
-        own_radius = float(np.median([_inscribed_radius(b.mask) for b in same_colour]))
+        own_radii = [r for b, r in zip(blobs, radii, strict=True) if b.colour == colour]
+        own_radius = float(np.median(own_radii))
         sizes[colour] = (
             float(np.clip(own_area, overall_area, 1.6 * overall_area)),
             max(overall_radius, own_radius),
