@@ -115,6 +115,44 @@ def test_lit_table_between_crowded_shadows_is_table() -> None:
     assert (masks.labels[lit] == 0).mean() > 0.99
 
 
+def white_table_with_a_ghost() -> np.ndarray:
+    """A pinkish white table: a ghost hardly lighter than it (found by its outline and
+    its own colour), the crisp shadow of something off the photo, a lit patch."""
+    rng = np.random.default_rng(0)
+    image = np.empty((SIZE[1], SIZE[0], 3), np.float32)
+    image[:] = (238, 222, 228)
+    image += rng.normal(0, 4, image.shape)
+
+    def shade(centre: tuple[int, int], factor: float, axes: tuple[int, int]) -> None:
+        mask = np.zeros(image.shape[:2], np.uint8)
+        cv2.ellipse(mask, centre, axes, 30, 0, 360, 1, -1, cv2.LINE_AA)
+        image[mask > 0] *= factor
+
+    shade((470, 330), 0.6, (30, 16))  # the ghost's own shadow
+    cv2.circle(image, (450, 320), 19, (175, 172, 165), -1, cv2.LINE_AA)  # its rim
+    cv2.circle(image, (450, 320), 17, (232, 230, 220), -1, cv2.LINE_AA)  # ivory body
+    cv2.circle(image, (446, 316), 10, (200, 198, 190), 2, cv2.LINE_AA)  # head's ring
+    shade((300, 250), 0.6, (28, 16))
+    shade((600, 250), 1.04, (20, 20))
+    photo = np.clip(image, 0, 255).astype(np.uint8)
+    draw_string(photo, ellipse((450, 350), (330, 230)), "red")
+    draw_pawn(photo, (250, 420), "blue")
+    draw_pawn(photo, (650, 420), "green")
+    return photo
+
+
+def test_a_ghost_on_a_white_table_is_found_by_its_outline() -> None:
+    masks = classify_colours(white_table_with_a_ghost(), load_profile())
+    # Hardly lighter than the table, the ghost has no white pixels of its own ...
+    assert (masks.labels[300:340, 430:470] == LABEL_COLOURS.index("white")).sum() == 0
+    ghosts = [p for p in separate(masks).pawns if p.colour == "white"]
+    # ... but its outline and its colour find it; the bare shadow and the lit patch of
+    # table (the table's own tint) are no ghosts.
+    assert len(ghosts) == 1
+    x, y, w, h = ghosts[0].box
+    assert x <= 450 <= x + w and y <= 320 <= y + h
+
+
 def test_a_cord_of_the_mats_own_hue_is_found_by_shape() -> None:
     # A navy cord on a blue mat differs from the mat as the pawns' shadows do: darker
     # in the same hue. It is found as a thin line; the shadows are neither string nor

@@ -21,6 +21,7 @@ from skimage.morphology import skeletonize
 
 from engine.colours import LINE_COLOURS, WHITE
 from vision.colour import LABEL_COLOURS, ColourMasks, bounding_box, lightness_spread
+from vision.ghost_cues import ghost_cues, tint_against_table
 
 BoolImage = NDArray[np.bool_]
 
@@ -32,6 +33,14 @@ WIDE_WIDTHS = 3.6
 MAX_PAWN_RECTANGULARITY = 0.9
 #: A ghost's lit part is at least this many string widths across.
 GHOST_MIN_WIDTHS = 2.6
+#: A ghost covers at least this share of a typical pawn's area.
+MIN_GHOST_AREA_SHARE = 0.3
+#: A ghost found by its outline is at least this share edges, and at most this share
+#: of it lies round a pawn found already...
+MIN_OUTLINE_SHARE = 0.5
+MAX_NEAR_PAWN_SHARE = 0.05
+#: ... and this far from the table's tint (a*b*).
+MIN_GHOST_TINT = 2.0
 #: On an even table of a string's hue, that string is a line darker (or lighter) than
 #: the table by this many times the table's lightness spread, and at least this L*.
 LINE_DEPTH_SPREADS = 4.0
@@ -241,7 +250,12 @@ def separate(masks: ColourMasks) -> Separation:
             pawn_sized = [b for b in round_blobs if b.area >= 0.5 * typical]
             own_pawns = _blob_mask(labels.shape, pawn_sized).astype(np.uint8)
             strings[colour] = lines & ~(cv2.dilate(own_pawns, _disc(4 * string_width)) > 0)
-    pawns.extend(_ghost_blobs(labels, pawn_mask, string_width, margin))
+    white = labels == LABEL_COLOURS.index(WHITE)
+    typical = float(np.median([b.area for b in pawns])) if pawns else 0.0
+    ghosts = _ghost_blobs(white, labels, pawn_mask, string_width, margin)
+    pawns.extend(g for g in ghosts if _ghost_like(g, typical))
+    outlined_ghosts = _outlined_ghosts(masks, pawns, string_width, margin)
+    pawns.extend(g for g in outlined_ghosts if _ghost_like(g, typical))
     pawn_mask |= _blob_mask(labels.shape, [p for p in pawns if p.colour == WHITE])
     return Separation(
         strings=strings,
@@ -360,29 +374,93 @@ def _pawn_shaped(blob: PawnBlob) -> bool:
 
 
 def _ghost_blobs(
-    labels: NDArray[np.uint8], coloured_pawns: BoolImage, string_width: float, margin: int
+    white_everywhere: BoolImage,
+    labels: NDArray[np.uint8],
+    coloured_pawns: BoolImage,
+    string_width: float,
+    margin: int,
+    ringed: bool = False,
 ) -> list[PawnBlob]:
     """White pawns: the lit part of a ghost is white, its shaded side often is not, so
     a smaller disc than for coloured pawns must fit. Highlights on coloured pawns are
-    white too; they lie on a coloured pawn and are skipped."""
-    white_everywhere = labels == LABEL_COLOURS.index(WHITE)
+    white too; they lie on a coloured pawn and are skipped. Where ghosts are
+    ``ringed`` (found by their outline), the holes in the rings are filled."""
     box = bounding_box(white_everywhere, margin)
     if box is None:
         return []
     origin = (box[1].start, box[0].start)
     white = white_everywhere[box].astype(np.uint8)
-    joined = cv2.morphologyEx(white, cv2.MORPH_CLOSE, _disc(1.5 * string_width))
-    closed = np.asarray(joined, np.uint8)
+    closed = np.asarray(
+        cv2.morphologyEx(white, cv2.MORPH_CLOSE, _disc(1.5 * string_width)), np.uint8
+    )
+    if ringed:
+        # An outlined ghost's smooth top can be a hole in its ring of edges.
+        closed = fill_small_holes(closed, 30 * string_width**2)
     thick = opening(closed, GHOST_MIN_WIDTHS * string_width)
     near_coloured = cv2.dilate(coloured_pawns[box].astype(np.uint8), _disc(1.5 * string_width))
     blobs = []
     for blob in _pawn_blobs(thick.astype(bool), WHITE, labels[box], origin):
-        x, y, w, h = blob.box
-        x, y = x - origin[0], y - origin[1]
-        overlap = near_coloured[y : y + h, x : x + w][blob.mask].mean()
-        if overlap < 0.3:
+        if _share(near_coloured.astype(bool), blob, origin) < 0.3:
             blobs.append(blob)
     return blobs
+
+
+def _outlined_ghosts(
+    masks: ColourMasks, pawns: list[PawnBlob], string_width: float, margin: int
+) -> list[PawnBlob]:
+    """Ghosts on a white, grey or cream table, found by their outline (see
+    :mod:`vision.ghost_cues`).
+
+    Candidates are the places crowded with edges or faintly lit, apart from the pawns
+    found (round those are their shadows and the table they light). A ghost is one
+    when it is mostly outline and, out of shadow, has a tint of its own. (A whole ring
+    of edges is not enough: a crisp shadow is ringed too.) Found at half resolution.
+    """
+    cues = ghost_cues(masks, string_width)
+    if cues is None:
+        return []
+    half = cues.masks.labels.shape
+    found = _blob_mask(masks.labels.shape, pawns)[: 2 * half[0] : 2, : 2 * half[1] : 2]
+    near_pawn = cv2.dilate(found.astype(np.uint8), _disc(0.75 * string_width)) > 0
+    candidates = _ghost_blobs(
+        cues.lit | cues.outline,
+        cues.masks.labels,
+        near_pawn,
+        string_width / 2,
+        margin // 2,
+        ringed=True,
+    )
+    return [
+        _doubled(blob, masks.labels.shape)
+        for blob in candidates
+        if _share(near_pawn, blob) < MAX_NEAR_PAWN_SHARE
+        and _share(cues.outline, blob) >= MIN_OUTLINE_SHARE
+        and tint_against_table(cues.masks, cues.not_dark, blob.box, blob.mask) >= MIN_GHOST_TINT
+    ]
+
+
+def _doubled(blob: PawnBlob, shape: tuple[int, ...]) -> PawnBlob:
+    """A blob found at half resolution, in the pixels of an image of ``shape``."""
+    x, y, w, h = (2 * v for v in blob.box)
+    mask = blob.mask.repeat(2, axis=0).repeat(2, axis=1)[: shape[0] - y, : shape[1] - x]
+    return PawnBlob(
+        colour=blob.colour, mask=mask, box=(x, y, mask.shape[1], mask.shape[0]), share=blob.share
+    )
+
+
+def _ghost_like(blob: PawnBlob, typical_area: float) -> bool:
+    """Whether a white blob is shaped like a pawn and about as big as the coloured
+    pawns (of ``typical_area``, 0 when there are none): a lit speck or the bright rim
+    of the table's edge is no ghost."""
+    return _pawn_shaped(blob) and blob.area >= MIN_GHOST_AREA_SHARE * typical_area
+
+
+def _share(mask: BoolImage, blob: PawnBlob, origin: tuple[int, int] = (0, 0)) -> float:
+    """The share of the blob's pixels set in ``mask`` (an image whose corner is at
+    ``origin``, x, y)."""
+    x, y, w, h = blob.box
+    x, y = x - origin[0], y - origin[1]
+    return float(mask[y : y + h, x : x + w][blob.mask].mean())
 
 
 def _blob_mask(
