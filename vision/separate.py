@@ -34,7 +34,7 @@ MAX_PAWN_RECTANGULARITY = 0.9
 #: A ghost's lit part is at least this many string widths across.
 GHOST_MIN_WIDTHS = 2.6
 #: A ghost covers at least this share of a typical pawn's area.
-MIN_GHOST_AREA_SHARE = 0.3
+MIN_GHOST_AREA_SHARE = 0.15
 #: A ghost found by its outline is at least this share edges, and at most this share
 #: of it lies round a pawn found already...
 MIN_OUTLINE_SHARE = 0.5
