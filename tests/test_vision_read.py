@@ -156,6 +156,24 @@ def test_a_board_with_one_loop_missing() -> None:
         read_photo(encoded.tobytes())
 
 
+def test_a_thin_dark_cord_lost_at_the_reduced_decode_is_read_at_full_size() -> None:
+    # The sample twice as large (a 12 MP photo), its blue cord drawn again 2 px wide
+    # and navy: at the half-size decode it blends into the cloth and loses its hue.
+    bgr = cv2.imread(str(EXACT_SAMPLE))
+    truth = truth_of(EXACT_SAMPLE)
+    line = np.round(truth["lines"]["blue"]["polyline"]).astype(np.int32)
+    cord = np.zeros(bgr.shape[:2], np.uint8)
+    cv2.polylines(cord, [line], True, 255, 15)
+    without_blue = cv2.inpaint(bgr, cord, 5, cv2.INPAINT_TELEA)
+    large = cv2.resize(without_blue, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    cv2.polylines(large, [2 * line], True, (95, 40, 25), 2, cv2.LINE_AA)
+    ok, encoded = cv2.imencode(".png", large)
+    assert ok
+    reading = read_photo(encoded.tobytes())
+    assert reading.photo.scale == 1.0
+    assert len(reading.report["crossings"]) == len(truth["crossings"])
+
+
 @pytest.mark.parametrize(
     "data, message",
     [

@@ -98,14 +98,23 @@ def read_photo(
     photo = stage("load", lambda: load_photo(source))
     masks = stage("colour", lambda: classify_colours(photo.rgb, profile))
     separation = stage("separate", lambda: separate(masks))
-    if 0 < separation.measured_width < MIN_STRING_WIDTH and photo.scale > 1:
-        # Strings this thin do not survive the reduced decode (a camera far above a
-        # wide board): read the photo again at twice the resolution.
-        finer = 2 * max(photo.rgb.shape[:2])
+    finer = 2 * max(photo.rgb.shape[:2])
+    thin = 0 < separation.measured_width < MIN_STRING_WIDTH
+    try:
+        if thin and photo.scale > 1:
+            # Strings this thin do not survive the reduced decode (a camera far above
+            # a wide board): read the photo again at twice the resolution.
+            raise ReadError("strings too thin at this resolution")
+        loops = stage("trace", lambda: trace_loops(separation))
+    except ReadError:
+        if photo.scale <= 1:
+            raise
+        # A loop lost at the reduced decode (a thin dark cord whose pixels blend with
+        # the table's and lose their hue) may be whole at twice the resolution.
         photo = stage("load", lambda: load_photo(source, min_working_side=finer))
         masks = stage("colour", lambda: classify_colours(photo.rgb, profile))
         separation = stage("separate", lambda: separate(masks))
-    loops = stage("trace", lambda: trace_loops(separation))
+        loops = stage("trace", lambda: trace_loops(separation))
     board = stage("arrange", lambda: arrange(loops))
     pawns = stage("creatures", lambda: find_pawns(separation))
     located = stage("place", lambda: place(board, pawns))
