@@ -153,6 +153,21 @@ def test_a_ghost_on_a_white_table_is_found_by_its_outline() -> None:
     assert x <= 450 <= x + w and y <= 320 <= y + h
 
 
+def test_the_lit_rim_of_the_tables_edge_is_no_row_of_ghosts() -> None:
+    # A board near the table's edge: dark floor beyond, and the edge's rim a strip lit
+    # whiter than the table, wider and narrower by turns (it crumbles into pieces the
+    # size of a pawn once the thin stretches are opened away).
+    photo = white_table_with_a_ghost()
+    photo[:, :60] = (40, 36, 34)
+    for top in range(0, SIZE[1], 50):
+        width = 30 if (top // 50) % 2 == 0 else 10
+        photo[top : top + 50, 60 : 60 + width] = (252, 252, 250)
+    masks = classify_colours(photo, load_profile())
+    ghosts = [p for p in separate(masks).pawns if p.colour == "white"]
+    assert len(ghosts) == 1
+    assert ghosts[0].box[0] > 400
+
+
 def test_a_cord_of_the_mats_own_hue_is_found_by_shape() -> None:
     # A navy cord on a blue mat differs from the mat as the pawns' shadows do: darker
     # in the same hue. It is found as a thin line; the shadows are neither string nor

@@ -33,6 +33,8 @@ WIDE_WIDTHS = 3.6
 MAX_PAWN_RECTANGULARITY = 0.9
 #: A ghost's lit part is at least this many string widths across.
 GHOST_MIN_WIDTHS = 2.6
+#: White parts longer than this many pawn widths are no ghosts (a table's rim, a cup).
+MAX_GHOST_EXTENT_PAWNS = 5.0
 #: A ghost covers at least this share of a typical pawn's area.
 MIN_GHOST_AREA_SHARE = 0.15
 #: A ghost found by its outline is at least this share edges, and at most this share
@@ -252,9 +254,13 @@ def separate(masks: ColourMasks) -> Separation:
             strings[colour] = lines & ~(cv2.dilate(own_pawns, _disc(4 * string_width)) > 0)
     white = labels == LABEL_COLOURS.index(WHITE)
     typical = float(np.median([b.area for b in pawns])) if pawns else 0.0
-    ghosts = _ghost_blobs(white, labels, pawn_mask, string_width, margin)
+    # Three ghosts in a row, or one and its long shadow, at most; a typical pawn is ~7
+    # string widths across.
+    diameter = 2 * math.sqrt(typical / math.pi) if pawns else 7 * string_width
+    max_extent = MAX_GHOST_EXTENT_PAWNS * diameter
+    ghosts = _ghost_blobs(white, labels, pawn_mask, string_width, margin, max_extent)
     pawns.extend(g for g in ghosts if _ghost_like(g, typical))
-    outlined_ghosts = _outlined_ghosts(masks, pawns, string_width, margin)
+    outlined_ghosts = _outlined_ghosts(masks, pawns, string_width, margin, max_extent)
     pawns.extend(g for g in outlined_ghosts if _ghost_like(g, typical))
     pawn_mask |= _blob_mask(labels.shape, [p for p in pawns if p.colour == WHITE])
     return Separation(
@@ -379,12 +385,15 @@ def _ghost_blobs(
     coloured_pawns: BoolImage,
     string_width: float,
     margin: int,
+    max_extent: float,
     ringed: bool = False,
 ) -> list[PawnBlob]:
     """White pawns: the lit part of a ghost is white, its shaded side often is not, so
     a smaller disc than for coloured pawns must fit. Highlights on coloured pawns are
-    white too; they lie on a coloured pawn and are skipped. Where ghosts are
-    ``ringed`` (found by their outline), the holes in the rings are filled."""
+    white too; they lie on a coloured pawn and are skipped. A white part longer than
+    ``max_extent`` (pixels) is no pawns but the lit rim of the table's edge or of a
+    cup. Where ghosts are ``ringed`` (found by their outline), the holes in the rings
+    are filled."""
     box = bounding_box(white_everywhere, margin)
     if box is None:
         return []
@@ -396,7 +405,7 @@ def _ghost_blobs(
     if ringed:
         # An outlined ghost's smooth top can be a hole in its ring of edges.
         closed = fill_small_holes(closed, 30 * string_width**2)
-    thick = opening(closed, GHOST_MIN_WIDTHS * string_width)
+    thick = opening(_without_long_parts(closed, max_extent), GHOST_MIN_WIDTHS * string_width)
     near_coloured = cv2.dilate(coloured_pawns[box].astype(np.uint8), _disc(1.5 * string_width))
     blobs = []
     for blob in _pawn_blobs(thick.astype(bool), WHITE, labels[box], origin):
@@ -405,8 +414,23 @@ def _ghost_blobs(
     return blobs
 
 
+def _without_long_parts(mask: NDArray[np.uint8], max_extent: float) -> NDArray[np.uint8]:
+    """The mask without its connected parts longer (bounding box) than ``max_extent``."""
+    count, parts, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    extent = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
+    long_parts = np.flatnonzero(extent > max_extent)
+    long_parts = long_parts[long_parts > 0]  # 0 is the background
+    if long_parts.size == 0:
+        return mask
+    return np.where(np.isin(parts, long_parts), 0, mask).astype(np.uint8)
+
+
 def _outlined_ghosts(
-    masks: ColourMasks, pawns: list[PawnBlob], string_width: float, margin: int
+    masks: ColourMasks,
+    pawns: list[PawnBlob],
+    string_width: float,
+    margin: int,
+    max_extent: float,
 ) -> list[PawnBlob]:
     """Ghosts on a white, grey or cream table, found by their outline (see
     :mod:`vision.ghost_cues`).
@@ -428,6 +452,7 @@ def _outlined_ghosts(
         near_pawn,
         string_width / 2,
         margin // 2,
+        max_extent / 2,
         ringed=True,
     )
     return [
