@@ -438,13 +438,24 @@ def _outlined_ghosts(
     Candidates are the places crowded with edges or faintly lit, apart from the pawns
     found (round those are their shadows and the table they light). A ghost is one
     when it is mostly outline and, out of shadow, has a tint of its own. (A whole ring
-    of edges is not enough: a crisp shadow is ringed too.) Found at half resolution.
+    of edges is not enough: a crisp shadow is ringed too.) Found at half resolution,
+    and only round the board: within ``max_extent`` of anything coloured.
     """
-    cues = ghost_cues(masks, string_width)
+    coloured = (masks.labels > 0) & (masks.labels < LABEL_COLOURS.index(WHITE))
+    box = bounding_box(coloured, int(max_extent))
+    if box is None:
+        return []
+    # Even-sized, so that half resolution inside the box is half resolution outside.
+    box = (
+        slice(box[0].start - box[0].start % 2, box[0].stop),
+        slice(box[1].start - box[1].start % 2, box[1].stop),
+    )
+    near_board = ColourMasks(labels=masks.labels[box], lab=masks.lab[box], table=masks.table[box])
+    cues = ghost_cues(near_board, string_width)
     if cues is None:
         return []
     half = cues.masks.labels.shape
-    found = _blob_mask(masks.labels.shape, pawns)[: 2 * half[0] : 2, : 2 * half[1] : 2]
+    found = _blob_mask(masks.labels.shape, pawns)[box][: 2 * half[0] : 2, : 2 * half[1] : 2]
     near_pawn = cv2.dilate(found.astype(np.uint8), _disc(0.75 * string_width)) > 0
     candidates = _ghost_blobs(
         cues.lit | cues.outline,
@@ -455,8 +466,9 @@ def _outlined_ghosts(
         max_extent / 2,
         ringed=True,
     )
+    origin = (box[1].start, box[0].start)
     return [
-        _doubled(blob, masks.labels.shape)
+        _doubled(blob, near_board.labels.shape, origin)
         for blob in candidates
         if _share(near_pawn, blob) < MAX_NEAR_PAWN_SHARE
         and _share(cues.outline, blob) >= MIN_OUTLINE_SHARE
@@ -464,13 +476,13 @@ def _outlined_ghosts(
     ]
 
 
-def _doubled(blob: PawnBlob, shape: tuple[int, ...]) -> PawnBlob:
-    """A blob found at half resolution, in the pixels of an image of ``shape``."""
+def _doubled(blob: PawnBlob, shape: tuple[int, ...], origin: tuple[int, int]) -> PawnBlob:
+    """A blob found at half resolution in a box of the photo of ``shape`` whose corner
+    is at ``origin`` (x, y), in the photo's pixels."""
     x, y, w, h = (2 * v for v in blob.box)
     mask = blob.mask.repeat(2, axis=0).repeat(2, axis=1)[: shape[0] - y, : shape[1] - x]
-    return PawnBlob(
-        colour=blob.colour, mask=mask, box=(x, y, mask.shape[1], mask.shape[0]), share=blob.share
-    )
+    box = (x + origin[0], y + origin[1], mask.shape[1], mask.shape[0])
+    return PawnBlob(colour=blob.colour, mask=mask, box=box, share=blob.share)
 
 
 def _ghost_like(blob: PawnBlob, typical_area: float) -> bool:
