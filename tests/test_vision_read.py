@@ -31,7 +31,7 @@ DEV_PHOTOS = ROOT.parent / "shared" / "dev-photos"
 NOT_YET_EXACT = {
     "01_easy_light_wood": "yellow cord on light wood of nearly its hue is not found",
     "03_normal_dark_wood": "far camera: 1.5 px cords on dark wood are not found",
-    "04_normal_white_table": "ghosts on a pink-white table under a warm lamp: darker than it, nearly its tint",
+    "04_normal_white_table": "ghosts on a pink-white table, warm lamp: darker, nearly its tint",
     "06_hard_green_felt": "green on green felt in dim light: the green knot is misplaced",
     "07_hard_blue_mat": "the thin blue cord on the dark blue mat (2.7 px) is not found",
     "08_hard_steep_side_light": "harsh side light: hard shadows are read as strings",
