@@ -31,7 +31,8 @@ from vision.colour import LABEL_COLOURS, TABLE, ColourMasks
 BoolImage = NDArray[np.bool_]
 FloatImage = NDArray[np.float32]
 
-#: Greyer than this (a*b* chroma) is white or grey.
+#: Greyer than this (a*b* chroma) is white or grey (the default profile's
+#: ``white_max_chroma``; the separate stage is not given the profile).
 WHITE_MAX_CHROMA = 22.0
 #: Edges: lightness smoothed over this many string widths changes this many times
 #: faster than is typical of the table, on at least this share of the pixels around.
