@@ -98,19 +98,19 @@ def read_photo(
     photo = stage("load", lambda: load_photo(source))
     masks = stage("colour", lambda: classify_colours(photo.rgb, profile))
     separation = stage("separate", lambda: separate(masks))
-    finer = 2 * max(photo.rgb.shape[:2])
+    loops = None
     thin = 0 < separation.measured_width < MIN_STRING_WIDTH
-    try:
-        if thin and photo.scale > 1:
-            # Strings this thin do not survive the reduced decode (a camera far above
-            # a wide board): read the photo again at twice the resolution.
-            raise ReadError("strings too thin at this resolution")
-        loops = stage("trace", lambda: trace_loops(separation))
-    except ReadError:
-        if photo.scale <= 1:
-            raise
-        # A loop lost at the reduced decode (a thin dark cord whose pixels blend with
-        # the table's and lose their hue) may be whole at twice the resolution.
+    if not thin or photo.scale <= 1:
+        try:
+            loops = stage("trace", lambda: trace_loops(separation))
+        except ReadError:
+            if photo.scale <= 1:
+                raise
+    if loops is None:
+        # Strings too thin for the reduced decode (a camera far above a wide board), or
+        # a loop lost at it (a thin dark cord blends with the table and loses its hue):
+        # read the photo again at twice the resolution.
+        finer = 2 * max(photo.rgb.shape[:2])
         photo = stage("load", lambda: load_photo(source, min_working_side=finer))
         masks = stage("colour", lambda: classify_colours(photo.rgb, profile))
         separation = stage("separate", lambda: separate(masks))
