@@ -128,7 +128,7 @@ def white_table_with_a_ghost() -> np.ndarray:
         cv2.ellipse(mask, centre, axes, 30, 0, 360, 1, -1, cv2.LINE_AA)
         image[mask > 0] *= factor
 
-    shade((470, 330), 0.6, (30, 16))  # the ghost's own shadow
+    shade((470, 330), 0.6, (36, 22))  # the ghost's own shadow
     cv2.circle(image, (450, 320), 19, (175, 172, 165), -1, cv2.LINE_AA)  # its rim
     cv2.circle(image, (450, 320), 17, (232, 230, 220), -1, cv2.LINE_AA)  # ivory body
     cv2.circle(image, (446, 316), 10, (200, 198, 190), 2, cv2.LINE_AA)  # head's ring
@@ -151,6 +151,9 @@ def test_a_ghost_on_a_white_table_is_found_by_its_outline() -> None:
     assert len(ghosts) == 1
     x, y, w, h = ghosts[0].box
     assert x <= 450 <= x + w and y <= 320 <= y + h
+    # Its blob takes in its shadow and is three pawns large, yet it is one ghost.
+    seen = [p for p in find_pawns(separate(masks)).pawns if p.kind == "ghost"]
+    assert len(seen) == 1
 
 
 def test_the_lit_rim_of_the_tables_edge_is_no_row_of_ghosts() -> None:

@@ -95,7 +95,8 @@ def find_pawns(separation: Separation) -> Pawns:
         # Side by side, touching pawns make a wide blob; one behind another hides part
         # of it, so the blob may be wide without being large.
         wide = blob.box[2] > SEVERAL_PAWNS_WIDTH * single_width
-        if blob.area > SEVERAL_PAWNS_AREA * single_area or wide:
+        large = blob.area > SEVERAL_PAWNS_AREA * single_area
+        if (large or wide) and not blob.with_shadow:
             count = min(3, max(2, int(round(blob.area / single_area))))
             parts = _split(blob, count, single_radius)
         confidence = min(1.0, blob.share) * (0.75 if len(parts) > 1 else 1.0)
@@ -169,7 +170,12 @@ def _split(blob: PawnBlob, count: int, single_radius: float) -> list[np.ndarray]
     # reads the same whatever was read before it in the same process (the web server).
     cv2.setRNGSeed(0)
     _, found, _ = cv2.kmeans(
-        points, count, None, criteria, 3, cv2.KMEANS_PP_CENTERS  # type: ignore[call-overload]
+        points,
+        count,
+        None,
+        criteria,
+        3,
+        cv2.KMEANS_PP_CENTERS,  # type: ignore[call-overload]
     )
     labels = np.asarray(found).ravel()
     parts = [points[labels == k] for k in range(count)]

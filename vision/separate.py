@@ -43,6 +43,8 @@ MIN_OUTLINE_SHARE = 0.5
 MAX_NEAR_PAWN_SHARE = 0.05
 #: ... and this far from the table's tint (a*b*).
 MIN_GHOST_TINT = 2.0
+#: How sure a ghost found by its outline is (a white one is as sure as its share).
+OUTLINED_GHOST_SURENESS = 0.6
 #: On an even table of a string's hue, that string is a line darker (or lighter) than
 #: the table by this many times the table's lightness spread, and at least this L*.
 LINE_DEPTH_SPREADS = 4.0
@@ -69,13 +71,18 @@ class PawnBlob:
     box : (x, y, w, h)
         Bounding box in working pixels.
     share : float
-        Fraction of the blob's coloured pixels that have ``colour``.
+        Fraction of the blob's coloured pixels that have ``colour`` (for a ghost found
+        by its outline, how sure that finding is).
+    with_shadow : bool
+        The blob takes in the pawn's shadow (a ghost found by its outline): its size
+        says nothing of how many pawns it holds.
     """
 
     colour: str
     mask: BoolImage
     box: tuple[int, int, int, int]
     share: float
+    with_shadow: bool = False
 
     @property
     def area(self) -> int:
@@ -477,12 +484,14 @@ def _outlined_ghosts(
 
 
 def _doubled(blob: PawnBlob, shape: tuple[int, ...], origin: tuple[int, int]) -> PawnBlob:
-    """A blob found at half resolution in a box of the photo of ``shape`` whose corner
-    is at ``origin`` (x, y), in the photo's pixels."""
+    """A ghost found by its outline at half resolution in a box of the photo of
+    ``shape`` whose corner is at ``origin`` (x, y), in the photo's pixels."""
     x, y, w, h = (2 * v for v in blob.box)
     mask = blob.mask.repeat(2, axis=0).repeat(2, axis=1)[: shape[0] - y, : shape[1] - x]
     box = (x + origin[0], y + origin[1], mask.shape[1], mask.shape[0])
-    return PawnBlob(colour=blob.colour, mask=mask, box=box, share=blob.share)
+    return PawnBlob(
+        colour=blob.colour, mask=mask, box=box, share=OUTLINED_GHOST_SURENESS, with_shadow=True
+    )
 
 
 def _ghost_like(blob: PawnBlob, typical_area: float) -> bool:
