@@ -16,7 +16,7 @@ import pytest
 from calibration import load_profile
 from engine.topology import build_board
 from vision.colour import LABEL_COLOURS, classify_colours
-from vision.creatures import find_pawns
+from vision.creatures import UP, _foot, find_pawns, lean_direction
 from vision.errors import ReadError
 from vision.separate import PawnBlob, _pawn_shaped, opening, separate
 from vision.trace import (
@@ -359,6 +359,34 @@ def test_two_touching_pawns_far_back_are_two() -> None:
 def blob_of(mask: np.ndarray) -> PawnBlob:
     height, width = mask.shape
     return PawnBlob(colour="blue", mask=mask.astype(bool), box=(0, 0, width, height), share=1.0)
+
+
+def leaning_pawn(origin: tuple[int, int], head: tuple[float, float]) -> PawnBlob:
+    """A pawn seen at an angle: a round base, and a smaller head drawn out towards
+    ``head`` (a unit vector), in a box whose corner is at ``origin``."""
+    mask = np.zeros((80, 80), np.uint8)
+    cv2.circle(mask, (40, 40), 16, 1, -1)
+    top = (round(40 + 18 * head[0]), round(40 + 18 * head[1]))
+    cv2.circle(mask, top, 11, 1, -1)
+    return PawnBlob("blue", mask.astype(bool), (*origin, 80, 80), share=1.0)
+
+
+@pytest.mark.parametrize("head", [(1.0, 0.0), (0.0, 1.0), (-0.6, -0.8)])
+def test_the_lean_of_the_pawns_is_read_from_their_shape(head: tuple[float, float]) -> None:
+    # A photo turned any way: the pawns lean along one direction, wider at the base.
+    blobs = [leaning_pawn((100 * k, 50 * k), head) for k in range(5)]
+    lean = lean_direction(blobs, float(blobs[0].area))
+    assert np.dot(lean, head) > 0.95
+    # The foot is at the base, not at the blob's bottom in the photo.
+    foot = np.subtract(_foot(blobs[0].points(), lean), (40, 40))
+    assert np.hypot(*foot) < 6
+
+
+def test_pawns_seen_from_above_have_their_heads_up() -> None:
+    disc = np.zeros((40, 40), np.uint8)
+    cv2.circle(disc, (20, 20), 16, 1, -1)
+    blobs = [blob_of(disc) for _ in range(5)]
+    assert lean_direction(blobs, float(blobs[0].area)) == UP
 
 
 def test_a_playing_card_is_not_pawn_shaped() -> None:

@@ -1,9 +1,11 @@
 """Creatures stage: every pawn's kind, colour and foot point.
 
 A pawn is tall: seen at an angle, its blob reaches up from its base, so the base is at
-the blob's bottom, not its centroid. Touching pawns of one colour merge into one blob;
-how many pawns a blob holds is read from its area against a single pawn's area in the
-same photo.
+the blob's lower end, not its centroid. Which end is lower is read from the pawns
+themselves (a photo may be turned any way): seen at an angle they are drawn out along
+one direction, and they are wider at the base than at the head. Touching pawns of one
+colour merge into one blob; how many pawns a blob holds is read from its area against a
+single pawn's area in the same photo.
 """
 
 from __future__ import annotations
@@ -26,6 +28,13 @@ SEVERAL_PAWNS_WIDTH = 1.6
 MIN_PAWN_AREA = 0.35
 #: Blobs larger than this many single pawns are no pawns (a card, a cup).
 MAX_PAWN_AREA = 4.5
+#: The pawns lean (the camera looks at an angle) when single pawns are this much
+#: longer than wide on average (ratio of their axes less one) ...
+MIN_LEAN_ELONGATION = 0.12
+#: ... and this share of that elongation votes for one end as the base.
+MIN_LEAN_AGREEMENT = 0.3
+#: With no clear lean, the head is up in the photo, as a phone is held.
+UP = (0.0, -1.0)
 
 
 @dataclass(frozen=True)
@@ -77,6 +86,7 @@ def find_pawns(separation: Separation) -> Pawns:
     overall_area = _single_pawn_area(blobs, separation.string_width)
     sizes = _single_pawn_sizes(blobs, separation.string_width, overall_area)
     single_width = float(np.median([b.box[2] for b in blobs]))
+    lean = lean_direction(blobs, overall_area)
     pawns: list[SeenPawn] = []
     warnings: list[str] = []
     for blob in blobs:
@@ -102,7 +112,7 @@ def find_pawns(separation: Separation) -> Pawns:
         confidence = min(1.0, blob.share) * (0.75 if len(parts) > 1 else 1.0)
         kind = GHOST if blob.colour == WHITE else DEMON
         for part in parts:
-            pawns.append(SeenPawn(kind, blob.colour, _foot(part), _width(part), confidence))
+            pawns.append(SeenPawn(kind, blob.colour, _foot(part, lean), _width(part), confidence))
         if len(parts) > 1:
             x, y = blob.box[0] + blob.box[2] / 2, blob.box[1] + blob.box[3] / 2
             warnings.append(
@@ -193,14 +203,68 @@ def _width(points: np.ndarray) -> float:
     return float(np.ptp(points[:, 0]) + 1.0)
 
 
-def _foot(points: np.ndarray) -> Point:
-    """The base of a pawn: half a base width above the blob's bottom, centred under it.
+def lean_direction(blobs: list[PawnBlob], single_area: float) -> tuple[float, float]:
+    """The direction from a pawn's base to its head in the photo (a unit x, y vector).
+
+    Seen at an angle, a pawn is drawn out away from the camera: the single pawns'
+    long axes agree on a direction, and each is wider at its base than at its head.
+    With too little of either (a photo from straight above, a few pawns) it is
+    :data:`UP`.
+    """
+    axes, weights, base_votes = [], [], []
+    for blob in blobs:
+        if blob.colour == WHITE or not 0.6 * single_area <= blob.area <= 1.4 * single_area:
+            continue
+        axis, elongation, wider_end = _long_axis(blob.points())
+        axes.append(axis)
+        weights.append(max(elongation - 1.0, 0.0))
+        base_votes.append(wider_end)
+    if len(axes) < 3 or float(np.mean(weights)) < MIN_LEAN_ELONGATION:
+        return UP
+    # Axes are undirected: average them at double angle.
+    angles = 2 * np.arctan2([a[1] for a in axes], [a[0] for a in axes])
+    mean = 0.5 * math.atan2(
+        float(np.dot(weights, np.sin(angles))), float(np.dot(weights, np.cos(angles)))
+    )
+    axis = np.array([math.cos(mean), math.sin(mean)])
+    # Each blob's base end, along the common axis, weighted by how drawn out it is.
+    votes = sum(
+        w * math.copysign(1.0, float(np.dot(b, axis)))
+        for w, b in zip(weights, base_votes, strict=True)
+    )
+    if abs(votes) < MIN_LEAN_AGREEMENT * sum(weights):
+        return UP
+    head = -axis if votes > 0 else axis
+    return (float(head[0]), float(head[1]))
+
+
+def _long_axis(points: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    """A blob's long axis (unit vector), how much longer than wide it is, and the
+    long axis pointing to its wider end."""
+    offsets = points - points.mean(axis=0)
+    variances, vectors = np.linalg.eigh(np.cov(offsets.T))
+    axis = vectors[:, 1]
+    elongation = math.sqrt(variances[1] / max(variances[0], 1e-6))
+    along = offsets @ axis
+    across = offsets @ np.array([-axis[1], axis[0]])
+    low, high = np.percentile(along, [15, 85])
+    width_low, width_high = np.ptp(across[along <= low]), np.ptp(across[along >= high])
+    return axis, elongation, (-axis if width_low > width_high else axis)
+
+
+def _foot(points: np.ndarray, lean: tuple[float, float] = UP) -> Point:
+    """The base of a pawn: half a base width in from the blob's lower end, centred
+    across it (``lean`` points from base to head).
 
     A pawn seen straight from above is a disc and its base is its centre; seen at an
-    angle its head rises above the base, so the base stays at the bottom.
+    angle its head rises away from the base, so the base stays at the lower end.
     """
-    width = _width(points)
-    bottom = float(points[:, 1].max())
-    lower = points[points[:, 1] >= bottom - 0.5 * width]
-    x = float((lower[:, 0].min() + lower[:, 0].max()) / 2)
-    return (x, bottom - 0.45 * width)
+    down = -np.asarray(lean, float)
+    across = np.array([down[1], -down[0]])
+    along, side = points @ down, points @ across
+    width = float(np.ptp(side) + 1.0)
+    lowest = float(along.max())
+    lower = side[along >= lowest - 0.5 * width]
+    middle = float((lower.min() + lower.max()) / 2)
+    foot = down * (lowest - 0.45 * width) + across * middle
+    return (float(foot[0]), float(foot[1]))
