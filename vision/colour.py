@@ -194,9 +194,7 @@ def colour_of_even_table(
     for string. Its grain does not always show (a smooth plank, a photo at a distance),
     so tables of those hues are taken for wood or cloth: felt and mats are green or blue.
     """
-    # Every 8th row and column is plenty for medians, and costs nothing.
-    sample = table[::8, ::8]
-    table_a, table_b = float(np.median(sample[..., 1])), float(np.median(sample[..., 2]))
+    table_a, table_b = table_tint(table)
     table_chroma = math.hypot(table_a, table_b)
     if table_chroma < profile.min_chroma:
         return None
@@ -211,6 +209,12 @@ def colour_of_even_table(
     if colour not in EVEN_TABLE_COLOURS:
         return None
     return colour if cosines[colour] >= _hue_cos_limit(profile) else None
+
+
+def table_tint(table: FloatImage) -> tuple[float, float]:
+    """The table's median a*, b* (every 8th row and column is plenty for medians)."""
+    sample = table[::8, ::8]
+    return float(np.median(sample[..., 1])), float(np.median(sample[..., 2]))
 
 
 def lightness_spread(residual_lightness: NDArray[np.float32]) -> float:

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.colours import WHITE
-from vision.colour import LABEL_COLOURS, TABLE, ColourMasks
+from vision.colour import LABEL_COLOURS, TABLE, ColourMasks, table_tint
 
 BoolImage = NDArray[np.bool_]
 FloatImage = NDArray[np.float32]
@@ -90,7 +90,7 @@ def ghost_cues(masks: ColourMasks, string_width: float) -> GhostCues | None:
     """
     if string_width <= 0:
         raise ValueError(f"string_width must be positive, got {string_width}")
-    if _table_chroma(masks.table) >= WHITE_MAX_CHROMA:
+    if math.hypot(*table_tint(masks.table)) >= WHITE_MAX_CHROMA:
         return None
     if not (masks.labels[::8, ::8] == TABLE).any():
         return None
@@ -146,12 +146,6 @@ def tint_against_table(
     colour = np.median(masks.lab[y : y + h, x : x + w, 1:][pixels], axis=0)
     table = np.median(masks.table[y : y + h, x : x + w, 1:][pixels], axis=0)
     return float(np.hypot(*(colour - table)))
-
-
-def _table_chroma(table: FloatImage) -> float:
-    # Every 8th row and column is plenty for a median.
-    sample = table[::8, ::8]
-    return math.hypot(float(np.median(sample[..., 1])), float(np.median(sample[..., 2])))
 
 
 def _spread(values: FloatImage, on_table: BoolImage) -> float:

@@ -413,12 +413,9 @@ def _ghost_blobs(
         # An outlined ghost's smooth top can be a hole in its ring of edges.
         closed = fill_small_holes(closed, 30 * string_width**2)
     thick = opening(_without_long_parts(closed, max_extent), GHOST_MIN_WIDTHS * string_width)
-    near_coloured = cv2.dilate(coloured_pawns[box].astype(np.uint8), _disc(1.5 * string_width))
-    blobs = []
-    for blob in _pawn_blobs(thick.astype(bool), WHITE, labels[box], origin):
-        if _share(near_coloured.astype(bool), blob, origin) < 0.3:
-            blobs.append(blob)
-    return blobs
+    near = cv2.dilate(coloured_pawns[box].astype(np.uint8), _disc(1.5 * string_width)) > 0
+    blobs = _pawn_blobs(thick.astype(bool), WHITE, labels[box], origin)
+    return [blob for blob in blobs if _share(near, blob, origin) < 0.3]
 
 
 def _without_long_parts(mask: NDArray[np.uint8], max_extent: float) -> NDArray[np.uint8]:
