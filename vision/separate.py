@@ -50,8 +50,12 @@ OUTLINED_GHOST_SURENESS = 0.6
 LINE_DEPTH_SPREADS = 4.0
 LINE_MIN_DEPTH = 10.0
 #: On an even table of a pawn's hue, at least this share of the pawn is lighter than
-#: the table (its lit side); a shadow has none.
+#: the table (its lit side); a shadow has none...
 MIN_LIT_SHARE = 0.1
+#: ... or the pawn's glossy top shows a highlight: at least this many square string
+#: widths lighter than the table by this much L* (a shadow shows none).
+MIN_HIGHLIGHT_AREA_WIDTHS2 = 1.0
+HIGHLIGHT_DEPTH = 40.0
 #: How far beside a string its shadow reaches, in string widths.
 SHADOW_REACH_WIDTHS = 1.5
 #: A stretch of such a line is at least this many string widths long (a pawn is ~7).
@@ -244,7 +248,7 @@ def separate(masks: ColourMasks) -> Separation:
                 own[box], labels[box], colour, origin, string_width
             )
             if colour == masks.table_hue_colour:
-                round_blobs = _with_a_lit_side(round_blobs, masks, box)
+                round_blobs = _with_a_lit_side(round_blobs, masks, box, string_width)
             pawns.extend(round_blobs)
             pawn_mask |= _blob_mask(labels.shape, round_blobs)
             # Cut out only the pawns of the string's own colour: other pawns do not hide
@@ -305,19 +309,26 @@ def _colour_pawns(
 
 
 def _with_a_lit_side(
-    blobs: list[PawnBlob], masks: ColourMasks, box: tuple[slice, slice]
+    blobs: list[PawnBlob], masks: ColourMasks, box: tuple[slice, slice], string_width: float
 ) -> list[PawnBlob]:
-    """The blobs (of the table's own hue, found in ``box``) that show a lit side.
+    """The blobs (of the table's own hue, found in ``box``) that show a lit side or a
+    highlight.
 
     A shadow of the table's hue is all darker than the table; a pawn of that colour
-    is lit from above, and some of it is lighter than the table.
+    is lit from above, and some of it is lighter than the table. A pawn darker than
+    the table all over (a deep blue pawn on a light blue mat, lit from the side) still
+    shows the glint of its glossy top, a spot far lighter than the table.
     """
-    lit = masks.lab[box][..., 0] > masks.table[box][..., 0]
+    gain = masks.lab[box][..., 0] - masks.table[box][..., 0]
+    min_highlight = MIN_HIGHLIGHT_AREA_WIDTHS2 * string_width**2
     kept = []
     for blob in blobs:
         x, y, w, h = blob.box
         x, y = x - box[1].start, y - box[0].start
-        if lit[y : y + h, x : x + w][blob.mask].mean() >= MIN_LIT_SHARE:
+        inside = gain[y : y + h, x : x + w][blob.mask]
+        lit_share = float((inside > 0).mean())
+        highlight = int((inside > HIGHLIGHT_DEPTH).sum())
+        if lit_share >= MIN_LIT_SHARE or highlight >= min_highlight:
             kept.append(blob)
     return kept
 
