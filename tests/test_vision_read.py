@@ -38,7 +38,6 @@ NOT_YET_EXACT = {
     "dev_0003": "dim light: a half-lit green pawn is a crescent too thin for a pawn",
     "dev_0014": "blue mat under a warm lamp: the blue loop is traced wrong",
     "dev_0015": "green felt under low light: long shadows read as green",
-    "dev_0016": "blue mat: the blue loop is read, its knot is misplaced",
     "dev_0017": "low sun: red and yellow loops traced wrong among long shadows",
 }
 

@@ -302,6 +302,21 @@ def test_trace_finds_a_knot_near_a_crossing() -> None:
         assert other is None or math.dist(other, knot) > 50
 
 
+def test_a_knot_whose_tails_are_stubs_is_where_the_loop_branches() -> None:
+    # A tight knot seen from afar: hardly thicker than the string, its tails two stubs
+    # too short to keep as scraps. The loop's skeleton branches there and nowhere else.
+    image, truth = four_loops()
+    knot = truth["blue"][60]
+    tangent = truth["blue"][61] - truth["blue"][59]
+    normal = np.array([-tangent[1], tangent[0]]) / np.linalg.norm(tangent)
+    ends = [tuple(int(v) for v in knot + side * 8 * normal) for side in (-1, 1)]
+    cv2.line(image, ends[0], ends[1], RGB["blue"], 3, cv2.LINE_AA)
+    loops = trace_loops(separate(classify_colours(image, load_profile())))
+    found = loops.loops["blue"].knot
+    assert found is not None and math.dist(found, knot) < 10
+    assert loops.loops["blue"].knot_confidence < 0.5  # a guess, and said to be one
+
+
 def test_a_knot_with_two_short_loose_tails_is_found() -> None:
     # Seen from afar the knot is a slight lump and its tails are short scraps, cut
     # off from it; a single short scrap elsewhere beside the string is no knot.

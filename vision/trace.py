@@ -116,6 +116,10 @@ def trace_loops(separation: Separation) -> Loops:
             continue
         loop = close_loop(colour, segments, width)
         # A knot's tails may be short scraps, cut off from the thick knot.
+        # Where another string passes over this one, the cut leaves ragged ends whose
+        # skeleton branches too: those junctions say nothing of the knot.
+        others = np.logical_or.reduce([m for c, m in separation.strings.items() if c != colour])
+        junctions = _away_from(junctions, others, 2.0 * width)
         knot, knot_confidence = find_knot(loop, pieces, junctions, mask, width)
         loop = Loop(
             colour=colour,
@@ -592,8 +596,9 @@ def find_knot(
     segments next to it (the lump itself may be too thick to be kept as string, which
     cuts the tails off). Each candidate is scored by how many tails start there and
     how long they are, and how thick the string is there. Without any, the thickest
-    place on the loop is taken if it is clearly thicker than the string. The knot is
-    put on the loop's path, nearest the best candidate.
+    place on the loop is taken if it is clearly thicker than the string, and failing
+    that the place where the loop's skeleton branches most (tails too short to keep).
+    The knot is put on the loop's path, nearest the best candidate.
     """
     distance = _distance_inside(mask)
     path = loop.points
@@ -635,7 +640,38 @@ def find_knot(
     k = int(np.argmax(thickness))
     if thickness[k] >= 1.6 * width:
         return (float(path[k, 0]), float(path[k, 1])), 0.4
+    # A loop never crosses itself, so where its own skeleton branches something sticks
+    # out of it: most often a knot whose tails are too short to keep as scraps.
+    branching = _most_branched(junctions, path, width)
+    if branching is not None:
+        nearest = path[int(np.argmin(np.linalg.norm(path - branching, axis=1)))]
+        return (float(nearest[0]), float(nearest[1])), 0.3
     return None, 0.0
+
+
+def _away_from(points: Points, mask: NDArray[np.bool_], reach: float) -> Points:
+    """The points with no pixel of ``mask`` within ``reach`` (in a square round them)."""
+    r = int(math.ceil(reach))
+    kept = [
+        (x, y)
+        for x, y in points
+        if not mask[max(0, int(y) - r) : int(y) + r + 1, max(0, int(x) - r) : int(x) + r + 1].any()
+    ]
+    return np.array(kept, np.float64).reshape(-1, 2)
+
+
+def _most_branched(junctions: Points, path: Points, width: float) -> Points | None:
+    """The skeleton junction on (within three string widths of) the path with the most
+    other junctions round it, or None when there is none."""
+    if not len(junctions):
+        return None
+    on_path = junctions[_distances_to_path(junctions, path) < 3.0 * width]
+    if not len(on_path):
+        return None
+    apart = np.linalg.norm(on_path[:, None, :] - on_path[None, :, :], axis=2)
+    crowd = (apart < 2.5 * width).sum(axis=1)
+    branching: Points = on_path[int(np.argmax(crowd))]
+    return branching
 
 
 def _distance_inside(mask: NDArray[np.bool_]) -> NDArray[np.float32]:
