@@ -156,6 +156,39 @@ def test_a_ghost_on_a_white_table_is_found_by_its_outline() -> None:
     assert len(seen) == 1
 
 
+def test_a_grey_ghost_darker_than_the_table_is_found_standing_apart() -> None:
+    # Under soft light a grey ghost on a pinkish white table is darker than the table
+    # all over and has the table's own tint: only its outline shows, as does that of
+    # a pawn's shadow. Both are unevenly dark, but the ghost stands apart while the
+    # shadow lies against the pawn that casts it.
+    rng = np.random.default_rng(1)
+    image = np.empty((SIZE[1], SIZE[0], 3), np.float32)
+    image[:] = (238, 222, 228)
+    image += rng.normal(0, 4, image.shape)
+
+    def shade(centre: tuple[int, int], factor: float, axes: tuple[int, int]) -> None:
+        mask = np.zeros(image.shape[:2], np.uint8)
+        cv2.ellipse(mask, centre, axes, 30, 0, 360, 1, -1, cv2.LINE_AA)
+        image[mask > 0] *= factor
+
+    shade((470, 330), 0.55, (36, 22))  # the ghost's own shadow
+    table = np.array((238, 222, 228))
+    cv2.circle(image, (450, 320), 19, tuple(0.55 * table), -1, cv2.LINE_AA)  # its rim
+    cv2.circle(image, (450, 320), 17, tuple(0.8 * table), -1, cv2.LINE_AA)  # grey body
+    cv2.circle(image, (446, 316), 10, tuple(0.65 * table), 2, cv2.LINE_AA)  # head's ring
+    shade((318, 430), 0.75, (36, 22))  # the blue pawn's shadow, darker at its core,
+    shade((318, 430), 0.7, (24, 14))  # a little way from the pawn's blue side
+    photo = np.clip(image, 0, 255).astype(np.uint8)
+    draw_string(photo, ellipse((450, 350), (330, 230)), "red")
+    draw_pawn(photo, (250, 420), "blue")
+    draw_pawn(photo, (650, 420), "green")
+    masks = classify_colours(photo, load_profile())
+    ghosts = [p for p in separate(masks).pawns if p.colour == "white"]
+    assert len(ghosts) == 1
+    x, y, w, h = ghosts[0].box
+    assert x <= 450 <= x + w and y <= 320 <= y + h
+
+
 def test_the_lit_rim_of_the_tables_edge_is_no_row_of_ghosts() -> None:
     # A board near the table's edge: dark floor beyond, and the edge's rim a strip lit
     # whiter than the table, wider and narrower by turns (it crumbles into pieces the

@@ -48,6 +48,9 @@ LIT_MIN_GAIN = 4.0
 SHADOW_SPREADS = 2.0
 #: Below this many pixels out of shadow, a blob's tint is not measured.
 MIN_TINT_PIXELS = 6
+#: A crisp shadow darkens the table evenly: half its pixels are within this share of
+#: the depth of its darkest tenth.
+EVEN_DARKENING_SHARE = 0.2
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,29 @@ def tint_against_table(
     colour = np.median(masks.lab[y : y + h, x : x + w, 1:][pixels], axis=0)
     table = np.median(masks.table[y : y + h, x : x + w, 1:][pixels], axis=0)
     return float(np.hypot(*(colour - table)))
+
+
+def evenly_darkened(masks: ColourMasks, box: tuple[int, int, int, int], mask: BoolImage) -> bool:
+    """Whether a blob is the table evenly darkened, as in a crisp shadow.
+
+    A ghost seen with its own shadow is lit unevenly: its top, its shaded side and the
+    shadow beside it differ by tens of L*. A shadow cast on the table by something out
+    of the photo darkens the table by one factor all over.
+
+    Parameters
+    ----------
+    masks : ColourMasks
+    box : (x, y, w, h)
+        The blob's bounding box in the pixels of ``masks``.
+    mask : (h, w) bool
+        The blob's pixels inside ``box``.
+    """
+    x, y, w, h = box
+    gain = masks.lab[y : y + h, x : x + w, 0][mask] - masks.table[y : y + h, x : x + w, 0][mask]
+    if gain.size == 0:
+        return False
+    darkest, middle = np.percentile(gain, [10, 50])
+    return bool(middle - darkest < EVEN_DARKENING_SHARE * max(-darkest, 0.0))
 
 
 def _spread(values: FloatImage, on_table: BoolImage) -> float:

@@ -21,7 +21,7 @@ from skimage.morphology import skeletonize
 
 from engine.colours import LINE_COLOURS, WHITE
 from vision.colour import LABEL_COLOURS, ColourMasks, bounding_box, lightness_spread
-from vision.ghost_cues import ghost_cues, tint_against_table
+from vision.ghost_cues import evenly_darkened, ghost_cues, tint_against_table
 
 BoolImage = NDArray[np.bool_]
 
@@ -43,6 +43,10 @@ MIN_OUTLINE_SHARE = 0.5
 MAX_NEAR_PAWN_SHARE = 0.05
 #: ... and this far from the table's tint (a*b*).
 MIN_GHOST_TINT = 2.0
+#: ... or it stands apart: this many string widths from any pawn found, and with its
+#: shadow at least as big as a typical pawn. A shadow lies against what casts it.
+APART_WIDTHS = 4.0
+MIN_APART_AREA_SHARE = 1.0
 #: How sure a ghost found by its outline is (a white one is as sure as its share).
 OUTLINED_GHOST_SURENESS = 0.6
 #: On an even table of a string's hue, that string is a line darker (or lighter) than
@@ -264,14 +268,15 @@ def separate(masks: ColourMasks) -> Separation:
             own_pawns = _blob_mask(labels.shape, pawn_sized).astype(np.uint8)
             strings[colour] = lines & ~(cv2.dilate(own_pawns, _disc(4 * string_width)) > 0)
     white = labels == LABEL_COLOURS.index(WHITE)
-    typical = float(np.median([b.area for b in pawns])) if pawns else 0.0
-    # Three ghosts in a row, or one and its long shadow, at most; a typical pawn is ~7
-    # string widths across.
-    diameter = 2 * math.sqrt(typical / math.pi) if pawns else 7 * string_width
-    max_extent = MAX_GHOST_EXTENT_PAWNS * diameter
+    # Without coloured pawns to measure, a pawn is ~7 string widths across.
+    typical = math.pi * (3.5 * string_width) ** 2
+    if pawns:
+        typical = float(np.median([b.area for b in pawns]))
+    # Three ghosts in a row, or one and its long shadow, at most.
+    max_extent = MAX_GHOST_EXTENT_PAWNS * 2 * math.sqrt(typical / math.pi)
     ghosts = _ghost_blobs(white, labels, pawn_mask, string_width, margin, max_extent)
     pawns.extend(g for g in ghosts if _ghost_like(g, typical))
-    outlined_ghosts = _outlined_ghosts(masks, pawns, string_width, margin, max_extent)
+    outlined_ghosts = _outlined_ghosts(masks, pawns, string_width, margin, typical)
     pawns.extend(g for g in outlined_ghosts if _ghost_like(g, typical))
     pawn_mask |= _blob_mask(labels.shape, [p for p in pawns if p.colour == WHITE])
     return Separation(
@@ -445,17 +450,21 @@ def _outlined_ghosts(
     pawns: list[PawnBlob],
     string_width: float,
     margin: int,
-    max_extent: float,
+    typical_area: float,
 ) -> list[PawnBlob]:
     """Ghosts on a white, grey or cream table, found by their outline (see
     :mod:`vision.ghost_cues`).
 
     Candidates are the places crowded with edges or faintly lit, apart from the pawns
     found (round those are their shadows and the table they light). A ghost is one
-    when it is mostly outline and, out of shadow, has a tint of its own. (A whole ring
-    of edges is not enough: a crisp shadow is ringed too.) Found at half resolution,
-    and only round the board: within ``max_extent`` of anything coloured.
+    when it is mostly outline and either, out of shadow, has a tint of its own, or
+    stands apart from every pawn found, is as big as a pawn and is not one even
+    darkening of the table. (A whole ring of edges is not enough: a crisp shadow is
+    ringed too, but it lies against what casts it, or is evenly dark.)
+    Found at half resolution, and only round the board: within five pawns of anything
+    coloured. ``typical_area`` is a coloured pawn's.
     """
+    max_extent = MAX_GHOST_EXTENT_PAWNS * 2 * math.sqrt(typical_area / math.pi)
     coloured = (masks.labels > 0) & (masks.labels < LABEL_COLOURS.index(WHITE))
     box = bounding_box(coloured, int(max_extent))
     if box is None:
@@ -472,6 +481,9 @@ def _outlined_ghosts(
     half = cues.masks.labels.shape
     found = _blob_mask(masks.labels.shape, pawns)[box][: 2 * half[0] : 2, : 2 * half[1] : 2]
     near_pawn = cv2.dilate(found.astype(np.uint8), _disc(0.75 * string_width)) > 0
+    apart = cv2.distanceTransform((~found).astype(np.uint8), cv2.DIST_L2, 3) >= (
+        APART_WIDTHS * string_width / 2
+    )
     candidates = _ghost_blobs(
         cues.lit | cues.outline,
         cues.masks.labels,
@@ -481,13 +493,26 @@ def _outlined_ghosts(
         max_extent / 2,
         ringed=True,
     )
+
+    def standing_apart(blob: PawnBlob) -> bool:
+        big_enough = 4 * blob.area >= MIN_APART_AREA_SHARE * typical_area
+        return (
+            big_enough
+            and _share(apart, blob) == 1.0
+            and not evenly_darkened(cues.masks, blob.box, blob.mask)
+        )
+
+    def tinted(blob: PawnBlob) -> bool:
+        tint = tint_against_table(cues.masks, cues.not_dark, blob.box, blob.mask)
+        return tint >= MIN_GHOST_TINT
+
     origin = (box[1].start, box[0].start)
     return [
         _doubled(blob, near_board.labels.shape, origin)
         for blob in candidates
         if _share(near_pawn, blob) < MAX_NEAR_PAWN_SHARE
         and _share(cues.outline, blob) >= MIN_OUTLINE_SHARE
-        and tint_against_table(cues.masks, cues.not_dark, blob.box, blob.mask) >= MIN_GHOST_TINT
+        and (tinted(blob) or standing_apart(blob))
     ]
 
 
@@ -504,7 +529,7 @@ def _doubled(blob: PawnBlob, shape: tuple[int, ...], origin: tuple[int, int]) ->
 
 def _ghost_like(blob: PawnBlob, typical_area: float) -> bool:
     """Whether a white blob is shaped like a pawn and about as big as the coloured
-    pawns (of ``typical_area``, 0 when there are none): a lit speck or the bright rim
+    pawns (of ``typical_area``): a lit speck or the bright rim
     of the table's edge is no ghost."""
     return _pawn_shaped(blob) and blob.area >= MIN_GHOST_AREA_SHARE * typical_area
 
