@@ -173,6 +173,28 @@ def test_a_thin_dark_cord_lost_at_the_reduced_decode_is_read_at_full_size() -> N
     assert len(reading.report["crossings"]) == len(truth["crossings"])
 
 
+def test_a_loop_mostly_guessed_at_the_reduced_decode_is_read_at_full_size() -> None:
+    # As above, but only three quarters of the blue cord are thin: at the half-size decode
+    # the rest is traced and the thin stretch bridged by a guess. The full-size reading
+    # sees the whole loop, and it is the one kept.
+    bgr = cv2.imread(str(EXACT_SAMPLE))
+    truth = truth_of(EXACT_SAMPLE)
+    line = np.round(truth["lines"]["blue"]["polyline"]).astype(np.int32)
+    cord = np.zeros(bgr.shape[:2], np.uint8)
+    cv2.polylines(cord, [line], True, 255, 15)
+    without_blue = cv2.inpaint(bgr, cord, 5, cv2.INPAINT_TELEA)
+    large = cv2.resize(without_blue, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    thin = round(0.75 * len(line))
+    cv2.polylines(large, [2 * line[: thin + 1]], False, (95, 40, 25), 2, cv2.LINE_AA)
+    cv2.polylines(large, [2 * np.vstack([line[thin:], line[:1]])], False, (150, 60, 30), 12)
+    ok, encoded = cv2.imencode(".png", large)
+    assert ok
+    reading = read_photo(encoded.tobytes())
+    assert reading.photo.scale == 1.0
+    assert reading.stages["trace"].loops["blue"].seen > 0.8
+    assert len(reading.report["crossings"]) == len(truth["crossings"])
+
+
 @pytest.mark.parametrize(
     "data, message",
     [

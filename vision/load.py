@@ -39,6 +39,9 @@ MIN_SIZE = (320, 240)
 
 #: Reduction factors tried for the working image, largest first.
 WORKING_SCALES = (8, 4, 2, 1)
+#: The working resolution's long side is at least this many pixels, where the photo has
+#: them: strings stay a few pixels wide.
+MIN_WORKING_SIDE = 1800
 
 #: Pillow's names of the formats, as we report them.
 _FORMAT_NAMES = {"JPEG": "jpeg", "MPO": "jpeg", "PNG": "png", "WEBP": "webp", "HEIF": "heic"}
@@ -84,7 +87,7 @@ class Photo:
 def load_photo(
     source: bytes | str | os.PathLike[str],
     *,
-    min_working_side: int = 1800,
+    min_working_side: int = MIN_WORKING_SIDE,
     max_pixels: int = 120_000_000,
 ) -> Photo:
     """Decode a photo, upright, as 8-bit RGB at a reduced working resolution.

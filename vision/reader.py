@@ -29,14 +29,18 @@ from engine.topology import build_board
 from vision.colour import LABEL_RGB, ColourMasks, classify_colours, draw_labels
 from vision.creatures import Pawns, find_pawns
 from vision.errors import ReadError
-from vision.load import Photo, load_photo
+from vision.load import MIN_WORKING_SIDE, Photo, load_photo
 from vision.separate import Separation, separate
-from vision.trace import Loops, trace_loops
+from vision.trace import Loop, Loops, trace_loops
 
 T = TypeVar("T")
 
-#: Strings narrower than this (working pixels) are read again at a finer resolution.
+#: Strings narrower than this (working pixels) are read again at a finer resolution,
+#: and so is a photo with a loop of which less than this share was seen, or with a gap
+#: bridged across more than this share of its loop (pawns hide a few per cent).
 MIN_STRING_WIDTH = 3.0
+MIN_SEEN_SHARE = 0.5
+MAX_BRIDGE_SHARE = 0.15
 
 
 @dataclass(frozen=True)
@@ -95,26 +99,46 @@ def read_photo(
         return value
 
     profile = profile or load_profile()
-    photo = stage("load", lambda: load_photo(source))
-    masks = stage("colour", lambda: classify_colours(photo.rgb, profile))
-    separation = stage("separate", lambda: separate(masks))
-    loops = None
-    thin = 0 < separation.measured_width < MIN_STRING_WIDTH
-    if not thin or photo.scale <= 1:
+
+    def read_strings(
+        min_working_side: int = MIN_WORKING_SIDE, last_try: bool = False
+    ) -> tuple[Photo, ColourMasks, Separation, Loops | None]:
+        """Load, colour, separate and trace at a working resolution. Unless it is the
+        last try, the loops are None where they cannot be read at it: strings too
+        thin, or a loop lost."""
+        photo = stage("load", lambda: load_photo(source, min_working_side=min_working_side))
+        masks = stage("colour", lambda: classify_colours(photo.rgb, profile))
+        separation = stage("separate", lambda: separate(masks))
+        last_try = last_try or photo.scale <= 1
+        if 0 < separation.measured_width < MIN_STRING_WIDTH and not last_try:
+            return photo, masks, separation, None
         try:
             loops = stage("trace", lambda: trace_loops(separation))
         except ReadError:
-            if photo.scale <= 1:
+            if last_try:
                 raise
-    if loops is None:
+            return photo, masks, separation, None
+        return photo, masks, separation, loops
+
+    photo, masks, separation, loops = read_strings()
+    if loops is None or (photo.scale > 1 and mostly_guessed(loops)):
         # Strings too thin for the reduced decode (a camera far above a wide board), or
-        # a loop lost at it (a thin dark cord blends with the table and loses its hue):
-        # read the photo again at twice the resolution.
-        finer = 2 * max(photo.rgb.shape[:2])
-        photo = stage("load", lambda: load_photo(source, min_working_side=finer))
-        masks = stage("colour", lambda: classify_colours(photo.rgb, profile))
-        separation = stage("separate", lambda: separate(masks))
-        loops = stage("trace", lambda: trace_loops(separation))
+        # a loop lost or mostly guessed at it (a thin cord of nearly the table's hue
+        # keeps its colour only on its lit side, too thin to count at half size): read
+        # the photo again at twice the resolution, and keep the reading that guessed
+        # less of its worst-seen loop.
+        try:
+            finer = read_strings(2 * max(photo.rgb.shape[:2]), last_try=True)
+        except ReadError:
+            if loops is None:
+                raise
+        else:
+            if less_guessed(finer[3], loops):
+                photo, masks, separation, loops = finer
+    if loops is None:  # not reached: the last try traces the loops or raises
+        raise ReadError("the loops could not be traced")
+    # Each stage keeps the output of the reading that is used.
+    stages.update(load=photo, colour=masks, separate=separation, trace=loops)
     board = stage("arrange", lambda: arrange(loops))
     pawns = stage("creatures", lambda: find_pawns(separation))
     located = stage("place", lambda: place(board, pawns))
@@ -122,6 +146,35 @@ def read_photo(
         "report", lambda: make_report(board, located, pawns, loops, separation, photo)
     )
     return Reading(report=report, photo=photo, stages=stages, timings=timings)
+
+
+def guessed(loop: Loop) -> tuple[float, float]:
+    """The share of the loop that was bridged, and the share of its length that its
+    longest bridge spans."""
+    closed = np.vstack([loop.points, loop.points[:1]])
+    length = max(float(np.linalg.norm(np.diff(closed, axis=0), axis=1).sum()), 1e-9)
+    longest = max((math.dist(a, b) for a, b in loop.bridges), default=0.0)
+    return 1.0 - loop.seen, longest / length
+
+
+def mostly_guessed(loops: Loops) -> bool:
+    """Whether a loop was mostly bridged, or bridged across a long stretch at once."""
+    return any(
+        bridged > 1.0 - MIN_SEEN_SHARE or longest > MAX_BRIDGE_SHARE
+        for bridged, longest in map(guessed, loops.loops.values())
+    )
+
+
+def less_guessed(new: Loops | None, old: Loops | None) -> bool:
+    """Whether the ``new`` loops guessed less of their worst loop than the ``old`` ones
+    (share bridged, or the longest bridge's share); None is no reading at all."""
+    if new is None or old is None:
+        return new is not None
+
+    def worst(loops: Loops) -> float:
+        return max((max(guessed(loop)) for loop in loops.loops.values()), default=1.0)
+
+    return worst(new) < worst(old)
 
 
 def arrange(loops: Loops) -> Board:
