@@ -240,6 +240,28 @@ def test_a_cord_of_the_mats_own_hue_is_found_by_shape() -> None:
     assert np.abs(radii - 1).max() < 0.03
 
 
+def test_a_dull_navy_cord_on_beige_is_found_by_shape() -> None:
+    # Dark navy on a beige table keeps too little chroma to be labelled blue, but it
+    # is a thin dark line, and its hue turns away from the table's (a shadow's keeps
+    # it): with no blue string labelled at all, it is looked for by shape.
+    image, loops = four_loops()
+    navy = table()
+    for colour, points in loops.items():
+        if colour == "blue":
+            cv2.polylines(navy, [points.round().astype(np.int32)], True, (40, 45, 70), 5)
+        else:
+            draw_string(navy, points, colour)
+    masks = classify_colours(navy, load_profile())
+    assert not masks.mask("blue").any()
+    blue = separate(masks).strings["blue"]
+    seen = [blue[int(y) - 2 : int(y) + 3, int(x) - 2 : int(x) + 3].any() for x, y in loops["blue"]]
+    assert np.mean(seen) > 0.8  # all but where the other cords cross it
+    ys, xs = np.nonzero(blue)
+    radii = np.hypot((xs - 450) / 260, (ys - 420) / 120)
+    assert np.abs(radii - 1).max() < 0.1  # nothing but the cord
+    assert sorted(trace_loops(separate(masks)).loops) == ["blue", "green", "red", "yellow"]
+
+
 def test_separate_keeps_pawns_out_of_the_string() -> None:
     image = table()
     draw_string(image, ellipse((450, 350), (300, 200)), "yellow")

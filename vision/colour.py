@@ -53,6 +53,9 @@ class ColourMasks:
         does, darker in the same hue, and the separate stage finds it by its shape.
     of_table_hue : (H, W) bool or None
         For that colour, the pixels with its hue (whatever their lightness).
+    profile : ColourProfile or None
+        The profile the labels were made with (the separate stage looks again, by
+        shape, for a cord too dull to be labelled).
     """
 
     labels: NDArray[np.uint8]
@@ -60,6 +63,7 @@ class ColourMasks:
     table: FloatImage
     table_hue_colour: str | None = None
     of_table_hue: NDArray[np.bool_] | None = field(default=None, repr=False)
+    profile: ColourProfile | None = field(default=None, repr=False)
 
     def mask(self, colour: str) -> NDArray[np.bool_]:
         """Boolean mask of the pixels of ``colour`` (a line colour or ``"white"``)."""
@@ -180,7 +184,12 @@ def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMa
     colour = colour_of_even_table(labels, table, residual, profile)
     of_hue = None if colour is None else _of_hue(lab, profile.hues[colour], profile)
     return ColourMasks(
-        labels=labels, lab=lab, table=table, table_hue_colour=colour, of_table_hue=of_hue
+        labels=labels,
+        lab=lab,
+        table=table,
+        table_hue_colour=colour,
+        of_table_hue=of_hue,
+        profile=profile,
     )
 
 
@@ -227,6 +236,23 @@ def _of_hue(lab: FloatImage, hue: tuple[float, float], profile: ColourProfile) -
     chroma = np.hypot(lab[..., 1], lab[..., 2])
     cos = _hue_cosine(lab[..., 1], lab[..., 2], chroma, hue)
     return np.asarray((cos > _hue_cos_limit(profile)) & (chroma > 0.5 * profile.min_chroma))
+
+
+def of_dull_hue(masks: ColourMasks, colour: str) -> NDArray[np.bool_]:
+    """The pixels with the hue of ``colour`` at half the chroma a string must have, and
+    turned away from the table's hue (a shadow keeps the table's hue, only duller).
+
+    A dark navy cord on a beige table has so little chroma left that it is not
+    labelled; the separate stage looks for it as thin dark lines of this hue.
+    """
+    if masks.profile is None:
+        raise ValueError("the masks carry no colour profile")
+    lab, table = masks.lab, masks.table
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    cos = _hue_cosine(lab[..., 1], lab[..., 2], chroma, masks.profile.hues[colour])
+    away = lab[..., 1] * table[..., 1] + lab[..., 2] * table[..., 2] < 0
+    dull = chroma > 0.5 * masks.profile.min_chroma
+    return np.asarray((cos > _hue_cos_limit(masks.profile)) & dull & away)
 
 
 def _hue_cosine(

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from skimage.morphology import skeletonize
 
 from engine.colours import LINE_COLOURS, WHITE
-from vision.colour import LABEL_COLOURS, ColourMasks, bounding_box, lightness_spread
+from vision.colour import LABEL_COLOURS, ColourMasks, bounding_box, lightness_spread, of_dull_hue
 from vision.ghost_cues import evenly_darkened, ghost_cues, tint_against_table
 
 BoolImage = NDArray[np.bool_]
@@ -64,6 +64,8 @@ HIGHLIGHT_DEPTH = 40.0
 SHADOW_REACH_WIDTHS = 1.5
 #: A stretch of such a line is at least this many string widths long (a pawn is ~7).
 MIN_LINE_LENGTH_WIDTHS = 10.0
+#: Less of a cord than this many string widths long makes no loop (as in the trace).
+MIN_LOOP_WIDTHS = 60.0
 
 
 @dataclass(frozen=True)
@@ -262,11 +264,18 @@ def separate(masks: ColourMasks) -> Separation:
         if colour == masks.table_hue_colour and masks.of_table_hue is not None:
             # Its string is found by shape; round its own pawns, outlines are lines
             # too. (A knot is a blob of its own, smaller than a pawn: it stays.)
-            lines = lines_of_table_hue(masks, index, masks.of_table_hue, string_width)
+            lines = thin_lines_of_hue(masks, index, masks.of_table_hue, string_width)
             typical = float(np.median([b.area for b in pawns])) if pawns else 0.0
             pawn_sized = [b for b in round_blobs if b.area >= 0.5 * typical]
             own_pawns = _blob_mask(labels.shape, pawn_sized).astype(np.uint8)
             strings[colour] = lines & ~(cv2.dilate(own_pawns, _disc(4 * string_width)) > 0)
+    for index, colour in enumerate(LINE_COLOURS, start=1):
+        # Too little of a cord for a loop: a dark navy cord on beige may have too little
+        # chroma left to be labelled, yet it is a thin dark line of its hue.
+        too_little = strings[colour].sum() < MIN_LOOP_WIDTHS * string_width**2
+        if too_little and masks.profile is not None and colour != masks.table_hue_colour:
+            dull = of_dull_hue(masks, colour)
+            strings[colour] |= thin_lines_of_hue(masks, index, dull, string_width)
     white = labels == LABEL_COLOURS.index(WHITE)
     # Without coloured pawns to measure, a pawn is ~7 string widths across.
     typical = math.pi * (3.5 * string_width) ** 2
@@ -338,18 +347,19 @@ def _with_a_lit_side(
     return kept
 
 
-def lines_of_table_hue(
+def thin_lines_of_hue(
     masks: ColourMasks, index: int, of_hue: BoolImage, string_width: float
 ) -> BoolImage:
-    """The string of the table's own hue, as thin lines darker or lighter than the table.
+    """A string found by shape: thin lines darker or lighter than the table, of a hue.
 
     On a blue mat the blue cord is darker than the mat in the mat's hue, and so are
     the shadows; only the cord is thin. A black top-hat (closing minus image) with a
     disc three string widths across answers on dark lines narrower than the disc, not
     inside wide shadows nor at their edges; a white top-hat on light lines (a light
-    green cord on dark felt). Of those, the pixels with the table's hue (``of_hue``)
-    are kept, but not beside a string of another colour (its shadow or shaded side)
-    nor in short scraps (texture, the shaded crescent round a pawn).
+    green cord on dark felt). Of those, the pixels with the hue (``of_hue``: the
+    table's, or a dull one) are kept, but not beside a string of another colour than
+    ``index`` (its shadow or shaded side) nor in short scraps (texture, the shaded
+    crescent round a pawn).
     """
     lightness = np.clip(masks.lab[..., 0], 0, 255).astype(np.uint8)
     disc = _disc(3 * string_width)
