@@ -262,6 +262,18 @@ def test_a_dull_navy_cord_on_beige_is_found_by_shape() -> None:
     assert sorted(trace_loops(separate(masks)).loops) == ["blue", "green", "red", "yellow"]
 
 
+def test_the_tables_edge_is_no_row_of_pawns() -> None:
+    # A brown edge along the bottom of the photo reads red here and yellow there: each
+    # colour alone is a row of pawn-sized pieces, together they are one long band.
+    image, _ = four_loops()
+    for left in range(0, SIZE[0], 40):
+        colour = "red" if (left // 40) % 2 == 0 else "yellow"
+        image[640:680, left : left + 40] = RGB[colour]
+    draw_pawn(image, (450, 600), "red")
+    pawns = separate(classify_colours(image, load_profile())).pawns
+    assert [(p.colour, p.box[1] < 640) for p in pawns] == [("red", True)]
+
+
 def test_separate_keeps_pawns_out_of_the_string() -> None:
     image = table()
     draw_string(image, ellipse((450, 350), (300, 200)), "yellow")

@@ -31,6 +31,10 @@ PAWN_MIN_WIDTHS = 4.2
 WIDE_WIDTHS = 3.6
 #: A blob filling more of the rectangle round it than this is a card, not pawns.
 MAX_PAWN_RECTANGULARITY = 0.9
+#: A wide part of the colours this many pawns long that fills at least this share of
+#: the rectangle round it is a band (the table's edge), not pawns crowding.
+MIN_BAND_PAWNS = 15.0
+MIN_BAND_FILL = 0.6
 #: A ghost's lit part is at least this many string widths across.
 GHOST_MIN_WIDTHS = 2.6
 #: White parts longer than this many pawn widths are no ghosts (a table's rim, a cup).
@@ -242,6 +246,7 @@ def separate(masks: ColourMasks) -> Separation:
     pawns: list[PawnBlob] = []
     pawn_mask = np.zeros(labels.shape, bool)
     strings: dict[str, BoolImage] = {}
+    banded = _long_wide_bands(labels, string_width, margin)
     # Each colour on its own, so that a blue pawn touching a red one stays two blobs.
     for index, colour in enumerate(LINE_COLOURS, start=1):
         own = labels == index
@@ -253,6 +258,7 @@ def separate(masks: ColourMasks) -> Separation:
             round_blobs, not_string = _colour_pawns(
                 own[box], labels[box], colour, origin, string_width
             )
+            round_blobs = [b for b in round_blobs if _share(banded, b) < 0.5]
             if colour == masks.table_hue_colour:
                 round_blobs = _with_a_lit_side(round_blobs, masks, box, string_width)
             pawns.extend(round_blobs)
@@ -320,6 +326,31 @@ def _colour_pawns(
     round_blobs = [b for b in blobs if _pawn_shaped(b)]
     own_pawns = _blob_mask(own.shape, round_blobs, origin)
     return round_blobs, own_pawns | too_wide
+
+
+def _long_wide_bands(labels: NDArray[np.uint8], string_width: float, margin: int) -> BoolImage:
+    """Long straight bands of any mix of line colours: the table's edge or a card's
+    rim, whose colour flickers between red and yellow so that each colour alone breaks
+    into pieces of a pawn's size."""
+    bands = np.zeros(labels.shape, bool)
+    coloured = (labels > 0) & (labels < LABEL_COLOURS.index(WHITE))
+    box = bounding_box(coloured, margin)
+    if box is None:
+        return bands
+    closed = cv2.morphologyEx(coloured[box].astype(np.uint8), cv2.MORPH_CLOSE, _disc(string_width))
+    wide = opening(np.asarray(closed, np.uint8), WIDE_WIDTHS * string_width)
+    count, parts, stats, _ = cv2.connectedComponentsWithStats(wide.astype(np.uint8))
+    # A pawn is ~7 string widths across.
+    min_length = MIN_BAND_PAWNS * 7 * string_width
+    for k in range(1, count):
+        if max(stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT]) < min_length:
+            continue
+        ys, xs = np.nonzero(parts == k)
+        (_, _), (w, h), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+        # A band fills the rectangle round it; pawns crowded along a cord do not.
+        if stats[k, cv2.CC_STAT_AREA] >= MIN_BAND_FILL * w * h:
+            bands[box][ys, xs] = True
+    return bands
 
 
 def _with_a_lit_side(
