@@ -155,16 +155,22 @@ def test_a_board_with_one_loop_missing() -> None:
         read_photo(encoded.tobytes())
 
 
-def test_a_thin_dark_cord_lost_at_the_reduced_decode_is_read_at_full_size() -> None:
-    # The sample twice as large (a 12 MP photo), its blue cord drawn again 2 px wide
-    # and navy: at the half-size decode it blends into the cloth and loses its hue.
+def large_sample_without_blue() -> tuple[np.ndarray, np.ndarray]:
+    """The exact sample twice as large (a 12 MP photo) with its blue cord painted out,
+    and that cord's polyline in the sample's pixels."""
     bgr = cv2.imread(str(EXACT_SAMPLE))
-    truth = truth_of(EXACT_SAMPLE)
-    line = np.round(truth["lines"]["blue"]["polyline"]).astype(np.int32)
+    line = np.round(truth_of(EXACT_SAMPLE)["lines"]["blue"]["polyline"]).astype(np.int32)
     cord = np.zeros(bgr.shape[:2], np.uint8)
     cv2.polylines(cord, [line], True, 255, 15)
     without_blue = cv2.inpaint(bgr, cord, 5, cv2.INPAINT_TELEA)
-    large = cv2.resize(without_blue, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    return cv2.resize(without_blue, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC), line
+
+
+def test_a_thin_dark_cord_lost_at_the_reduced_decode_is_read_at_full_size() -> None:
+    # The blue cord drawn again 2 px wide and navy: at the half-size decode it blends
+    # into the cloth and loses its hue.
+    large, line = large_sample_without_blue()
+    truth = truth_of(EXACT_SAMPLE)
     cv2.polylines(large, [2 * line], True, (95, 40, 25), 2, cv2.LINE_AA)
     ok, encoded = cv2.imencode(".png", large)
     assert ok
@@ -174,16 +180,11 @@ def test_a_thin_dark_cord_lost_at_the_reduced_decode_is_read_at_full_size() -> N
 
 
 def test_a_loop_mostly_guessed_at_the_reduced_decode_is_read_at_full_size() -> None:
-    # As above, but only three quarters of the blue cord are thin: at the half-size decode
-    # the rest is traced and the thin stretch bridged by a guess. The full-size reading
-    # sees the whole loop, and it is the one kept.
-    bgr = cv2.imread(str(EXACT_SAMPLE))
+    # As above, but only three quarters of the blue cord are thin: at the half-size
+    # decode the rest is traced and the thin stretch bridged by a guess. The full-size
+    # reading sees the whole loop, and it is the one kept.
+    large, line = large_sample_without_blue()
     truth = truth_of(EXACT_SAMPLE)
-    line = np.round(truth["lines"]["blue"]["polyline"]).astype(np.int32)
-    cord = np.zeros(bgr.shape[:2], np.uint8)
-    cv2.polylines(cord, [line], True, 255, 15)
-    without_blue = cv2.inpaint(bgr, cord, 5, cv2.INPAINT_TELEA)
-    large = cv2.resize(without_blue, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
     thin = round(0.75 * len(line))
     cv2.polylines(large, [2 * line[: thin + 1]], False, (95, 40, 25), 2, cv2.LINE_AA)
     cv2.polylines(large, [2 * np.vstack([line[thin:], line[:1]])], False, (150, 60, 30), 12)

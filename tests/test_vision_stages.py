@@ -115,25 +115,35 @@ def test_lit_table_between_crowded_shadows_is_table() -> None:
     assert (masks.labels[lit] == 0).mean() > 0.99
 
 
+WHITE_TABLE = (238, 222, 228)  # pinkish white
+
+
+def white_table(seed: int) -> np.ndarray:
+    """A pinkish white table (float RGB, to be shaded and then drawn on)."""
+    rng = np.random.default_rng(seed)
+    image = np.empty((SIZE[1], SIZE[0], 3), np.float32)
+    image[:] = WHITE_TABLE
+    image += rng.normal(0, 4, image.shape)
+    return image
+
+
+def shade(image: np.ndarray, centre: tuple[int, int], factor: float, axes: tuple[int, int]) -> None:
+    """Darken an ellipse of the table as a shadow does (or light it, factor > 1)."""
+    mask = np.zeros(image.shape[:2], np.uint8)
+    cv2.ellipse(mask, centre, axes, 30, 0, 360, 1, -1, cv2.LINE_AA)
+    image[mask > 0] *= factor
+
+
 def white_table_with_a_ghost() -> np.ndarray:
     """A pinkish white table: a ghost hardly lighter than it (found by its outline and
     its own colour), the crisp shadow of something off the photo, a lit patch."""
-    rng = np.random.default_rng(0)
-    image = np.empty((SIZE[1], SIZE[0], 3), np.float32)
-    image[:] = (238, 222, 228)
-    image += rng.normal(0, 4, image.shape)
-
-    def shade(centre: tuple[int, int], factor: float, axes: tuple[int, int]) -> None:
-        mask = np.zeros(image.shape[:2], np.uint8)
-        cv2.ellipse(mask, centre, axes, 30, 0, 360, 1, -1, cv2.LINE_AA)
-        image[mask > 0] *= factor
-
-    shade((470, 330), 0.6, (36, 22))  # the ghost's own shadow
+    image = white_table(0)
+    shade(image, (470, 330), 0.6, (36, 22))  # the ghost's own shadow
     cv2.circle(image, (450, 320), 19, (175, 172, 165), -1, cv2.LINE_AA)  # its rim
     cv2.circle(image, (450, 320), 17, (232, 230, 220), -1, cv2.LINE_AA)  # ivory body
     cv2.circle(image, (446, 316), 10, (200, 198, 190), 2, cv2.LINE_AA)  # head's ring
-    shade((300, 250), 0.6, (28, 16))
-    shade((600, 250), 1.04, (20, 20))
+    shade(image, (300, 250), 0.6, (28, 16))
+    shade(image, (600, 250), 1.04, (20, 20))
     photo = np.clip(image, 0, 255).astype(np.uint8)
     draw_string(photo, ellipse((450, 350), (330, 230)), "red")
     draw_pawn(photo, (250, 420), "blue")
@@ -161,23 +171,14 @@ def test_a_grey_ghost_darker_than_the_table_is_found_standing_apart() -> None:
     # all over and has the table's own tint: only its outline shows, as does that of
     # a pawn's shadow. Both are unevenly dark, but the ghost stands apart while the
     # shadow lies against the pawn that casts it.
-    rng = np.random.default_rng(1)
-    image = np.empty((SIZE[1], SIZE[0], 3), np.float32)
-    image[:] = (238, 222, 228)
-    image += rng.normal(0, 4, image.shape)
-
-    def shade(centre: tuple[int, int], factor: float, axes: tuple[int, int]) -> None:
-        mask = np.zeros(image.shape[:2], np.uint8)
-        cv2.ellipse(mask, centre, axes, 30, 0, 360, 1, -1, cv2.LINE_AA)
-        image[mask > 0] *= factor
-
-    shade((470, 330), 0.55, (36, 22))  # the ghost's own shadow
-    table = np.array((238, 222, 228))
+    image = white_table(1)
+    shade(image, (470, 330), 0.55, (36, 22))  # the ghost's own shadow
+    table = np.array(WHITE_TABLE)
     cv2.circle(image, (450, 320), 19, tuple(0.55 * table), -1, cv2.LINE_AA)  # its rim
     cv2.circle(image, (450, 320), 17, tuple(0.8 * table), -1, cv2.LINE_AA)  # grey body
     cv2.circle(image, (446, 316), 10, tuple(0.65 * table), 2, cv2.LINE_AA)  # head's ring
-    shade((318, 430), 0.75, (36, 22))  # the blue pawn's shadow, darker at its core,
-    shade((318, 430), 0.7, (24, 14))  # a little way from the pawn's blue side
+    shade(image, (318, 430), 0.75, (36, 22))  # the blue pawn's shadow, darker at its
+    shade(image, (318, 430), 0.7, (24, 14))  # core, a little way from its blue side
     photo = np.clip(image, 0, 255).astype(np.uint8)
     draw_string(photo, ellipse((450, 350), (330, 230)), "red")
     draw_pawn(photo, (250, 420), "blue")
