@@ -245,7 +245,7 @@ def test_a_dull_navy_cord_on_beige_is_found_by_shape() -> None:
     # Dark navy on a beige table keeps too little chroma to be labelled blue, but it
     # is a thin dark line, and its hue turns away from the table's (a shadow's keeps
     # it): with no blue string labelled at all, it is looked for by shape.
-    image, loops = four_loops()
+    _, loops = four_loops()
     navy = table()
     for colour, points in loops.items():
         if colour == "blue":
@@ -254,13 +254,14 @@ def test_a_dull_navy_cord_on_beige_is_found_by_shape() -> None:
             draw_string(navy, points, colour)
     masks = classify_colours(navy, load_profile())
     assert not masks.mask("blue").any()
-    blue = separate(masks).strings["blue"]
+    separation = separate(masks)
+    blue = separation.strings["blue"]
     seen = [blue[int(y) - 2 : int(y) + 3, int(x) - 2 : int(x) + 3].any() for x, y in loops["blue"]]
     assert np.mean(seen) > 0.8  # all but where the other cords cross it
     ys, xs = np.nonzero(blue)
     radii = np.hypot((xs - 450) / 260, (ys - 420) / 120)
     assert np.abs(radii - 1).max() < 0.1  # nothing but the cord
-    assert sorted(trace_loops(separate(masks)).loops) == ["blue", "green", "red", "yellow"]
+    assert sorted(trace_loops(separation).loops) == ["blue", "green", "red", "yellow"]
 
 
 def test_the_tables_edge_is_no_row_of_pawns() -> None:

@@ -248,11 +248,8 @@ def of_dull_hue(masks: ColourMasks, colour: str) -> NDArray[np.bool_]:
     if masks.profile is None:
         raise ValueError("the masks carry no colour profile")
     lab, table = masks.lab, masks.table
-    chroma = np.hypot(lab[..., 1], lab[..., 2])
-    cos = _hue_cosine(lab[..., 1], lab[..., 2], chroma, masks.profile.hues[colour])
     away = lab[..., 1] * table[..., 1] + lab[..., 2] * table[..., 2] < 0
-    dull = chroma > 0.5 * masks.profile.min_chroma
-    return np.asarray((cos > _hue_cos_limit(masks.profile)) & dull & away)
+    return _of_hue(lab, masks.profile.hues[colour], masks.profile) & away
 
 
 def _hue_cosine(

@@ -35,11 +35,12 @@ from vision.trace import Loop, Loops, trace_loops
 
 T = TypeVar("T")
 
-#: Strings narrower than this (working pixels) are read again at a finer resolution,
-#: and so is a photo with a loop of which less than this share was seen, or with a gap
-#: bridged across more than this share of its loop (pawns hide a few per cent).
+#: Strings narrower than this (working pixels) are read again at a finer resolution.
 MIN_STRING_WIDTH = 3.0
+#: So is a photo with a loop of which less than this share was seen ...
 MIN_SEEN_SHARE = 0.5
+#: ... or with one gap bridged across more than this share of its loop (a pawn hides
+#: a few per cent).
 MAX_BRIDGE_SHARE = 0.15
 
 
@@ -92,9 +93,12 @@ def read_photo(
 
     def stage(name: str, run: Callable[[], T]) -> T:
         start = time.perf_counter()
-        value = run()
-        # A photo read again at a finer resolution pays for both readings.
-        timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
+        try:
+            value = run()
+        finally:
+            # A photo read again at a finer resolution pays for both readings, and for
+            # a stage that failed at the first.
+            timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
         stages[name] = value
         return value
 
@@ -125,10 +129,10 @@ def read_photo(
         # Strings too thin for the reduced decode (a camera far above a wide board), or
         # a loop lost or mostly guessed at it (a thin cord of nearly the table's hue
         # keeps its colour only on its lit side, too thin to count at half size): read
-        # the photo again at twice the resolution, and keep the reading that guessed
-        # less of its worst-seen loop.
+        # the photo again at twice the resolution, and keep the reading that saw more
+        # of its worst-seen loop.
         try:
-            finer = read_strings(2 * max(photo.rgb.shape[:2]), last_try=True)
+            finer = read_strings(next_working_side(photo), last_try=True)
         except ReadError:
             if loops is None:
                 raise
@@ -148,33 +152,37 @@ def read_photo(
     return Reading(report=report, photo=photo, stages=stages, timings=timings)
 
 
-def guessed(loop: Loop) -> tuple[float, float]:
-    """The share of the loop that was bridged, and the share of its length that its
-    longest bridge spans."""
-    closed = np.vstack([loop.points, loop.points[:1]])
-    length = max(float(np.linalg.norm(np.diff(closed, axis=0), axis=1).sum()), 1e-9)
-    longest = max((math.dist(a, b) for a, b in loop.bridges), default=0.0)
-    return 1.0 - loop.seen, longest / length
+def next_working_side(photo: Photo) -> int:
+    """The ``min_working_side`` that decodes ``photo`` at the next finer scale (half
+    its reduction: 2 from 4, 1 from 2)."""
+    return max(photo.size) // max(int(photo.scale) // 2, 1)
 
 
 def mostly_guessed(loops: Loops) -> bool:
     """Whether a loop was mostly bridged, or bridged across a long stretch at once."""
-    return any(
-        bridged > 1.0 - MIN_SEEN_SHARE or longest > MAX_BRIDGE_SHARE
-        for bridged, longest in map(guessed, loops.loops.values())
+    return least_seen(loops) < MIN_SEEN_SHARE or any(
+        longest_bridge_share(loop) > MAX_BRIDGE_SHARE for loop in loops.loops.values()
     )
 
 
+def least_seen(loops: Loops) -> float:
+    """The share seen (not bridged) of the loop of which least was seen."""
+    return min((loop.seen for loop in loops.loops.values()), default=0.0)
+
+
+def longest_bridge_share(loop: Loop) -> float:
+    """The share of the loop's length that its longest bridge spans."""
+    closed = np.vstack([loop.points, loop.points[:1]])
+    length = max(float(np.linalg.norm(np.diff(closed, axis=0), axis=1).sum()), 1e-9)
+    return max((math.dist(a, b) for a, b in loop.bridges), default=0.0) / length
+
+
 def less_guessed(new: Loops | None, old: Loops | None) -> bool:
-    """Whether the ``new`` loops guessed less of their worst loop than the ``old`` ones
-    (share bridged, or the longest bridge's share); None is no reading at all."""
+    """Whether the ``new`` loops saw more of their worst-seen loop than the ``old``
+    ones; None is no reading at all."""
     if new is None or old is None:
         return new is not None
-
-    def worst(loops: Loops) -> float:
-        return max((max(guessed(loop)) for loop in loops.loops.values()), default=1.0)
-
-    return worst(new) < worst(old)
+    return least_seen(new) > least_seen(old)
 
 
 def arrange(loops: Loops) -> Board:

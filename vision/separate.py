@@ -68,7 +68,7 @@ HIGHLIGHT_DEPTH = 40.0
 SHADOW_REACH_WIDTHS = 1.5
 #: A stretch of such a line is at least this many string widths long (a pawn is ~7).
 MIN_LINE_LENGTH_WIDTHS = 10.0
-#: Less of a cord than this many string widths long makes no loop (as in the trace).
+#: The shortest loop, in string widths: less string than this of a colour is no loop.
 MIN_LOOP_WIDTHS = 60.0
 
 
@@ -287,7 +287,7 @@ def separate(masks: ColourMasks) -> Separation:
     typical = math.pi * (3.5 * string_width) ** 2
     if pawns:
         typical = float(np.median([b.area for b in pawns]))
-    # Three ghosts in a row, or one and its long shadow, at most.
+    # Five ghosts in a row, or a few and their long shadows, at most.
     max_extent = MAX_GHOST_EXTENT_PAWNS * 2 * math.sqrt(typical / math.pi)
     ghosts = _ghost_blobs(white, labels, pawn_mask, string_width, margin, max_extent)
     pawns.extend(g for g in ghosts if _ghost_like(g, typical))
@@ -348,7 +348,7 @@ def _long_wide_bands(labels: NDArray[np.uint8], string_width: float, margin: int
         ys, xs = np.nonzero(parts == k)
         (_, _), (w, h), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
         # A band fills the rectangle round it; pawns crowded along a cord do not.
-        if stats[k, cv2.CC_STAT_AREA] >= MIN_BAND_FILL * w * h:
+        if stats[k, cv2.CC_STAT_AREA] >= MIN_BAND_FILL * (w + 1) * (h + 1):
             bands[box][ys, xs] = True
     return bands
 

@@ -26,7 +26,7 @@ from skimage.morphology import skeletonize
 from engine.board import Point
 from vision.colour import bounding_box
 from vision.errors import ReadError
-from vision.separate import Separation
+from vision.separate import MIN_LOOP_WIDTHS, Separation
 
 Points = NDArray[np.float64]
 
@@ -35,8 +35,6 @@ Points = NDArray[np.float64]
 MAX_GAP_WIDTHS = 14.0
 #: The shortest scrap of skeleton taken for a knot's tail, in string widths.
 TAIL_MIN_WIDTHS = 1.5
-#: The shortest loop, in string widths: less string than this of a colour is no loop.
-MIN_LOOP_WIDTHS = 60.0
 #: Largest bend at each end of a bridged gap.
 MAX_BEND_DEG = 65.0
 #: Gaps at least this long (in string widths, longer than one pawn) are bridged with
@@ -106,6 +104,7 @@ def trace_loops(separation: Separation) -> Loops:
     found: dict[str, Loop] = {}
     warnings: list[str] = []
     missing: list[str] = []
+    every_string = np.logical_or.reduce(list(separation.strings.values()))
     for colour, mask in separation.strings.items():
         # Scraps shorter than this (seen between two pawns, say) point nowhere in
         # particular; the gap across them is bridged straight instead.
@@ -115,11 +114,10 @@ def trace_loops(separation: Separation) -> Loops:
             missing.append(colour)
             continue
         loop = close_loop(colour, segments, width)
-        # A knot's tails may be short scraps, cut off from the thick knot.
         # Where another string passes over this one, the cut leaves ragged ends whose
         # skeleton branches too: those junctions say nothing of the knot.
-        others = np.logical_or.reduce([m for c, m in separation.strings.items() if c != colour])
-        junctions = _away_from(junctions, others, 2.0 * width)
+        junctions = _away_from(junctions, every_string & ~mask, 2.0 * width)
+        # A knot's tails may be short scraps, cut off from the thick knot.
         knot, knot_confidence = find_knot(loop, pieces, junctions, mask, width)
         loop = Loop(
             colour=colour,
