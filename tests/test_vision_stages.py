@@ -14,11 +14,18 @@ import numpy as np
 import pytest
 
 from calibration import load_profile
+from engine.colours import WHITE
 from engine.topology import build_board
-from vision.colour import LABEL_COLOURS, classify_colours
+from vision.colour import (
+    DISTANCE_BAND_ROWS,
+    LABEL_COLOURS,
+    _of_hue,
+    classify_colours,
+    table_distance,
+)
 from vision.creatures import UP, _foot, find_pawns, lean_direction
 from vision.errors import ReadError
-from vision.separate import PawnBlob, _pawn_shaped, opening, separate
+from vision.separate import PawnBlob, Separation, _pawn_shaped, opening, separate
 from vision.trace import (
     Segment,
     _End,
@@ -85,6 +92,40 @@ def test_colour_labels_strings_pawns_and_ghosts() -> None:
     assert masks.labels[350, 300] == LABEL_COLOURS.index("blue")
     # The table stays table almost everywhere, noise and all.
     assert (masks.labels[20:120, 20:120] == 0).mean() > 0.99
+
+
+def test_distance_to_the_table_is_the_same_in_bands() -> None:
+    # The distance is whitened band by band of rows (to spare memory on a full-size
+    # photo): it must equal the Mahalanobis distance taken over the whole image.
+    rng = np.random.default_rng(5)
+    residual = rng.normal(0, (4.0, 2.0, 3.0), (DISTANCE_BAND_ROWS * 2 + 37, 50, 3))
+    residual[..., 1] += 0.5 * residual[..., 0]  # the channels covary, as grain does
+    residual[100:110, 20:30] = (0.0, 60.0, 40.0)  # a red speck
+    distance = table_distance(residual.astype(np.float32))
+    assert distance.shape == residual.shape[:2]
+    sample = residual[::7, ::7].reshape(-1, 3)
+    table_like = sample[
+        np.linalg.norm(sample, axis=1) <= np.percentile(np.linalg.norm(sample, axis=1), 85)
+    ]
+    inverse = np.linalg.inv((np.cov(table_like, rowvar=False) + np.eye(3)) * 1.6)
+    expected = np.sqrt(np.einsum("...i,ij,...j", residual, inverse, residual))
+    np.testing.assert_allclose(distance, expected, rtol=1e-4, atol=1e-4)
+    assert distance[105, 25] > 10 * np.median(distance)
+
+
+@pytest.mark.parametrize("colour", ["red", "yellow", "green", "blue"])
+def test_pixels_of_a_hue_are_those_within_its_angle(colour: str) -> None:
+    profile = load_profile()
+    hue = np.array(profile.hues[colour])
+    angle = math.radians(profile.max_hue_angle_deg)
+    turn = np.arctan2(hue[1], hue[0]) + np.array([0.0, 0.9 * angle, -0.9 * angle, 1.1 * angle])
+    lab = np.zeros((2, 4, 3), np.float32)
+    lab[0, :, 1:] = np.column_stack([np.cos(turn), np.sin(turn)]) * 40  # strong enough
+    lab[1, :, 1:] = lab[0, :, 1:] * 0.4 * profile.min_chroma / 40  # too dull
+    assert _of_hue(lab, profile.hues[colour], profile).tolist() == [
+        [True, True, True, False],
+        [False, False, False, False],
+    ]
 
 
 def test_a_shadow_is_not_a_string() -> None:
@@ -470,6 +511,22 @@ def test_the_lean_of_the_pawns_is_read_from_their_shape(head: tuple[float, float
     # The foot is at the base, not at the blob's bottom in the photo.
     foot = np.subtract(_foot(blobs[0].points(), lean), (40, 40))
     assert np.hypot(*foot) < 6
+
+
+def disc_blob(colour: str, x: int, radius: int) -> PawnBlob:
+    mask = np.zeros((2 * radius + 2, 2 * radius + 2), np.uint8)
+    cv2.circle(mask, (radius + 1, radius + 1), radius, 1, -1)
+    return PawnBlob(colour, mask.astype(bool), (x, 100, *mask.shape[::-1]), share=1.0)
+
+
+def test_a_ghost_showing_only_its_lit_top_is_kept() -> None:
+    # On a grey cloth only a ghost's lit top is white: about a sixth of a pawn
+    # (radius 17 of 40). A white speck (radius 10, 6 %) is still no ghost.
+    blobs = [disc_blob("red", 100 * k, 40) for k in range(4)]
+    blobs += [disc_blob(WHITE, 500, 17), disc_blob(WHITE, 600, 10)]
+    separation = Separation({}, blobs, string_width=4.0, pawn_mask=np.zeros((1, 1), bool))
+    ghosts = [p for p in find_pawns(separation).pawns if p.kind == "ghost"]
+    assert len(ghosts) == 1 and 500 < ghosts[0].foot[0] < 540
 
 
 def test_pawns_seen_from_above_have_their_heads_up() -> None:

@@ -31,6 +31,8 @@ TABLE = 0
 UNIFORM_TABLE_SPREAD = 12.0
 #: The colours an even table (felt, a mat) may share with a string.
 EVEN_TABLE_COLOURS = ("green", "blue")
+#: Rows of the photo whitened at once when measuring the distance to the table.
+DISTANCE_BAND_ROWS = 256
 
 FloatImage = NDArray[np.float32]
 
@@ -140,13 +142,20 @@ def table_distance(residual: FloatImage, sample_step: int = 7) -> FloatImage:
     covariance = np.cov(table_like, rowvar=False) + np.eye(3) * 1.0
     # The trimmed sample underestimates the spread; scale as for a trimmed Gaussian.
     whitening = np.linalg.cholesky(np.linalg.inv(covariance * 1.6)).astype(np.float32)
-    whitened = cv2.transform(np.ascontiguousarray(residual, np.float32), whitening.T)
-    # Squared in place (a fresh image of this size costs its page faults), and summed
-    # channel by channel: summing over the last axis of an (H, W, 3) array is slow.
-    squares = np.multiply(whitened, whitened, out=np.asarray(whitened, np.float32))
-    total = squares[..., 0] + squares[..., 1]
-    total += squares[..., 2]
-    return np.asarray(np.sqrt(total, out=total), np.float32)
+    distance = np.empty(residual.shape[:2], np.float32)
+    # In bands of rows, so that the whitened copy of a full-size photo (12 bytes a
+    # pixel) never exists at once.
+    for top in range(0, residual.shape[0], DISTANCE_BAND_ROWS):
+        band = np.ascontiguousarray(residual[top : top + DISTANCE_BAND_ROWS], np.float32)
+        whitened = cv2.transform(band, whitening.T)
+        # Squared in place, and summed channel by channel: summing over the last axis
+        # of an (H, W, 3) array is slow.
+        squares = np.multiply(whitened, whitened, out=np.asarray(whitened, np.float32))
+        total = distance[top : top + DISTANCE_BAND_ROWS]
+        np.add(squares[..., 0], squares[..., 1], out=total)
+        total += squares[..., 2]
+        np.sqrt(total, out=total)
+    return distance
 
 
 def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMasks:
@@ -170,6 +179,7 @@ def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMa
     first = model_table(lab)
     first_residual = np.subtract(lab, first, out=first)
     foreground = table_distance(first_residual) > profile.min_contrast
+    del first, first_residual  # 12 bytes a pixel: the largest part of this stage's peak
     table = model_table(lab, foreground=foreground)
     residual = lab - table
     distance = table_distance(residual)
@@ -182,6 +192,7 @@ def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMa
     _label_white(labels, pixels, profile)
     labels = majority_filter(labels)
     colour = colour_of_even_table(labels, table, residual, profile)
+    del residual
     of_hue = None if colour is None else _of_hue(lab, profile.hues[colour], profile)
     return ColourMasks(
         labels=labels,
@@ -233,9 +244,15 @@ def lightness_spread(residual_lightness: NDArray[np.float32]) -> float:
 
 def _of_hue(lab: FloatImage, hue: tuple[float, float], profile: ColourProfile) -> NDArray[np.bool_]:
     """The pixels whose hue is within the profile's angle of ``hue``."""
-    chroma = np.hypot(lab[..., 1], lab[..., 2])
-    cos = _hue_cosine(lab[..., 1], lab[..., 2], chroma, hue)
-    return np.asarray((cos > _hue_cos_limit(profile)) & (chroma > 0.5 * profile.min_chroma))
+    a, b = lab[..., 1], lab[..., 2]
+    chroma = np.hypot(a, b)
+    strong = chroma > 0.5 * profile.min_chroma
+    # cos(angle) > limit, multiplied out (no division, and the images are computed in
+    # place: this runs on full-size photos).
+    along = a * np.float32(hue[0])
+    along += b * np.float32(hue[1])
+    chroma *= np.float32(_hue_cos_limit(profile) * math.hypot(*hue))
+    return np.asarray((along > chroma) & strong)
 
 
 def of_dull_hue(masks: ColourMasks, colour: str) -> NDArray[np.bool_]:

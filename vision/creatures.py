@@ -26,6 +26,9 @@ SEVERAL_PAWNS_AREA = 1.65
 SEVERAL_PAWNS_WIDTH = 1.6
 #: Blobs smaller than this share of a single pawn are noise (a highlight, a scrap).
 MIN_PAWN_AREA = 0.35
+#: Only a ghost's lit side may be white: on a grey cloth as little as a sixth of a
+#: pawn's area (of the photo's median pawn: white's own median is as small).
+MIN_GHOST_AREA = 0.15
 #: Blobs larger than this many single pawns are no pawns (a card, a cup).
 MAX_PAWN_AREA = 4.5
 #: The pawns lean (the camera looks at an angle) when single pawns are this much
@@ -91,8 +94,9 @@ def find_pawns(separation: Separation) -> Pawns:
     warnings: list[str] = []
     for blob in blobs:
         single_area, single_radius = sizes[blob.colour]
-        # Only a ghost's lit side may show, so a smaller white blob still counts.
-        smallest = (0.6 if blob.colour == WHITE else 1.0) * MIN_PAWN_AREA * single_area
+        smallest = MIN_PAWN_AREA * single_area
+        if blob.colour == WHITE:
+            smallest = MIN_GHOST_AREA * overall_area
         if blob.area < smallest:
             continue
         if blob.area > MAX_PAWN_AREA * single_area:
