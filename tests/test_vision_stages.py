@@ -25,6 +25,7 @@ from vision.colour import (
 )
 from vision.creatures import UP, _foot, find_pawns, lean_direction
 from vision.errors import ReadError
+from vision.ghost_cues import ghost_cues
 from vision.separate import PawnBlob, Separation, _pawn_shaped, opening, separate
 from vision.trace import (
     Segment,
@@ -229,6 +230,51 @@ def test_a_grey_ghost_darker_than_the_table_is_found_standing_apart() -> None:
     assert len(ghosts) == 1
     x, y, w, h = ghosts[0].box
     assert x <= 450 <= x + w and y <= 320 <= y + h
+
+
+def cream_cloth_with_a_ghost() -> np.ndarray:
+    """Cream cloth under a warm lamp, a warm grey ghost darker than it all over."""
+    cream = (240.0, 215.0, 160.0)
+    rng = np.random.default_rng(2)
+    image = np.empty((SIZE[1], SIZE[0], 3), np.float32)
+    image[:] = cream
+    image += rng.normal(0, 4, image.shape)
+    shade(image, (470, 330), 0.85, (36, 22))  # the ghost's own shadow, soft: darker
+    shade(image, (466, 328), 0.8, (26, 16))  # at its core
+    # A warm grey ghost, shaded from its lit top left to its dark lower right.
+    ys, xs = np.mgrid[: image.shape[0], : image.shape[1]]
+    body = np.hypot(xs - 450, ys - 320) <= 18
+    lit = np.clip(0.5 - ((xs - 450) + (ys - 320)) / 50, 0, 1)[body][:, None]
+    image[body] = lit * (200, 189, 162) + (1 - lit) * (100, 94, 80)
+    photo = np.clip(image, 0, 255).astype(np.uint8)
+    draw_string(photo, ellipse((450, 350), (330, 230)), "red")
+    draw_pawn(photo, (250, 420), "blue")
+    draw_pawn(photo, (650, 420), "green")
+    return photo
+
+
+def test_a_grey_ghost_on_cream_cloth_under_a_lamp_is_found() -> None:
+    # Warm light gives a cream cloth as much chroma as wood (30), but the cloth is
+    # even: a grey ghost darker than it all over is found by its outline and its grey.
+    masks = classify_colours(cream_cloth_with_a_ghost(), load_profile())
+    ghosts = [p for p in separate(masks).pawns if p.colour == "white"]
+    assert len(ghosts) == 1
+    x, y, w, h = ghosts[0].box
+    assert x <= 450 <= x + w and y <= 320 <= y + h
+
+
+def test_ghost_cues_are_looked_for_on_pale_cloth_not_on_wood() -> None:
+    # Wood as tinted as the cream cloth is grained: its ghosts are lighter and greyer
+    # than it, found by colour, and its grain would crowd the edges.
+    cloth = classify_colours(cream_cloth_with_a_ghost(), load_profile())
+    assert ghost_cues(cloth, 4.0) is not None
+    wood = np.empty((SIZE[1], SIZE[0], 3), np.float32)
+    wood[:] = (240.0, 215.0, 160.0)
+    grain = 1 + 0.25 * np.sin(np.arange(SIZE[1]) / 3.0) * np.sin(np.arange(SIZE[1]) / 41.0)
+    wood *= grain[:, None, None]
+    photo = np.clip(wood, 0, 255).astype(np.uint8)
+    draw_string(photo, ellipse((450, 350), (330, 230)), "red")
+    assert ghost_cues(classify_colours(photo, load_profile()), 4.0) is None
 
 
 def test_the_lit_rim_of_the_tables_edge_is_no_row_of_ghosts() -> None:

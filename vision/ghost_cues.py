@@ -26,7 +26,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.colours import WHITE
-from vision.colour import LABEL_COLOURS, TABLE, ColourMasks, table_tint
+from vision.colour import (
+    LABEL_COLOURS,
+    TABLE,
+    UNIFORM_TABLE_SPREAD,
+    ColourMasks,
+    lightness_spread,
+    table_tint,
+)
 
 BoolImage = NDArray[np.bool_]
 FloatImage = NDArray[np.float32]
@@ -34,6 +41,10 @@ FloatImage = NDArray[np.float32]
 #: Greyer than this (a*b* chroma) is white or grey (the default profile's
 #: ``white_max_chroma``; the separate stage is not given the profile).
 WHITE_MAX_CHROMA = 22.0
+#: A pale cloth tinted by warm light (cream under a lamp): an even, yellowish table
+#: up to this chroma and lighter than this L* (0..255).
+PALE_MAX_CHROMA = 35.0
+PALE_MIN_LIGHTNESS = 150.0
 #: Edges: lightness smoothed over this many string widths changes this many times
 #: faster than is typical of the table, on at least this share of the pixels around.
 EDGE_SMOOTHING_WIDTHS = 0.3
@@ -76,8 +87,8 @@ class GhostCues:
 
 
 def ghost_cues(masks: ColourMasks, string_width: float) -> GhostCues | None:
-    """The cues to ghosts, at half resolution, or None when the table is not grey or
-    white.
+    """The cues to ghosts, at half resolution, or None when the table is not grey,
+    white or an even pale cloth.
 
     Parameters
     ----------
@@ -88,14 +99,15 @@ def ghost_cues(masks: ColourMasks, string_width: float) -> GhostCues | None:
     Returns
     -------
     GhostCues or None
-        None on a table with a colour of its own (wood, felt, a mat), where the colour
+        None on a table with a colour of its own (wood, felt, a mat; but a cream cloth
+        tinted by a warm lamp has the tint of wood, not its grain), where the colour
         stage finds the ghosts, and on a photo that is all strings and pawns.
     """
     if string_width <= 0:
         raise ValueError(f"string_width must be positive, got {string_width}")
-    if math.hypot(*table_tint(masks.table)) >= WHITE_MAX_CHROMA:
-        return None
     if not (masks.labels[::8, ::8] == TABLE).any():
+        return None
+    if math.hypot(*table_tint(masks.table)) >= WHITE_MAX_CHROMA and not _even_and_pale(masks):
         return None
     height, width = masks.labels.shape
     half = (max(width // 2, 1), max(height // 2, 1))
@@ -172,6 +184,23 @@ def evenly_darkened(masks: ColourMasks, box: tuple[int, int, int, int], mask: Bo
         return False
     darkest, middle = np.percentile(gain, [10, 50])
     return bool(middle - darkest < EVEN_DARKENING_SHARE * max(-darkest, 0.0))
+
+
+def _even_and_pale(masks: ColourMasks) -> bool:
+    """Whether the table is an even cloth, pale and warm (cream under a warm lamp).
+
+    Its ghosts are greyer and darker than it, as on a white table; wood is grained,
+    and felt and mats (green, blue) are not warm.
+    """
+    on_table = masks.labels[::4, ::4] == TABLE
+    residual = masks.lab[::4, ::4, 0][on_table] - masks.table[::4, ::4, 0][on_table]
+    tint_a, tint_b = table_tint(masks.table)
+    return (
+        lightness_spread(residual) < UNIFORM_TABLE_SPREAD
+        and math.hypot(tint_a, tint_b) < PALE_MAX_CHROMA
+        and tint_b > abs(tint_a)  # yellowish: within 45 degrees of b*
+        and float(np.median(masks.table[::8, ::8, 0])) > PALE_MIN_LIGHTNESS
+    )
 
 
 def _spread(values: FloatImage, on_table: BoolImage) -> float:
