@@ -28,10 +28,12 @@ from vision.errors import ReadError
 from vision.ghost_cues import ghost_cues
 from vision.separate import PawnBlob, Separation, _pawn_shaped, opening, separate
 from vision.trace import (
+    Loop,
     Segment,
     _End,
     close_loop,
     drop_detours,
+    find_knot,
     skeleton_segments,
     trace_loops,
 )
@@ -487,6 +489,25 @@ def test_a_knot_with_two_short_loose_tails_is_found() -> None:
     cv2.line(image, (x, y + 9), (x, y + 20), RGB["blue"], 3)
     found = trace_loops(separate(classify_colours(image, load_profile()))).loops["blue"].knot
     assert found is not None and math.dist(found, knot) < 15
+
+
+def test_a_hollow_knot_is_found_and_not_the_base_of_a_pawn_beside_the_string() -> None:
+    # No tails to go by. The knot's lump shows as a ring (its loops lit, its middle
+    # dark); elsewhere the base of a blue pawn seen at a slant, left below the blob cut
+    # out as the pawn, is a solid lump on the string, thicker than the ring.
+    width = 4.0
+    path = ellipse((300, 250), (200, 150))
+    mask = np.zeros((500, 600), np.uint8)
+    cv2.polylines(mask, [path.round().astype(np.int32)], True, 1, int(width))
+    knot, base = (int(v) for v in path[60]), (int(v) for v in path[140])
+    knot, base = tuple(knot), tuple(base)
+    cv2.circle(mask, knot, 6, 1, 4)
+    cv2.circle(mask, base, 10, 1, -1)
+    pawn = np.zeros_like(mask, bool)
+    cv2.circle(pawn.view(np.uint8), (base[0], base[1] - 20), 14, 1, -1)
+    loop = Loop("blue", path, None)
+    found, _ = find_knot(loop, [], np.empty((0, 2)), mask.astype(bool), width, pawn)
+    assert found is not None and math.dist(found, knot) < 6
 
 
 def test_creatures_two_touching_pawns_and_a_pawn_on_a_string() -> None:

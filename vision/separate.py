@@ -221,7 +221,8 @@ def _runs(flags: NDArray[np.bool_]) -> list[slice]:
     return [slice(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
 
 
-def _disc(diameter: float) -> NDArray[np.uint8]:
+def disc(diameter: float) -> NDArray[np.uint8]:
+    """A round structuring element about ``diameter`` pixels across (odd, at least 3)."""
     size = max(3, int(round(diameter)) | 1)
     return np.asarray(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
 
@@ -262,10 +263,10 @@ def separate(masks: ColourMasks) -> Separation:
             if colour == masks.table_hue_colour:
                 round_blobs = _with_a_lit_side(round_blobs, masks, box, string_width)
             pawns.extend(round_blobs)
-            pawn_mask |= _blob_mask(labels.shape, round_blobs)
+            pawn_mask |= blob_mask(labels.shape, round_blobs)
             # Cut out only the pawns of the string's own colour: other pawns do not hide
             # pixels of this colour, and cutting them would bend the traced line.
-            cut = cv2.dilate(not_string.astype(np.uint8), _disc(string_width)).astype(bool)
+            cut = cv2.dilate(not_string.astype(np.uint8), disc(string_width)).astype(bool)
             strings[colour][box] = own[box] & ~cut
         if colour == masks.table_hue_colour and masks.of_table_hue is not None:
             # Its string is found by shape; round its own pawns, outlines are lines
@@ -273,8 +274,8 @@ def separate(masks: ColourMasks) -> Separation:
             lines = thin_lines_of_hue(masks, index, masks.of_table_hue, string_width)
             typical = float(np.median([b.area for b in pawns])) if pawns else 0.0
             pawn_sized = [b for b in round_blobs if b.area >= 0.5 * typical]
-            own_pawns = _blob_mask(labels.shape, pawn_sized).astype(np.uint8)
-            strings[colour] = lines & ~(cv2.dilate(own_pawns, _disc(4 * string_width)) > 0)
+            own_pawns = blob_mask(labels.shape, pawn_sized).astype(np.uint8)
+            strings[colour] = lines & ~(cv2.dilate(own_pawns, disc(4 * string_width)) > 0)
     for index, colour in enumerate(LINE_COLOURS, start=1):
         # Too little of a cord for a loop: a dark navy cord on beige may have too little
         # chroma left to be labelled, yet it is a thin dark line of its hue.
@@ -293,7 +294,7 @@ def separate(masks: ColourMasks) -> Separation:
     pawns.extend(g for g in ghosts if _ghost_like(g, typical))
     outlined_ghosts = _outlined_ghosts(masks, pawns, string_width, margin, typical)
     pawns.extend(g for g in outlined_ghosts if _ghost_like(g, typical))
-    pawn_mask |= _blob_mask(labels.shape, [p for p in pawns if p.colour == WHITE])
+    pawn_mask |= blob_mask(labels.shape, [p for p in pawns if p.colour == WHITE])
     return Separation(
         strings=strings,
         pawns=pawns,
@@ -316,7 +317,7 @@ def _colour_pawns(
     (x, y); the blobs' boxes are in the photo's pixels, the mask in the box's.
     """
     # Close small holes (highlights, the seam between head and body) first.
-    joined = cv2.morphologyEx(own.astype(np.uint8), cv2.MORPH_CLOSE, _disc(1.5 * string_width))
+    joined = cv2.morphologyEx(own.astype(np.uint8), cv2.MORPH_CLOSE, disc(1.5 * string_width))
     closed = fill_small_holes(np.asarray(joined, np.uint8), 12 * string_width**2)
     diameters = [PAWN_MIN_WIDTHS * string_width, WIDE_WIDTHS * string_width]
     pawn_sized, too_wide = openings(closed, diameters)
@@ -324,7 +325,7 @@ def _colour_pawns(
     # A sunlit patch between hard shadows can take a string's colour; it is wide
     # but not round like a pawn, and it is no string either.
     round_blobs = [b for b in blobs if _pawn_shaped(b)]
-    own_pawns = _blob_mask(own.shape, round_blobs, origin)
+    own_pawns = blob_mask(own.shape, round_blobs, origin)
     return round_blobs, own_pawns | too_wide
 
 
@@ -337,7 +338,7 @@ def _long_wide_bands(labels: NDArray[np.uint8], string_width: float, margin: int
     box = bounding_box(coloured, margin)
     if box is None:
         return bands
-    closed = cv2.morphologyEx(coloured[box].astype(np.uint8), cv2.MORPH_CLOSE, _disc(string_width))
+    closed = cv2.morphologyEx(coloured[box].astype(np.uint8), cv2.MORPH_CLOSE, disc(string_width))
     wide = opening(np.asarray(closed, np.uint8), WIDE_WIDTHS * string_width)
     count, parts, stats, _ = cv2.connectedComponentsWithStats(wide.astype(np.uint8))
     # A pawn is ~7 string widths across.
@@ -393,10 +394,10 @@ def thin_lines_of_hue(
     crescent round a pawn).
     """
     lightness = np.clip(masks.lab[..., 0], 0, 255).astype(np.uint8)
-    disc = _disc(3 * string_width)
+    wide = disc(3 * string_width)
     top_hat = np.maximum(
-        cv2.morphologyEx(lightness, cv2.MORPH_BLACKHAT, disc),
-        cv2.morphologyEx(lightness, cv2.MORPH_TOPHAT, disc),
+        cv2.morphologyEx(lightness, cv2.MORPH_BLACKHAT, wide),
+        cv2.morphologyEx(lightness, cv2.MORPH_TOPHAT, wide),
     )
     labels = masks.labels
     # Every 4th row and column is plenty for the table's spread.
@@ -404,7 +405,7 @@ def thin_lines_of_hue(
     spread = lightness_spread(residual[labels[::4, ::4] == 0])
     depth = max(LINE_DEPTH_SPREADS * spread, LINE_MIN_DEPTH)
     others = ((labels > 0) & (labels != index)).astype(np.uint8)
-    beside = cv2.dilate(others, _disc(2 * SHADOW_REACH_WIDTHS * string_width)) > 0
+    beside = cv2.dilate(others, disc(2 * SHADOW_REACH_WIDTHS * string_width)) > 0
     lines = (top_hat > depth) & of_hue & ~beside
     lines = long_parts(lines, MIN_LINE_LENGTH_WIDTHS * string_width)
     # Smoothed, so that its skeleton is one line and not a comb.
@@ -464,13 +465,13 @@ def _ghost_blobs(
     origin = (box[1].start, box[0].start)
     white = white_everywhere[box].astype(np.uint8)
     closed = np.asarray(
-        cv2.morphologyEx(white, cv2.MORPH_CLOSE, _disc(1.5 * string_width)), np.uint8
+        cv2.morphologyEx(white, cv2.MORPH_CLOSE, disc(1.5 * string_width)), np.uint8
     )
     if ringed:
         # An outlined ghost's smooth top can be a hole in its ring of edges.
         closed = fill_small_holes(closed, 30 * string_width**2)
     thick = opening(_without_long_parts(closed, max_extent), GHOST_MIN_WIDTHS * string_width)
-    near = cv2.dilate(coloured_pawns[box].astype(np.uint8), _disc(1.5 * string_width)) > 0
+    near = cv2.dilate(coloured_pawns[box].astype(np.uint8), disc(1.5 * string_width)) > 0
     blobs = _pawn_blobs(thick.astype(bool), WHITE, labels[box], origin)
     return [blob for blob in blobs if _share(near, blob, origin) < 0.3]
 
@@ -520,8 +521,8 @@ def _outlined_ghosts(
     if cues is None:
         return []
     half = cues.masks.labels.shape
-    found = _blob_mask(masks.labels.shape, pawns)[box][: 2 * half[0] : 2, : 2 * half[1] : 2]
-    near_pawn = cv2.dilate(found.astype(np.uint8), _disc(0.75 * string_width)) > 0
+    found = blob_mask(masks.labels.shape, pawns)[box][: 2 * half[0] : 2, : 2 * half[1] : 2]
+    near_pawn = cv2.dilate(found.astype(np.uint8), disc(0.75 * string_width)) > 0
     apart = cv2.distanceTransform((~found).astype(np.uint8), cv2.DIST_L2, 3) >= (
         APART_WIDTHS * string_width / 2
     )
@@ -583,7 +584,7 @@ def _share(mask: BoolImage, blob: PawnBlob, origin: tuple[int, int] = (0, 0)) ->
     return float(mask[y : y + h, x : x + w][blob.mask].mean())
 
 
-def _blob_mask(
+def blob_mask(
     shape: tuple[int, ...], blobs: list[PawnBlob], origin: tuple[int, int] = (0, 0)
 ) -> BoolImage:
     """The blobs' pixels in an image of ``shape`` whose corner is at ``origin`` (x, y)."""

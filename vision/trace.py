@@ -26,7 +26,7 @@ from skimage.morphology import skeletonize
 from engine.board import Point
 from vision.colour import bounding_box
 from vision.errors import ReadError
-from vision.separate import MIN_LOOP_WIDTHS, Separation
+from vision.separate import MIN_LOOP_WIDTHS, Separation, blob_mask, disc, fill_small_holes
 
 Points = NDArray[np.float64]
 
@@ -44,6 +44,9 @@ CURVED_GAP_WIDTHS = 8.0
 #: and holds at most this many segments.
 DETOUR_MIN_WIDTHS = 2.5
 DETOUR_MAX_SEGMENTS = 6
+#: Holes in a string's mask smaller than this many squared string widths are filled
+#: before its thickness is measured (the lit loops of a knot ring its dark middle).
+KNOT_HOLE_WIDTHS2 = 5.0
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,10 @@ def trace_loops(separation: Separation) -> Loops:
         # skeleton branches too: those junctions say nothing of the knot.
         junctions = _away_from(junctions, every_string & ~mask, 2.0 * width)
         # A knot's tails may be short scraps, cut off from the thick knot.
-        knot, knot_confidence = find_knot(loop, pieces, junctions, mask, width)
+        own_pawns = [p for p in separation.pawns if p.colour == colour]
+        knot, knot_confidence = find_knot(
+            loop, pieces, junctions, mask, width, blob_mask(mask.shape, own_pawns)
+        )
         loop = Loop(
             colour=colour,
             points=loop.points,
@@ -586,6 +592,7 @@ def find_knot(
     junctions: Points,
     mask: NDArray[np.bool_],
     width: float,
+    pawns: NDArray[np.bool_] | None = None,
 ) -> tuple[Point | None, float]:
     """The tie knot: a lump on the loop's own path from which two short tails branch.
 
@@ -594,11 +601,14 @@ def find_knot(
     segments next to it (the lump itself may be too thick to be kept as string, which
     cuts the tails off). Each candidate is scored by how many tails start there and
     how long they are, and how thick the string is there. Without any, the thickest
-    place on the loop is taken if it is clearly thicker than the string, and failing
-    that the place where the loop's skeleton branches most (tails too short to keep).
-    The knot is put on the loop's path, nearest the best candidate.
+    place on the loop is taken if it is clearly thicker than the string (away from
+    ``pawns``, the pawns of the loop's colour, where one's base may be left as a lump),
+    and failing that the place where the loop's skeleton branches most (tails too
+    short to keep). The knot is put on the loop's path, nearest the best candidate.
     """
-    distance = _distance_inside(mask)
+    # A knot's lump shows as a ring where its loops catch the light: filled, it is
+    # as thick as it looks.
+    distance = _distance_inside(mask, holes_below=KNOT_HOLE_WIDTHS2 * width**2)
     path = loop.points
     in_loop = _segments_in_loop(loop, segments, width)
     tails = [
@@ -635,6 +645,12 @@ def find_knot(
     thickness = np.array(
         [_local_thickness(distance, (x, y), width) for x, y in zip(xs, ys, strict=True)]
     )
+    if pawns is not None:
+        # What is left of a pawn of the string's colour beside it (the base of a tall
+        # pawn seen at a slant, below its cut-out blob) is thick too.
+        beside = cv2.dilate(pawns.astype(np.uint8), disc(4.0 * width))[ys, xs] > 0
+        if not beside.all():
+            thickness = np.where(beside, 0.0, thickness)
     k = int(np.argmax(thickness))
     if thickness[k] >= 1.6 * width:
         return (float(path[k, 0]), float(path[k, 1])), 0.4
@@ -672,13 +688,17 @@ def _most_branched(junctions: Points, path: Points, width: float) -> Points | No
     return branching
 
 
-def _distance_inside(mask: NDArray[np.bool_]) -> NDArray[np.float32]:
-    """Each mask pixel's distance to the nearest pixel outside it (0 outside)."""
+def _distance_inside(mask: NDArray[np.bool_], holes_below: float = 0.0) -> NDArray[np.float32]:
+    """Each mask pixel's distance to the nearest pixel outside it (0 outside), with
+    the mask's holes smaller than ``holes_below`` pixels filled first."""
     distance = np.zeros(mask.shape, np.float32)
     box = bounding_box(mask, margin=2)
     if box is not None:
         # Computed in the mask's box only: the nearest outside pixel is always in it.
-        distance[box] = cv2.distanceTransform(mask[box].astype(np.uint8), cv2.DIST_L2, 3)
+        inside = mask[box].astype(np.uint8)
+        if holes_below > 0:
+            inside = fill_small_holes(inside, holes_below)
+        distance[box] = cv2.distanceTransform(inside, cv2.DIST_L2, 3)
     return distance
 
 
