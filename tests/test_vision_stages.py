@@ -160,15 +160,27 @@ def test_lit_table_between_crowded_shadows_is_table() -> None:
 
 
 WHITE_TABLE = (238, 222, 228)  # pinkish white
+CREAM = (240.0, 215.0, 160.0)  # cream cloth under a warm lamp
 
 
-def white_table(seed: int) -> np.ndarray:
-    """A pinkish white table (float RGB, to be shaded and then drawn on)."""
+def white_table(seed: int, rgb: tuple[float, float, float] = WHITE_TABLE) -> np.ndarray:
+    """A plain table, pinkish white unless ``rgb`` is given, with sensor noise (float
+    RGB, to be shaded and then drawn on)."""
     rng = np.random.default_rng(seed)
     image = np.empty((SIZE[1], SIZE[0], 3), np.float32)
-    image[:] = WHITE_TABLE
+    image[:] = rgb
     image += rng.normal(0, 4, image.shape)
     return image
+
+
+def with_a_board(image: np.ndarray) -> np.ndarray:
+    """The shaded float ``image`` as a photo, with a red loop and a blue and a green
+    pawn on it (the coloured pawns that ghosts are measured against)."""
+    photo = np.clip(image, 0, 255).astype(np.uint8)
+    draw_string(photo, ellipse((450, 350), (330, 230)), "red")
+    draw_pawn(photo, (250, 420), "blue")
+    draw_pawn(photo, (650, 420), "green")
+    return photo
 
 
 def shade(image: np.ndarray, centre: tuple[int, int], factor: float, axes: tuple[int, int]) -> None:
@@ -188,11 +200,7 @@ def white_table_with_a_ghost() -> np.ndarray:
     cv2.circle(image, (446, 316), 10, (200, 198, 190), 2, cv2.LINE_AA)  # head's ring
     shade(image, (300, 250), 0.6, (28, 16))
     shade(image, (600, 250), 1.04, (20, 20))
-    photo = np.clip(image, 0, 255).astype(np.uint8)
-    draw_string(photo, ellipse((450, 350), (330, 230)), "red")
-    draw_pawn(photo, (250, 420), "blue")
-    draw_pawn(photo, (650, 420), "green")
-    return photo
+    return with_a_board(image)
 
 
 def test_a_ghost_on_a_white_table_is_found_by_its_outline() -> None:
@@ -223,10 +231,7 @@ def test_a_grey_ghost_darker_than_the_table_is_found_standing_apart() -> None:
     cv2.circle(image, (446, 316), 10, tuple(0.65 * table), 2, cv2.LINE_AA)  # head's ring
     shade(image, (318, 430), 0.75, (36, 22))  # the blue pawn's shadow, darker at its
     shade(image, (318, 430), 0.7, (24, 14))  # core, a little way from its blue side
-    photo = np.clip(image, 0, 255).astype(np.uint8)
-    draw_string(photo, ellipse((450, 350), (330, 230)), "red")
-    draw_pawn(photo, (250, 420), "blue")
-    draw_pawn(photo, (650, 420), "green")
+    photo = with_a_board(image)
     masks = classify_colours(photo, load_profile())
     ghosts = [p for p in separate(masks).pawns if p.colour == "white"]
     assert len(ghosts) == 1
@@ -236,11 +241,7 @@ def test_a_grey_ghost_darker_than_the_table_is_found_standing_apart() -> None:
 
 def cream_cloth_with_a_ghost() -> np.ndarray:
     """Cream cloth under a warm lamp, a warm grey ghost darker than it all over."""
-    cream = (240.0, 215.0, 160.0)
-    rng = np.random.default_rng(2)
-    image = np.empty((SIZE[1], SIZE[0], 3), np.float32)
-    image[:] = cream
-    image += rng.normal(0, 4, image.shape)
+    image = white_table(2, rgb=CREAM)
     shade(image, (470, 330), 0.85, (36, 22))  # the ghost's own shadow, soft: darker
     shade(image, (466, 328), 0.8, (26, 16))  # at its core
     # A warm grey ghost, shaded from its lit top left to its dark lower right.
@@ -248,11 +249,7 @@ def cream_cloth_with_a_ghost() -> np.ndarray:
     body = np.hypot(xs - 450, ys - 320) <= 18
     lit = np.clip(0.5 - ((xs - 450) + (ys - 320)) / 50, 0, 1)[body][:, None]
     image[body] = lit * (200, 189, 162) + (1 - lit) * (100, 94, 80)
-    photo = np.clip(image, 0, 255).astype(np.uint8)
-    draw_string(photo, ellipse((450, 350), (330, 230)), "red")
-    draw_pawn(photo, (250, 420), "blue")
-    draw_pawn(photo, (650, 420), "green")
-    return photo
+    return with_a_board(image)
 
 
 def test_a_grey_ghost_on_cream_cloth_under_a_lamp_is_found() -> None:
@@ -271,7 +268,7 @@ def test_ghost_cues_are_looked_for_on_pale_cloth_not_on_wood() -> None:
     cloth = classify_colours(cream_cloth_with_a_ghost(), load_profile())
     assert ghost_cues(cloth, 4.0) is not None
     wood = np.empty((SIZE[1], SIZE[0], 3), np.float32)
-    wood[:] = (240.0, 215.0, 160.0)
+    wood[:] = CREAM
     grain = 1 + 0.25 * np.sin(np.arange(SIZE[1]) / 3.0) * np.sin(np.arange(SIZE[1]) / 41.0)
     wood *= grain[:, None, None]
     photo = np.clip(wood, 0, 255).astype(np.uint8)
