@@ -9,7 +9,7 @@ into the photo's pixels. Same seed, same photo and truth.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -24,7 +24,7 @@ from synth.camera import Camera
 from synth.extras import arrange_extras, keeps_off
 from synth.objects import Pawn, SceneObjects
 from synth.placement import place_pawns, read_back, sample_habits, strings_of
-from synth.render import encode_jpeg, render
+from synth.render import encode_jpeg, render_with_labels
 from synth.scene import DIFFICULTIES, Scene, sample_scene
 
 DEFAULT_SIZE = (4032, 3024)
@@ -36,11 +36,13 @@ class SyntheticPhoto:
 
     ``image`` and the truth are upright, as a person sees the photo; the JPEG may store
     its pixels turned, with an EXIF Orientation tag saying how to turn them back.
+    ``labels`` (upright too) says what each pixel shows (:mod:`synth.labels`).
     """
 
     image: np.ndarray
     jpeg: bytes
     truth: dict[str, Any]
+    labels: np.ndarray = field(repr=False)
 
 
 def make_photo(
@@ -62,12 +64,14 @@ def make_photo(
         For an unknown difficulty or a size smaller than 320 x 240.
     """
     plan = plan_photo(seed, difficulty, size)
-    image = render(scene_objects(plan.board), plan.scene, plan.camera, plan.render_rng)
+    image, labels = render_with_labels(
+        scene_objects(plan.board), plan.scene, plan.camera, plan.render_rng
+    )
     truth = photo_truth(plan.board, plan.scene, plan.camera, seed)
     jpeg = encode_jpeg(
         image, plan.scene.sensor.jpeg_quality, plan.scene.extras.exif_orientation
     )
-    return SyntheticPhoto(image, jpeg, truth)
+    return SyntheticPhoto(image, jpeg, truth, labels)
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ from synth.cords import (
     trace_cord,
 )
 from synth.extras import cup_shadow_outline, edge_distance, shade_card, shade_cup
+from synth.labels import BACKGROUND, KNOT, cord_class, pawn_class
 from synth.lighting import Lighting
 from synth.objects import SceneObjects
 from synth.pawns import PawnShape, shade_pawn, shadow_outlines
@@ -55,7 +56,7 @@ from synth.scene import Scene
 from synth.solids import Spheroid
 from synth.textures import TableCoords, table_mix
 
-__all__ = ["render", "encode_jpeg"]
+__all__ = ["render", "render_with_labels", "encode_jpeg"]
 
 _COARSE = 16  # coarse grid step (photo pixels) for smooth per-pixel quantities
 
@@ -81,6 +82,36 @@ def render(
     ndarray, shape (H, W, 3), uint8
         RGB image, before JPEG compression.
     """
+    return _render(objects, scene, camera, rng, None)
+
+
+def render_with_labels(
+    objects: SceneObjects, scene: Scene, camera: Camera, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`render`, and what each pixel shows (the same photo for the same ``rng``).
+
+    Returns
+    -------
+    image : ndarray, shape (H, W, 3), uint8
+    labels : ndarray, shape (H, W), uint8
+        Indices into :data:`synth.labels.PIXEL_CLASSES`: the class of the object that
+        covers at least half of each pixel, last drawn on top.
+    """
+    width, height = scene.size
+    labels = np.zeros(height * width, np.uint8)
+    image = _render(objects, scene, camera, rng, labels)
+    return image, labels.reshape(height, width)
+
+
+def _render(
+    objects: SceneObjects,
+    scene: Scene,
+    camera: Camera,
+    rng: np.random.Generator,
+    labels: np.ndarray | None,
+) -> np.ndarray:
+    """The photo; where ``labels`` (flat, one per pixel) is given, each drawn object
+    also writes its class there."""
     width, height = scene.size
     x0, y0, x1, y1 = scene.board_extent_mm
     extras = scene.extras
@@ -116,6 +147,8 @@ def render(
     flat = photo.reshape(-1, 3)
     for layer in layers:
         layer.apply(flat)
+        if labels is not None:
+            layer.label_pixels(labels)
     return _finish(photo, scene)
 
 
@@ -610,13 +643,21 @@ class _Layer:
 
     Either blends colours ``rgb`` (straight, 0..1, before highlight roll-off) with
     coverage ``alpha`` over what is there, or, when ``dim`` is given, multiplies the
-    pixels by it (a shadow on something already drawn).
+    pixels by it (a shadow on something already drawn). ``label`` is the pixel class
+    (:mod:`synth.labels`) of what a blending layer draws.
     """
 
     idx: np.ndarray
     rgb: np.ndarray | None = None
     alpha: np.ndarray | None = None
     dim: np.ndarray | None = None
+    label: int = BACKGROUND
+
+    def label_pixels(self, labels: np.ndarray) -> None:
+        """Write ``label`` where this layer covers at least half a pixel (a shadow
+        changes no class)."""
+        if self.alpha is not None:
+            labels[self.idx[self.alpha >= 0.5]] = self.label
 
     def apply(self, flat: np.ndarray) -> None:
         below = flat[self.idx].astype(np.float32)
@@ -684,7 +725,7 @@ def _cord_layers(ctx: RenderContext, rng: np.random.Generator) -> list[_Layer]:
     radius = mat.string_diameter_mm / 2
     layers: list[_Layer] = []
 
-    def paint(band: CordBand | None, look: CordLook) -> _Layer | None:
+    def paint(band: CordBand | None, look: CordLook, label: int) -> _Layer | None:
         if band is None:
             return None
         # Only the pixels the cord covers change: shade just those.
@@ -693,7 +734,7 @@ def _cord_layers(ctx: RenderContext, rng: np.random.Generator) -> list[_Layer]:
         band = band.subset(covered)
         value = cord_brightness(band, look, rng)
         rgb = _lit_colour(ctx, value, look.rgb, band.xy, rng)
-        return _Layer(band.idx, rgb, alpha[covered])
+        return _Layer(band.idx, rgb, alpha[covered], label=label)
 
     # Flat indices (ascending) and coverage of each cord's first drawing.
     drawn: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -707,7 +748,7 @@ def _cord_layers(ctx: RenderContext, rng: np.random.Generator) -> list[_Layer]:
             twist_phase=float(rng.uniform(0, 2 * np.pi)),
         )
         band = trace_cord(camera, objects.lines[colour], radius, closed=True, margin=0.15)
-        layer = paint(band, looks[colour])
+        layer = paint(band, looks[colour], cord_class(colour))
         if layer is not None and layer.alpha is not None:
             layers.append(layer)
             drawn[colour] = (layer.idx, layer.alpha)
@@ -721,7 +762,7 @@ def _cord_layers(ctx: RenderContext, rng: np.random.Generator) -> list[_Layer]:
         points, along = piece
         band = trace_cord(camera, points, radius, closed=False, margin=1.6,
                           along_start_mm=along, caps=False)
-        layer = paint(band, looks[upper])
+        layer = paint(band, looks[upper], cord_class(upper))
         if band is not None and layer is not None:
             layers.append(_shadow_on_lower(lighting, band, drawn[lower], radius))
             layers.append(layer)
@@ -729,12 +770,13 @@ def _cord_layers(ctx: RenderContext, rng: np.random.Generator) -> list[_Layer]:
     for colour, (lumps, tails) in ctx.knots.items():
         for tail in tails:
             taper = radius * np.linspace(1.0, 0.8, len(tail))
-            layer = paint(trace_cord(camera, tail, taper, closed=False, margin=0.2), looks[colour])
+            tail_band = trace_cord(camera, tail, taper, closed=False, margin=0.2)
+            layer = paint(tail_band, looks[colour], cord_class(colour))
             if layer is not None:
                 layers.append(layer)
         knot_px = shade_knot(camera, lumps, looks[colour], rng)
         if knot_px is not None:
-            layers.append(_solid_layer(ctx, *knot_px, rng))
+            layers.append(_solid_layer(ctx, *knot_px, rng, label=KNOT))
     return layers
 
 
@@ -744,12 +786,13 @@ def _solid_layer(
     premultiplied: np.ndarray,
     alpha: np.ndarray,
     rng: np.random.Generator,
+    label: int = BACKGROUND,
 ) -> _Layer:
     """Layer of a ray-cast solid (knot lump, pawn) from its premultiplied colours."""
     width = ctx.camera.size[0]
     xy = np.column_stack([idx % width, idx // width]).astype(np.float32)
     straight = (premultiplied / np.maximum(alpha, 1e-6)[:, None]).astype(np.float32)
-    return _Layer(idx, _lit(ctx, straight, xy, rng), alpha)
+    return _Layer(idx, _lit(ctx, straight, xy, rng), alpha, label=label)
 
 
 def _piece_near(
@@ -815,7 +858,7 @@ def _pawn_layers(ctx: RenderContext, rng: np.random.Generator) -> list[_Layer]:
             rng=rng,
         )
         if out is not None:
-            layers.append(_solid_layer(ctx, *out, rng))
+            layers.append(_solid_layer(ctx, *out, rng, label=pawn_class(pawn.colour)))
     return layers
 
 

@@ -14,10 +14,18 @@ from shapely.geometry import LineString
 
 from synth.camera import Camera
 from synth.cords import trace_cord
+from synth.labels import BACKGROUND, KNOT, PIXEL_CLASSES, cord_class, pawn_class
 from synth.objects import PAWN_STYLES, Pawn, SceneObjects
 from synth.overlay import draw_truth
 from synth.pawns import PawnShape, pawn_parts
-from synth.render import _finish_kernel, _roll_off, _tone, encode_jpeg, render
+from synth.render import (
+    _finish_kernel,
+    _roll_off,
+    _tone,
+    encode_jpeg,
+    render,
+    render_with_labels,
+)
 from synth.scene import DIFFICULTIES, Extras, TableEdge, sample_scene
 from synth.textures import TableCoords, table_albedo
 
@@ -271,3 +279,33 @@ def test_second_light_casts_a_second_shadow():
     shaded = render(objects, two, cam, np.random.default_rng(0)).astype(float)
     patch = np.s_[v - 2 : v + 3, u - 2 : u + 3]
     assert shaded[patch].mean() < lit[patch].mean() - 15
+
+
+# --- pixel labels ---------------------------------------------------------------------
+
+
+def test_labels_say_what_each_pixel_shows():
+    foot = (0.0, 0.0)
+    objects = _board([Pawn("demon", "red", foot), Pawn("ghost", "white", (40.0, 120.0))])
+    scene = _scene(1, "normal", objects)
+    cam = Camera.from_scene(scene)
+    image, labels = render_with_labels(objects, scene, cam, np.random.default_rng(42))
+    # The labels cost the photo nothing: it is the same picture.
+    np.testing.assert_array_equal(image, render(objects, scene, cam, np.random.default_rng(42)))
+    assert labels.shape == image.shape[:2] and labels.dtype == np.uint8
+    counts = np.bincount(labels.ravel(), minlength=len(PIXEL_CLASSES))
+    # Every cord, the red pawn, the ghost and the knots are there; most is table.
+    for colour in COLOURS:
+        assert counts[cord_class(colour)] > 200, colour
+    assert counts[pawn_class("red")] > 50 and counts[pawn_class("white")] > 50
+    assert counts[KNOT] > 0
+    assert counts[pawn_class("blue")] == 0
+    assert counts[BACKGROUND] > 0.8 * labels.size
+    # The red pawn's class is where its foot is, and cord classes lie on the cords.
+    u, v = cam.project(np.array([foot]))[0]
+    assert labels[int(round(v)) - 2, int(round(u))] == pawn_class("red")
+    for colour in COLOURS:
+        uv = cam.project(objects.lines[colour][::10]).round().astype(int)
+        on = labels[uv[:, 1], uv[:, 0]]
+        assert np.mean(on == cord_class(colour)) > 0.6, colour
+

@@ -23,7 +23,7 @@ from vision.colour import (
     classify_colours,
     table_distance,
 )
-from vision.creatures import UP, _foot, find_pawns, lean_direction
+from vision.creatures import UP, find_pawns, foot_of_blob, lean_direction
 from vision.errors import ReadError
 from vision.ghost_cues import ghost_cues
 from vision.separate import PawnBlob, Separation, _pawn_shaped, opening, separate
@@ -573,7 +573,7 @@ def test_the_lean_of_the_pawns_is_read_from_their_shape(head: tuple[float, float
     lean = lean_direction(blobs, float(blobs[0].area))
     assert np.dot(lean, head) > 0.95
     # The foot is at the base, not at the blob's bottom in the photo.
-    foot = np.subtract(_foot(blobs[0].points(), lean), (40, 40))
+    foot = np.subtract(foot_of_blob(blobs[0].points(), lean), (40, 40))
     assert np.hypot(*foot) < 6
 
 

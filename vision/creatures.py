@@ -116,7 +116,8 @@ def find_pawns(separation: Separation) -> Pawns:
         confidence = min(1.0, blob.share) * (0.75 if len(parts) > 1 else 1.0)
         kind = GHOST if blob.colour == WHITE else DEMON
         for part in parts:
-            pawns.append(SeenPawn(kind, blob.colour, _foot(part, lean), _width(part), confidence))
+            foot = foot_of_blob(part, lean)
+            pawns.append(SeenPawn(kind, blob.colour, foot, _width(part), confidence))
         if len(parts) > 1:
             x, y = blob.box[0] + blob.box[2] / 2, blob.box[1] + blob.box[3] / 2
             warnings.append(
@@ -256,7 +257,7 @@ def _long_axis(points: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
     return axis, elongation, (-axis if width_low > width_high else axis)
 
 
-def _foot(points: np.ndarray, lean: tuple[float, float] = UP) -> Point:
+def foot_of_blob(points: np.ndarray, lean: tuple[float, float] = UP) -> Point:
     """The base of a pawn: half a base width in from the blob's lower end, centred
     across it (``lean`` points from base to head).
 

@@ -30,6 +30,8 @@ from vision.colour import LABEL_RGB, ColourMasks, classify_colours, draw_labels
 from vision.creatures import Pawns, find_pawns
 from vision.errors import ReadError
 from vision.load import MIN_WORKING_SIDE, Photo, load_photo
+from vision.parts import find_parts
+from vision.pixels import PixelClasses, classify_pixels, draw_classes
 from vision.separate import Separation, separate
 from vision.trace import Loop, Loops, trace_loops
 
@@ -42,6 +44,9 @@ MIN_SEEN_SHARE = 0.5
 #: ... or with one gap bridged across more than this share of its loop (a pawn hides
 #: a few per cent).
 MAX_BRIDGE_SHARE = 0.15
+#: Ways of turning pixels into strings, knots and pawns (see read_photo).
+METHODS = frozenset({"classic", "net"})
+DEFAULT_METHOD = "classic"
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,10 @@ class Reading:
 
 
 def read_photo(
-    source: bytes | str | os.PathLike[str], *, profile: ColourProfile | None = None
+    source: bytes | str | os.PathLike[str],
+    *,
+    profile: ColourProfile | None = None,
+    method: str | None = None,
 ) -> Reading:
     """Read a photo of the table into a scored board.
 
@@ -77,6 +85,10 @@ def read_photo(
         The photo file (JPEG, PNG, WebP or HEIC) or its bytes.
     profile : ColourProfile, optional
         Colour profile; the bundled default when omitted.
+    method : {"classic", "net"}, optional
+        How pixels become strings, knots and pawns: hand-made colour rules
+        ("classic") or the learned pixel classifier in calibration/ ("net"). Default:
+        the environment variable DD_READER, else DEFAULT_METHOD.
 
     Returns
     -------
@@ -88,6 +100,9 @@ def read_photo(
         When the file is not a usable photo or no board can be read from it (the
         message says why, in one line).
     """
+    method = method or os.environ.get("DD_READER", DEFAULT_METHOD)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {sorted(METHODS)}, not {method!r}")
     timings: dict[str, float] = {}
     stages: dict[str, Any] = {}
 
@@ -106,13 +121,20 @@ def read_photo(
 
     def read_strings(
         min_working_side: int = MIN_WORKING_SIDE, last_try: bool = False
-    ) -> tuple[Photo, ColourMasks, Separation, Loops | None]:
+    ) -> tuple[Photo, Any, Separation, Loops | None]:
         """Load, colour, separate and trace at a working resolution. Unless it is the
         last try, the loops are None where they cannot be read at it: strings too
         thin, or a loop lost."""
         photo = stage("load", lambda: load_photo(source, min_working_side=min_working_side))
-        masks = stage("colour", lambda: classify_colours(photo.rgb, profile))
-        separation = stage("separate", lambda: separate(masks))
+        masks: Any
+        if method == "net":
+            masks = stage("pixels", lambda: classify_pixels(photo.rgb))
+            parts = stage("parts", lambda: find_parts(masks))
+            separation = parts.separation
+            stages["net_pawns"] = parts.pawns
+        else:
+            masks = stage("colour", lambda: classify_colours(photo.rgb, profile))
+            separation = stage("separate", lambda: separate(masks))
         last_try = last_try or photo.scale <= 1
         if 0 < separation.measured_width < MIN_STRING_WIDTH and not last_try:
             return photo, masks, separation, None
@@ -142,9 +164,13 @@ def read_photo(
     if loops is None:  # not reached: the last try traces the loops or raises
         raise ReadError("the loops could not be traced")
     # Each stage keeps the output of the reading that is used.
-    stages.update(load=photo, colour=masks, separate=separation, trace=loops)
+    stages.update(load=photo, separate=separation, trace=loops)
     board = stage("arrange", lambda: arrange(loops))
-    pawns = stage("creatures", lambda: find_pawns(separation))
+    if method == "net":
+        pawns = stages["net_pawns"]
+    else:
+        stages["colour"] = masks
+        pawns = stage("creatures", lambda: find_pawns(separation))
     located = stage("place", lambda: place(board, pawns))
     report = stage(
         "report", lambda: make_report(board, located, pawns, loops, separation, photo)
@@ -260,13 +286,16 @@ def draw_stages(reading: Reading) -> dict[str, NDArray[np.uint8]]:
     masks: ColourMasks | None = reading.stages.get("colour")
     if masks is not None:
         pictures["colour"] = draw_labels(masks)
+    classes: PixelClasses | None = reading.stages.get("pixels")
+    if classes is not None:
+        pictures["pixels"] = draw_classes(classes)
     separation: Separation | None = reading.stages.get("separate")
     if separation is not None:
         pictures["separate"] = _draw_separation(photo.rgb.shape, separation)
     loops: Loops | None = reading.stages.get("trace")
     if loops is not None:
         pictures["trace"] = _draw_loops(photo.rgb, loops)
-    pawns: Pawns | None = reading.stages.get("creatures")
+    pawns: Pawns | None = reading.stages.get("creatures", reading.stages.get("net_pawns"))
     if pawns is not None and loops is not None:
         pictures["creatures"] = _draw_pawns(pictures["trace"], pawns)
     return pictures

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 from skimage.morphology import skeletonize
 
+from engine.board import Point
 from engine.colours import LINE_COLOURS, WHITE
 from vision.colour import LABEL_COLOURS, ColourMasks, bounding_box, lightness_spread, of_dull_hue
 from vision.ghost_cues import evenly_darkened, ghost_cues, tint_against_table
@@ -124,6 +125,9 @@ class Separation:
         Every pawn pixel, of any colour.
     measured_width : float
         The width as measured, before that floor: 0 when nothing coloured was found.
+    knots : dict of colour to (x, y)
+        Knot lumps found by their shape, by the colour of their string (the tracer
+        looks for the others on the traced loops).
     """
 
     strings: dict[str, BoolImage]
@@ -131,19 +135,26 @@ class Separation:
     string_width: float
     pawn_mask: BoolImage = field(repr=False)
     measured_width: float = 0.0
+    knots: dict[str, Point] = field(default_factory=dict)
 
 
 def estimate_string_width(masks: ColourMasks) -> float:
     """Median width of the coloured thin structures (strings dominate by length)."""
     coloured = (masks.labels > 0) & (masks.labels < LABEL_COLOURS.index(WHITE))
-    box = bounding_box(coloured, margin=2)
-    if box is None or coloured[box].sum() < 50:
+    return estimate_width(coloured)
+
+
+def estimate_width(mask: BoolImage) -> float:
+    """Twice the median distance from the skeleton of ``mask`` to its edge: the width
+    of its thin parts (0 when there is too little of it to measure)."""
+    box = bounding_box(mask, margin=2)
+    if box is None or mask[box].sum() < 50:
         return 0.0
-    # The strings' box is enough: with a margin of table round them, the distances
-    # and the skeleton inside it are those of the whole image.
-    coloured = coloured[box]
-    distance = cv2.distanceTransform(coloured.astype(np.uint8), cv2.DIST_L2, 3)
-    skeleton: BoolImage = skeletonize(coloured)  # type: ignore[no-untyped-call]
+    # The box is enough: with a margin of background round it, the distances and the
+    # skeleton inside it are those of the whole image.
+    inside = mask[box]
+    distance = cv2.distanceTransform(inside.astype(np.uint8), cv2.DIST_L2, 3)
+    skeleton: BoolImage = skeletonize(inside)  # type: ignore[no-untyped-call]
     half_widths = distance[skeleton]
     if half_widths.size == 0:
         return 0.0

@@ -121,10 +121,14 @@ def trace_loops(separation: Separation) -> Loops:
         # skeleton branches too: those junctions say nothing of the knot.
         junctions = _away_from(junctions, every_string & ~mask, 2.0 * width)
         # A knot's tails may be short scraps, cut off from the thick knot.
-        own_pawns = [p for p in separation.pawns if p.colour == colour]
-        knot, knot_confidence = find_knot(
-            loop, pieces, junctions, mask, width, blob_mask(mask.shape, own_pawns)
-        )
+        knot: Point | None
+        if colour in separation.knots:
+            knot, knot_confidence = on_path(separation.knots[colour], loop.points), 1.0
+        else:
+            own_pawns = [p for p in separation.pawns if p.colour == colour]
+            knot, knot_confidence = find_knot(
+                loop, pieces, junctions, mask, width, blob_mask(mask.shape, own_pawns)
+            )
         loop = Loop(
             colour=colour,
             points=loop.points,
@@ -661,6 +665,12 @@ def find_knot(
         nearest = path[int(np.argmin(np.linalg.norm(path - branching, axis=1)))]
         return (float(nearest[0]), float(nearest[1])), 0.3
     return None, 0.0
+
+
+def on_path(xy: Point, path: Points) -> Point:
+    """The vertex of ``path`` nearest ``xy``."""
+    nearest = path[int(np.argmin(np.linalg.norm(path - np.asarray(xy), axis=1)))]
+    return (float(nearest[0]), float(nearest[1]))
 
 
 def _away_from(points: Points, mask: NDArray[np.bool_], reach: float) -> Points:

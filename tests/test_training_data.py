@@ -1,0 +1,71 @@
+"""The labelled examples the pixel classifier learns from (no PyTorch needed)."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from synth.labels import BACKGROUND, KNOT, cord_class, pawn_class
+from training.dataset import feet_of, make_example, reduce_labels
+
+RED_CORD = cord_class("red")
+
+
+def test_reduced_labels_keep_a_thin_cord_unbroken():
+    labels = np.zeros((40, 40), np.uint8)
+    # A diagonal cord three original pixels wide: at half size it is 1.5 pixels.
+    for i in range(40):
+        labels[i, max(0, i - 1) : i + 2] = RED_CORD
+    reduced = reduce_labels(labels, 2)
+    assert reduced.shape == (20, 20)
+    cord = reduced == RED_CORD
+    count, _ = cv2.connectedComponents(cord.astype(np.uint8), connectivity=8)
+    assert count == 2  # the background and one unbroken cord
+    assert cord.sum() < 3 * 20  # still thin
+
+
+def test_reduced_labels_take_the_largest_object_and_drop_specks():
+    labels = np.zeros((4, 8), np.uint8)
+    labels[:, :4] = pawn_class("blue")
+    labels[0, 0] = KNOT  # outvoted inside its block
+    labels[0, 4] = RED_CORD  # one of 16 pixels: too little of a 4x4 block
+    reduced = reduce_labels(labels, 4)
+    assert reduced.tolist() == [[pawn_class("blue"), BACKGROUND]]
+
+
+def test_reduce_labels_refuses_nonsense():
+    with pytest.raises(ValueError):
+        reduce_labels(np.zeros((4, 4, 3), np.uint8), 2)
+    with pytest.raises(ValueError):
+        reduce_labels(np.zeros((4, 4), np.uint8), 0)
+    same = np.arange(16, dtype=np.uint8).reshape(4, 4) % 11
+    np.testing.assert_array_equal(reduce_labels(same, 1), same)
+
+
+def test_feet_are_moved_to_working_pixels():
+    truth = {"creatures": [{"xy": [99.5, 9.5], "colour": "white", "pawn_px": 60.0}]}
+    (foot,) = feet_of(truth, 2.0)
+    # Original pixel centre 99.5 lies in working pixel 49.75 (pixel x covers [2x, 2x+2)).
+    assert (foot.x, foot.y, foot.width) == (pytest.approx(49.5), pytest.approx(4.5), 30.0)
+    assert foot.label == pawn_class("white")
+
+
+def test_an_example_is_the_reader_s_view_with_its_labels(tmp_path):
+    name = make_example(1_000_003, tmp_path)
+    image = cv2.imread(str(tmp_path / f"{name}.jpg"))
+    labels = cv2.imread(str(tmp_path / f"{name}.labels.png"), cv2.IMREAD_GRAYSCALE)
+    feet = json.loads((tmp_path / f"{name}.feet.json").read_text())
+    assert image.shape[:2] == labels.shape
+    assert max(image.shape) <= 2400  # the working resolution, not the 12 MP photo
+    # The labels lie on what they name: red cord pixels are redder than the table.
+    rgb = image[:, :, ::-1].astype(float)
+    redness = rgb[..., 0] - rgb[..., 1:].mean(axis=-1)
+    assert redness[labels == RED_CORD].mean() > redness[labels == BACKGROUND].mean() + 20
+    # Every foot stands on a pawn of its class, or next to it.
+    for foot in feet["feet"]:
+        x, y = int(round(foot["x"])), int(round(foot["y"]))
+        window = labels[max(0, y - 3) : y + 4, max(0, x - 3) : x + 4]
+        assert (window == foot["label"]).any()

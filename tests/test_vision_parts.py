@@ -1,0 +1,67 @@
+"""The parts stage on small crafted class maps: strings, knots and pawns."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.parts import find_parts
+from vision.pixels import CORD, GHOST, KNOT, PAWN, PixelClasses
+
+
+def classes_of(labels: np.ndarray, feet: list[tuple[int, int]] = ()) -> PixelClasses:
+    foot = np.zeros(labels.shape, np.float32)
+    for x, y in feet:
+        cv2.circle(foot, (x, y), 2, 0.9, -1)
+    return PixelClasses(labels=labels, sureness=np.ones(labels.shape, np.float32), foot=foot)
+
+
+def blank(h: int = 200, w: int = 300) -> np.ndarray:
+    return np.zeros((h, w), np.uint8)
+
+
+def test_a_knot_lump_joins_the_string_it_sits_on_and_is_its_knot():
+    labels = blank()
+    cv2.line(labels, (10, 100), (290, 100), int(CORD["red"]), 3)
+    cv2.line(labels, (150, 10), (150, 190), int(CORD["blue"]), 3)
+    cv2.circle(labels, (60, 100), 5, int(KNOT), -1)
+    parts = find_parts(classes_of(labels))
+    red = parts.separation.strings["red"]
+    assert red[100, 60]  # the lump is part of the red string now: no gap in its path
+    assert not parts.separation.strings["blue"][100, 60]
+    assert parts.separation.knots["red"] == (pytest.approx(60, abs=1), pytest.approx(100, abs=1))
+    assert "blue" not in parts.separation.knots
+    assert parts.separation.string_width == pytest.approx(5, abs=1)  # cv2 draws 5 px wide
+
+
+def test_two_touching_pawns_of_one_colour_are_two_pawns_by_their_feet():
+    labels = blank()
+    cv2.circle(labels, (100, 100), 12, int(PAWN["green"]), -1)
+    cv2.circle(labels, (122, 100), 12, int(PAWN["green"]), -1)  # merged into one body
+    cv2.circle(labels, (220, 60), 12, int(GHOST), -1)
+    parts = find_parts(classes_of(labels, feet=[(100, 104), (122, 104), (220, 64)]))
+    seen = sorted((p.colour, p.kind, round(p.foot[0])) for p in parts.pawns.pawns)
+    assert seen == [("green", "demon", 100), ("green", "demon", 122), ("white", "ghost", 220)]
+    # One pawn's width is measured on the body that holds one foot (the ghost).
+    assert parts.pawns.pawn_width == pytest.approx(25, abs=2)
+
+
+def test_a_pawn_without_a_marked_foot_is_kept_from_its_body_and_a_stray_foot_is_not():
+    labels = blank()
+    cv2.circle(labels, (100, 100), 12, int(PAWN["yellow"]), -1)
+    # A tall pawn seen at a slant: its body reaches up from its base.
+    cv2.ellipse(labels, (200, 100), (12, 20), 0, 0, 360, int(PAWN["yellow"]), -1)
+    parts = find_parts(classes_of(labels, feet=[(100, 104), (260, 170)]))
+    feet = sorted(p.foot for p in parts.pawns.pawns)
+    assert len(feet) == 2
+    assert feet[0][0] == pytest.approx(100, abs=1)
+    # The unmarked pawn's foot is at its lower end, not its centre.
+    assert feet[1][0] == pytest.approx(200, abs=2) and feet[1][1] > 102
+    assert any("no clear foot" in w for w in parts.pawns.warnings)
+
+
+def test_nothing_found_is_no_strings_and_no_pawns():
+    parts = find_parts(classes_of(blank()))
+    assert not any(mask.any() for mask in parts.separation.strings.values())
+    assert parts.pawns.pawns == [] and parts.separation.measured_width == 0.0

@@ -1,0 +1,149 @@
+"""Labelled photos for the pixel classifier, as the reader sees them.
+
+Each example is a generated photo (:func:`synth.photo.make_photo`) decoded by the
+reader's own loader at its working resolution, with what every working pixel shows
+(:data:`synth.labels.PIXEL_CLASSES`) and where every pawn stands. Written as
+``NAME.jpg`` (the working image, quality 95), ``NAME.labels.png`` and
+``NAME.feet.json``::
+
+    python -m training.dataset --out out/train --count 1500 --seed 1000000 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+from tqdm import tqdm
+
+from synth.labels import BACKGROUND, PIXEL_CLASSES, pawn_class
+from synth.photo import make_photo
+from vision.load import load_photo
+
+#: Photo sizes drawn for the examples, with their chances: phones' 12 MP in either
+#: orientation (read at half size) and photos already at the working size.
+SIZES: tuple[tuple[tuple[int, int], float], ...] = (
+    ((4032, 3024), 0.5),
+    ((3024, 4032), 0.15),
+    ((2016, 1512), 0.2),
+    ((1512, 2016), 0.05),
+    ((2400, 1800), 0.1),
+)
+#: Difficulties drawn for the examples: the hard photos are where the reader fails.
+DIFFICULTY_SHARES = (("easy", 0.25), ("normal", 0.35), ("hard", 0.4))
+#: When labels are reduced, a class covering this share of a working pixel wins over
+#: the background, so that a cord 1.5 working pixels wide stays unbroken.
+MIN_OBJECT_SHARE = 0.25
+
+
+@dataclass(frozen=True)
+class Foot:
+    """Where one pawn stands, in working pixels, and its class and width."""
+
+    x: float
+    y: float
+    label: int
+    width: float
+
+
+def reduce_labels(labels: NDArray[np.uint8], scale: int) -> NDArray[np.uint8]:
+    """Labels of a photo decoded at ``1/scale`` of its size.
+
+    Parameters
+    ----------
+    labels : (H, W) uint8
+        One class per original pixel.
+    scale : int
+        Original pixels per working pixel along each axis (1, 2, 4 or 8).
+
+    Returns
+    -------
+    (H // scale, W // scale) uint8
+        Per working pixel, the object class covering most of it, if it covers at
+        least :data:`MIN_OBJECT_SHARE` of it; else background.
+    """
+    if labels.ndim != 2 or scale < 1:
+        raise ValueError("labels must be 2-D and scale at least 1")
+    if scale == 1:
+        return labels.copy()
+    h, w = labels.shape[0] // scale, labels.shape[1] // scale
+    blocks = labels[: h * scale, : w * scale].reshape(h, scale, w, scale)
+    counts = np.stack(
+        [(blocks == c).sum(axis=(1, 3)) for c in range(len(PIXEL_CLASSES))], axis=-1
+    )
+    counts[..., BACKGROUND] = 0
+    best = counts.argmax(axis=-1).astype(np.uint8)
+    covered = counts.max(axis=-1) >= MIN_OBJECT_SHARE * scale * scale
+    return np.where(covered, best, BACKGROUND).astype(np.uint8)
+
+
+def feet_of(truth: dict[str, Any], scale: float) -> list[Foot]:
+    """Every pawn's foot in working pixels (truth coordinates are original pixels)."""
+    feet = []
+    for creature in truth["creatures"]:
+        x, y = creature["xy"]
+        feet.append(
+            Foot(
+                x=(x + 0.5) / scale - 0.5,
+                y=(y + 0.5) / scale - 0.5,
+                label=pawn_class(creature["colour"]),
+                width=float(creature.get("pawn_px", 0.0)) / scale,
+            )
+        )
+    return feet
+
+
+def make_example(seed: int, out: Path) -> str:
+    """Render, decode and write the example of ``seed``; returns its name."""
+    rng = np.random.default_rng(seed)
+    sizes, size_p = zip(*SIZES, strict=True)
+    size = sizes[rng.choice(len(sizes), p=size_p)]
+    names, shares = zip(*DIFFICULTY_SHARES, strict=True)
+    difficulty = str(rng.choice(names, p=shares))
+    made = make_photo(seed, difficulty, size)
+    photo = load_photo(made.jpeg)
+    scale = int(photo.scale)
+    labels = reduce_labels(made.labels, scale)
+    h, w = photo.rgb.shape[:2]
+    labels = labels[:h, :w]
+    name = f"{difficulty}_{seed}"
+    cv2.imwrite(
+        str(out / f"{name}.jpg"),
+        cv2.cvtColor(photo.rgb, cv2.COLOR_RGB2BGR),
+        [cv2.IMWRITE_JPEG_QUALITY, 95],
+    )
+    cv2.imwrite(str(out / f"{name}.labels.png"), labels)
+    feet = [foot.__dict__ for foot in feet_of(made.truth, scale)]
+    (out / f"{name}.feet.json").write_text(json.dumps({"feet": feet, "scale": scale}))
+    return name
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--count", type=int, default=1500)
+    parser.add_argument("--seed", type=int, default=1_000_000)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    seeds = [
+        s for s in range(args.seed, args.seed + args.count)
+        if not any(args.out.glob(f"*_{s}.feet.json"))
+    ]
+    with ProcessPoolExecutor(args.workers) as pool:
+        jobs = [pool.submit(make_example, s, args.out) for s in seeds]
+        for job in tqdm(jobs, desc="examples", file=sys.stderr):
+            job.result()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
