@@ -5,7 +5,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck unit bench samples clean
+.PHONY: install run test lint typecheck unit bench samples model clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -26,7 +26,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 
 typecheck: install
-	$(VENV)/bin/mypy --strict engine cli synth webui vision calibration
+	$(VENV)/bin/mypy --strict engine cli synth webui vision calibration training/dataset.py
 
 unit: install
 	$(VENV)/bin/pytest
@@ -43,5 +43,19 @@ bench: install
 samples: install
 	$(PYTHON) -m synth.samples sample_images --overlays out/sample_overlays
 
+# Train the pixel classifier again (calibration/pixelnet.onnx) after changing the
+# generator or the network: about 20 minutes of examples and an hour of training on two
+# cores. Torch lives in its own environment (the CPU build); the app never needs it.
+TRAIN_VENV := .venv-train
+model: install
+	python3 -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(TRAIN_VENV)/bin/python -m pip install --quiet \
+		--extra-index-url https://download.pytorch.org/whl/cpu -e '.[train]'
+	$(TRAIN_VENV)/bin/python -m training.dataset --out out/train --count 1600 \
+		--seed 1000000 --workers 2
+	$(TRAIN_VENV)/bin/python -m training.train --data out/train --steps 5000 \
+		--held-out 30 --out calibration --checkpoint out/pixelnet.pt
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(TRAIN_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

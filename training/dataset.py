@@ -104,10 +104,10 @@ def feet_of(truth: dict[str, Any], scale: float) -> list[Foot]:
 def make_example(seed: int, out: Path) -> str:
     """Render, decode and write the example of ``seed``; returns its name."""
     rng = np.random.default_rng(seed)
-    sizes, size_p = zip(*SIZES, strict=True)
-    size = sizes[rng.choice(len(sizes), p=size_p)]
-    names, shares = zip(*DIFFICULTY_SHARES, strict=True)
-    difficulty = str(rng.choice(names, p=shares))
+    size = SIZES[int(rng.choice(len(SIZES), p=[share for _, share in SIZES]))][0]
+    difficulty = DIFFICULTY_SHARES[
+        int(rng.choice(len(DIFFICULTY_SHARES), p=[share for _, share in DIFFICULTY_SHARES]))
+    ][0]
     made = make_photo(seed, difficulty, size)
     photo = load_photo(made.jpeg)
     scale = int(photo.scale)

@@ -239,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     held, train = shuffled[: args.held_out], shuffled[args.held_out :]
     net = PixelNet()
     checkpoint = args.checkpoint or args.out / "pixelnet.pt"
+    checkpoint.parent.mkdir(parents=True, exist_ok=True)
     start = 0
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     if checkpoint.exists():

@@ -91,12 +91,12 @@ def load_model(path: Path = MODEL_PATH) -> PixelModel:
     ValueError
         When the model's classes are not the ones this reader knows.
     """
+    if not path.is_file():
+        raise FileNotFoundError(f"no pixel classifier at {path} (make model trains one)")
     meta = json.loads(path.with_suffix(".json").read_text())
     classes = tuple(meta["classes"])
     if classes != CLASSES:
         raise ValueError(f"{path.name} classifies {classes}, this reader expects {CLASSES}")
-    if not path.is_file():
-        raise FileNotFoundError(path)
     return PixelModel(
         path=path,
         classes=classes,
