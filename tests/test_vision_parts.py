@@ -65,3 +65,36 @@ def test_nothing_found_is_no_strings_and_no_pawns():
     parts = find_parts(classes_of(blank()))
     assert not any(mask.any() for mask in parts.separation.strings.values())
     assert parts.pawns.pawns == [] and parts.separation.measured_width == 0.0
+
+
+def test_a_speck_of_knot_or_a_knot_taken_for_pawn_closes_its_string_without_being_a_knot():
+    labels = blank()
+    cv2.line(labels, (10, 100), (290, 100), int(CORD["red"]), 3)
+    labels[98:103, 58:63] = KNOT  # too small to be the knot, but it fills the gap
+    cv2.line(labels, (10, 40), (290, 40), int(CORD["green"]), 3)
+    cv2.circle(labels, (200, 40), 4, int(PAWN["green"]), -1)  # the knot's lump, as pawn
+    cv2.circle(labels, (100, 160), 12, int(PAWN["green"]), -1)  # a real pawn, for size
+    parts = find_parts(classes_of(labels, feet=[(100, 164)]))
+    strings = parts.separation.strings
+    assert strings["red"][98:103, 58:63].all() and "red" not in parts.separation.knots
+    assert strings["green"][40, 200]
+    assert [p.foot[0] for p in parts.pawns.pawns] == [pytest.approx(100, abs=1)]
+
+
+def test_a_hollow_or_oversized_pawn_coloured_object_is_no_pawns():
+    labels = blank(300, 400)
+    for x in (30, 60, 90):  # real pawns, whose size the others are measured by
+        cv2.circle(labels, (x, 250), 12, int(PAWN["blue"]), -1)
+    cv2.circle(labels, (200, 80), 45, int(PAWN["blue"]), 12)  # a cup's rim from above
+    cv2.rectangle(labels, (250, 180), (390, 290), int(PAWN["red"]), -1)  # a card
+    feet = [(30, 254), (60, 254), (90, 254), (200, 35), (245, 80), (300, 230)]
+    parts = find_parts(classes_of(labels, feet=feet))
+    assert sorted(round(p.foot[0]) for p in parts.pawns.pawns) == [30, 60, 90]
+    assert sum("not shaped like pawns" in w for w in parts.pawns.warnings) == 2
+
+
+def test_a_foot_at_the_edge_of_the_photo_is_read():
+    labels = blank()
+    cv2.circle(labels, (296, 100), 12, int(PAWN["red"]), -1)
+    parts = find_parts(classes_of(labels, feet=[(297, 100)]))
+    assert [p.colour for p in parts.pawns.pawns] == ["red"]

@@ -57,7 +57,7 @@ def test_sureness_is_a_probability(reading):
     _, _, _, classes = reading
     assert classes.sureness.dtype == np.float32
     assert 1 / len(CLASSES) <= classes.sureness.min() and classes.sureness.max() <= 1.0
-    assert 0.0 <= classes.foot.min() and classes.foot.max() <= 1.0
+    assert classes.foot.min() >= 0.0 and classes.foot.max() <= 1.0
 
 
 def test_bad_images_are_refused():

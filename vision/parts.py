@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -36,6 +37,10 @@ MIN_FOOT_PIXELS = 3
 PAWN_REACH = 0.8
 #: A pawn's body without a marked foot counts from this share of a pawn's area.
 MIN_UNMARKED_SHARE = 0.4
+#: A pawn-coloured body larger than this many pawns per foot in it is no pawns.
+MAX_AREA_PER_FOOT = 4.0
+#: Pawns, even touching ones, fill at least this share of their convex hull.
+MIN_SOLIDITY = 0.75
 #: A knot lump is at least this many square string widths.
 MIN_KNOT_WIDTHS2 = 1.0
 #: Without pawns to measure, a pawn is this many string widths across.
@@ -70,7 +75,13 @@ def find_parts(classes: PixelClasses) -> Parts:
     width = max(measured, 2.0)
     knots = _knots(labels, strings, width)
     pawn_mask = np.isin(labels, list(PAWN_COLOURS))
-    pawns = _pawns(classes, pawn_mask, width)
+    pawns, scraps = _pawns(classes, pawn_mask, width)
+    for colour in LINE_COLOURS:
+        # A knot's lump is often taken for a bit of pawn of its colour: too small for
+        # a pawn and on a string of that colour, it is the string's.
+        own = {colour: strings[colour]}
+        for _, box, piece, _, _ in _lumps_on_strings(scraps & (labels == PAWN[colour]), own, width):
+            strings[colour][box] |= piece
     separation = Separation(
         strings=strings,
         pawns=[],
@@ -86,40 +97,59 @@ def _knots(
     labels: NDArray[np.uint8], strings: dict[str, BoolImage], width: float
 ) -> dict[str, Point]:
     """Each knot lump, joined to the string of the cord colour round it; the largest
-    lump of each colour is its knot. ``strings`` is changed in place."""
-    lumps = (labels == KNOT).astype(np.uint8)
-    count, components, stats, centroids = cv2.connectedComponentsWithStats(lumps, connectivity=8)
-    reach = max(2, int(round(width)))
+    lump of each colour, if it is as big as a knot, is its knot. ``strings`` is
+    changed in place.
+
+    Even a speck of knot is joined: left out, it cuts the string at the knot, and the
+    knot's tails from the loop.
+    """
     best: dict[str, tuple[int, Point]] = {}
+    for colour, box, lump, area, centre in _lumps_on_strings(labels == KNOT, strings, width):
+        strings[colour][box] |= lump
+        if area >= MIN_KNOT_WIDTHS2 * width**2 and area > best.get(colour, (0, centre))[0]:
+            best[colour] = (area, centre)
+    return {colour: xy for colour, (_, xy) in best.items()}
+
+
+def _lumps_on_strings(
+    pieces: BoolImage, strings: dict[str, BoolImage], width: float
+) -> list[tuple[str, tuple[slice, slice], BoolImage, int, Point]]:
+    """The connected pieces of ``pieces`` that touch a string: for each, the colour of
+    the string it touches most, a box round it and the piece within that box, its area
+    and its centre."""
+    count, components, stats, centroids = cv2.connectedComponentsWithStats(
+        pieces.astype(np.uint8), connectivity=8
+    )
+    reach = max(2, int(round(width)))
+    found = []
     for k in range(1, count):
-        area = int(stats[k, cv2.CC_STAT_AREA])
-        if area < MIN_KNOT_WIDTHS2 * width**2:
-            continue
         x, y, w, h = (int(v) for v in stats[k, :4])
         box = (slice(max(0, y - reach), y + h + reach), slice(max(0, x - reach), x + w + reach))
-        lump = components[box] == k
-        ring = cv2.dilate(lump.astype(np.uint8), np.ones((2 * reach + 1,) * 2, np.uint8)) > 0
+        piece = components[box] == k
+        ring = cv2.dilate(piece.astype(np.uint8), np.ones((2 * reach + 1,) * 2, np.uint8)) > 0
         touching = {colour: int((mask[box] & ring).sum()) for colour, mask in strings.items()}
         colour = max(touching, key=lambda c: touching[c])
         if touching[colour] == 0:
             continue
-        strings[colour][box] |= lump
-        if area > best.get(colour, (0, (0.0, 0.0)))[0]:
-            best[colour] = (area, (float(centroids[k, 0]), float(centroids[k, 1])))
-    return {colour: xy for colour, (_, xy) in best.items()}
+        centre = (float(centroids[k, 0]), float(centroids[k, 1]))
+        found.append((colour, box, piece, int(stats[k, cv2.CC_STAT_AREA]), centre))
+    return found
 
 
-def _pawns(classes: PixelClasses, pawn_mask: BoolImage, width: float) -> Pawns:
-    """One pawn per marked foot, then the unmarked pawn bodies."""
+def _pawns(classes: PixelClasses, pawn_mask: BoolImage, width: float) -> tuple[Pawns, BoolImage]:
+    """One pawn per marked foot, then the unmarked pawn bodies; and the scraps of
+    pawn pixels too small to be a pawn without a foot."""
     labels = classes.labels
     count, bodies, body_stats, _ = cv2.connectedComponentsWithStats(
         pawn_mask.astype(np.uint8), connectivity=8
     )
     feet = _feet(classes.foot)
     # One pawn's size: the bodies that hold exactly one foot.
-    feet_in_body = np.bincount(
-        [bodies[int(round(y)), int(round(x))] for x, y in feet], minlength=count
-    ) if feet else np.zeros(count, np.intp)
+    feet_in_body = (
+        np.bincount([bodies[int(round(y)), int(round(x))] for x, y in feet], minlength=count)
+        if feet
+        else np.zeros(count, np.intp)
+    )
     singles = [
         int(body_stats[k, cv2.CC_STAT_AREA]) for k in range(1, count) if feet_in_body[k] == 1
     ]
@@ -128,7 +158,17 @@ def _pawns(classes: PixelClasses, pawn_mask: BoolImage, width: float) -> Pawns:
     reach = PAWN_REACH * pawn_width
     pawns: list[SeenPawn] = []
     warnings: list[str] = []
+    scraps = np.zeros(pawn_mask.shape, bool)
+    clutter = _clutter(bodies, body_stats, feet_in_body, single_area)
+    for k in clutter:
+        left, top, w, h = (int(v) for v in body_stats[k, :4])
+        warnings.append(
+            f"ignored an object near ({left + w / 2:.0f}, {top + h / 2:.0f}) "
+            "not shaped like pawns"
+        )
     for x, y in feet:
+        if bodies[int(round(y)), int(round(x))] in clutter:
+            continue
         colour, share = _colour_near(labels, classes.sureness, (x, y), reach)
         if colour is None:
             continue
@@ -136,10 +176,13 @@ def _pawns(classes: PixelClasses, pawn_mask: BoolImage, width: float) -> Pawns:
         pawns.append(SeenPawn(kind, colour, (x, y), pawn_width, round(share, 2)))
     for k in range(1, count):
         area = int(body_stats[k, cv2.CC_STAT_AREA])
-        if feet_in_body[k] or area < MIN_UNMARKED_SHARE * single_area:
+        if feet_in_body[k] or k in clutter:
             continue
         x, y, w, h = (int(v) for v in body_stats[k, :4])
         body = bodies[y : y + h, x : x + w] == k
+        if area < MIN_UNMARKED_SHARE * single_area:
+            scraps[y : y + h, x : x + w] |= body
+            continue
         ys, xs = np.nonzero(body)
         points = np.column_stack([xs + x, ys + y]).astype(np.float64)
         votes = np.bincount(labels[y : y + h, x : x + w][body], minlength=len(CLASSES))
@@ -150,7 +193,32 @@ def _pawns(classes: PixelClasses, pawn_mask: BoolImage, width: float) -> Pawns:
         pawns.append(SeenPawn(kind, colour, foot, pawn_width, 0.5))
         centre = f"({x + w / 2:.0f}, {y + h / 2:.0f})"
         warnings.append(f"a {colour} pawn near {centre} has no clear foot")
-    return Pawns(pawns=pawns, pawn_width=pawn_width, warnings=warnings)
+    return Pawns(pawns=pawns, pawn_width=pawn_width, warnings=warnings), scraps
+
+
+def _clutter(
+    bodies: NDArray[Any],
+    stats: NDArray[Any],
+    feet_in_body: NDArray[np.intp],
+    single_area: float,
+) -> set[int]:
+    """The bodies that are no pawns, though pawn-coloured: larger than their feet
+    make pawns (a card), or hollow (a cup seen from above)."""
+    clutter = set()
+    for k in range(1, len(stats)):
+        area = int(stats[k, cv2.CC_STAT_AREA])
+        if area < single_area:
+            continue
+        if area > MAX_AREA_PER_FOOT * single_area * max(1, int(feet_in_body[k])):
+            clutter.add(k)
+            continue
+        x, y, w, h = (int(v) for v in stats[k, :4])
+        body = (bodies[y : y + h, x : x + w] == k).astype(np.uint8)
+        contours, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        hull = cv2.contourArea(cv2.convexHull(np.concatenate(contours)))
+        if area < MIN_SOLIDITY * hull:
+            clutter.add(k)
+    return clutter
 
 
 def _feet(foot: NDArray[np.float32]) -> list[Point]:
@@ -176,7 +244,11 @@ def _colour_near(
     share of the pawn pixels there."""
     r = int(math.ceil(reach))
     x, y = int(round(xy[0])), int(round(xy[1]))
-    box = (slice(max(0, y - r), y + r + 1), slice(max(0, x - r), x + r + 1))
+    height, width = labels.shape
+    box = (
+        slice(max(0, y - r), min(height, y + r + 1)),
+        slice(max(0, x - r), min(width, x + r + 1)),
+    )
     ys, xs = np.mgrid[box]
     near = (xs - xy[0]) ** 2 + (ys - xy[1]) ** 2 <= reach**2
     window, sure = labels[box][near], sureness[box][near]

@@ -154,7 +154,7 @@ def _decide(class_logits: NDArray[np.float32], foot_logit: NDArray[np.float32]) 
 
 
 def draw_classes(classes: PixelClasses) -> NDArray[np.uint8]:
-    """The classes in display colours: cords bright, pawns darker, knots magenta,
+    """The classes in display colours: cords bright, pawns darker, knots orange,
     ghosts white, background black; feet marked in magenta."""
     from vision.overlay import COLOURS_RGB  # display colours, shared with the overlay
 
@@ -163,7 +163,7 @@ def draw_classes(classes: PixelClasses) -> NDArray[np.uint8]:
         palette[CORD[colour]] = COLOURS_RGB[colour]
         palette[PAWN[colour]] = (np.array(COLOURS_RGB[colour]) * 0.55).astype(np.uint8)
     palette[GHOST] = (235, 235, 235)
-    palette[KNOT] = (255, 0, 255)
+    palette[KNOT] = (255, 140, 0)
     picture = palette[classes.labels]
     picture[classes.foot > 0.5] = (255, 0, 255)
     return np.asarray(picture)
