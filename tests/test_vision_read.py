@@ -56,8 +56,8 @@ def truth_of(photo: Path) -> dict[str, Any]:
     return truth
 
 
-def assert_exact(photo: Path) -> None:
-    reading = read_photo(photo)
+def assert_exact(photo: Path, method: str | None = None) -> None:
+    reading = read_photo(photo, method=method)
     comparison = compare_reports(reading.report, truth_of(photo))
     assert comparison.board_exact, "; ".join(comparison.problems)
 
@@ -71,6 +71,27 @@ def test_sample_photo_is_read_exactly(photo: Path) -> None:
 @pytest.mark.parametrize("photo", photo_params(DEV_PHOTOS) if DEV_PHOTOS.is_dir() else [])
 def test_dev_photo_is_read_exactly(photo: Path) -> None:
     assert_exact(photo)
+
+
+# --- the learned reader (experimental: see README, "The learned reader") ---------------
+
+#: Samples the learned reader reads exactly; the first one the classic reader refuses.
+NET_EXACT = ["01_easy_light_wood", "02_easy_cloth", "05_normal_violations"]
+
+
+@pytest.mark.parametrize("name", NET_EXACT)
+def test_the_learned_reader_reads_these_samples_exactly(name: str) -> None:
+    assert_exact(SAMPLES / f"{name}.jpg", method="net")
+
+
+def test_the_reader_is_chosen_by_argument_then_environment(monkeypatch) -> None:
+    photo = SAMPLES / "02_easy_cloth.jpg"
+    monkeypatch.setenv("DD_READER", "net")
+    assert "pixels" in read_photo(photo).stages
+    assert "pixels" not in read_photo(photo, method="classic").stages
+    monkeypatch.setenv("DD_READER", "magic")
+    with pytest.raises(ValueError, match="classic"):
+        read_photo(photo)
 
 
 # --- what a phone sends --------------------------------------------------------------
