@@ -41,6 +41,10 @@ MIN_UNMARKED_SHARE = 0.4
 MAX_AREA_PER_FOOT = 4.0
 #: Pawns, even touching ones, fill at least this share of their convex hull.
 MIN_SOLIDITY = 0.75
+#: A pawn is clear (see sure_pawns) when its foot is this sure at its centre ...
+SURE_FOOT = 0.75
+#: ... and marked over this share of a pawn's area.
+SURE_FOOT_SHARE = 0.1
 #: A knot lump is at least this many square string widths.
 MIN_KNOT_WIDTHS2 = 1.0
 #: Without pawns to measure, a pawn is this many string widths across.
@@ -221,20 +225,61 @@ def _clutter(
     return clutter
 
 
+def sure_pawns(classes: PixelClasses, string_width: float) -> list[SeenPawn]:
+    """The pawns whose foot the classifier marked clearly: sure at its centre and
+    marked over a fair share of a pawn's area (a speck of foot, or a faint one, is
+    as often a highlight, a shadow or clutter as a pawn).
+
+    Parameters
+    ----------
+    classes : PixelClasses
+    string_width : float
+        The strings' width in these pixels (a pawn's size when no pawn can be
+        measured).
+    """
+    pawn_mask = np.isin(classes.labels, list(PAWN_COLOURS))
+    pawns, _ = _pawns(classes, pawn_mask, string_width)
+    single_area = math.pi * (pawns.pawn_width / 2) ** 2
+    clear = {
+        mark.xy
+        for mark in _foot_marks(classes.foot)
+        if mark.centre >= SURE_FOOT and mark.area >= SURE_FOOT_SHARE * single_area
+    }
+    return [pawn for pawn in pawns.pawns if pawn.foot in clear]
+
+
+@dataclass(frozen=True)
+class FootMark:
+    """One marked foot: its centre (probability-weighted), the probability there and
+    the number of pixels marked."""
+
+    xy: Point
+    centre: float
+    area: int
+
+
 def _feet(foot: NDArray[np.float32]) -> list[Point]:
-    """The centres of the marked feet (probability-weighted)."""
+    """The centres of the marked feet."""
+    return [mark.xy for mark in _foot_marks(foot)]
+
+
+def _foot_marks(foot: NDArray[np.float32]) -> list[FootMark]:
+    """The marked feet (connected pixels over 0.5, at least MIN_FOOT_PIXELS)."""
     marked = (foot > 0.5).astype(np.uint8)
     count, components, stats, _ = cv2.connectedComponentsWithStats(marked, connectivity=8)
-    feet = []
+    marks = []
     for k in range(1, count):
-        if stats[k, cv2.CC_STAT_AREA] < MIN_FOOT_PIXELS:
+        area = int(stats[k, cv2.CC_STAT_AREA])
+        if area < MIN_FOOT_PIXELS:
             continue
         x, y, w, h = (int(v) for v in stats[k, :4])
         weights = np.where(components[y : y + h, x : x + w] == k, foot[y : y + h, x : x + w], 0)
         ys, xs = np.mgrid[y : y + h, x : x + w]
         total = float(weights.sum())
-        feet.append((float((xs * weights).sum() / total), float((ys * weights).sum() / total)))
-    return feet
+        cx, cy = float((xs * weights).sum() / total), float((ys * weights).sum() / total)
+        centre = float(foot[int(round(cy)), int(round(cx))])
+        marks.append(FootMark((cx, cy), centre, area))
+    return marks
 
 
 def _colour_near(

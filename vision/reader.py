@@ -32,6 +32,7 @@ from vision.errors import ReadError
 from vision.load import MIN_WORKING_SIDE, Photo, load_photo
 from vision.parts import find_parts
 from vision.pixels import PixelClasses, classify_pixels, draw_classes
+from vision.second_look import add_missed_pawns
 from vision.separate import Separation, separate
 from vision.trace import Loop, Loops, trace_loops
 
@@ -45,7 +46,7 @@ MIN_SEEN_SHARE = 0.5
 #: a few per cent).
 MAX_BRIDGE_SHARE = 0.15
 #: Ways of turning pixels into strings, knots and pawns (see read_photo).
-METHODS = frozenset({"classic", "net"})
+METHODS = frozenset({"classic", "net", "classic+net"})
 DEFAULT_METHOD = "classic"
 
 
@@ -85,10 +86,12 @@ def read_photo(
         The photo file (JPEG, PNG, WebP or HEIC) or its bytes.
     profile : ColourProfile, optional
         Colour profile; the bundled default when omitted.
-    method : {"classic", "net"}, optional
+    method : {"classic", "net", "classic+net"}, optional
         How pixels become strings, knots and pawns: hand-made colour rules
-        ("classic") or the learned pixel classifier in calibration/ ("net"). Default:
-        the environment variable DD_READER, else DEFAULT_METHOD.
+        ("classic"), the learned pixel classifier in calibration/ ("net"), or the
+        colour rules with the pawns the classifier is sure of and the rules missed
+        added (:mod:`vision.second_look`). Default: the environment variable
+        DD_READER, else DEFAULT_METHOD.
 
     Returns
     -------
@@ -171,10 +174,14 @@ def read_photo(
     else:
         stages["colour"] = masks
         pawns = stage("creatures", lambda: find_pawns(separation))
+        if method == "classic+net":
+            seen = pawns
+            pawns = stage(
+                "second look",
+                lambda: add_missed_pawns(seen, photo, loops, separation.string_width),
+            )
     located = stage("place", lambda: place(board, pawns))
-    report = stage(
-        "report", lambda: make_report(board, located, pawns, loops, separation, photo)
-    )
+    report = stage("report", lambda: make_report(board, located, pawns, loops, separation, photo))
     return Reading(report=report, photo=photo, stages=stages, timings=timings)
 
 
@@ -295,7 +302,15 @@ def draw_stages(reading: Reading) -> dict[str, NDArray[np.uint8]]:
     loops: Loops | None = reading.stages.get("trace")
     if loops is not None:
         pictures["trace"] = _draw_loops(photo.rgb, loops)
-    pawns: Pawns | None = reading.stages.get("creatures", reading.stages.get("net_pawns"))
+    # The pawns the reading used: the classic ones, with those the second look added.
+    pawns: Pawns | None = next(
+        (
+            reading.stages[name]
+            for name in ("second look", "creatures", "net_pawns")
+            if name in reading.stages
+        ),
+        None,
+    )
     if pawns is not None and loops is not None:
         pictures["creatures"] = _draw_pawns(pictures["trace"], pawns)
     return pictures

@@ -1,0 +1,88 @@
+"""Second look: the pawns the colour rules missed, found by the pixel classifier.
+
+The colour rules miss a pawn of the table's own hue (a green demon on green felt, a
+ghost on a white or beige cloth), one in deep shade, one merged into a neighbour; the
+learned classifier (:mod:`vision.pixels`) sees most of them, but it also sees pawns in
+clutter, highlights and shadows the rules rightly leave out. So the classic reading
+stays, and only the pawns the classifier is clearly sure of
+(:func:`vision.parts.sure_pawns`) are added, where the rules found no pawn at all.
+The classifier looks only round the board, which keeps the cost down: a pawn away
+from the board scores nothing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from vision.creatures import Pawns, SeenPawn
+from vision.load import Photo
+from vision.parts import sure_pawns
+from vision.pixels import classify_pixels
+from vision.trace import Loops
+
+#: The classifier looks this many pawn widths beyond the loops.
+MARGIN_PAWNS = 2.0
+#: A pawn it is sure of is new when no pawn found is within this many pawn widths.
+NEW_PAWN_DISTANCE = 0.8
+#: The confidence given to an added pawn (the rules did not confirm it).
+ADDED_CONFIDENCE = 0.6
+
+
+def add_missed_pawns(pawns: Pawns, photo: Photo, loops: Loops, string_width: float) -> Pawns:
+    """``pawns`` and the pawns the classifier is sure of round the board that none
+    of them stands near.
+
+    Parameters
+    ----------
+    pawns : Pawns
+        The pawns found by the colour rules (working pixels).
+    photo : Photo
+    loops : Loops
+        The traced loops: the classifier looks round them.
+    string_width : float
+        The strings' width in working pixels.
+
+    Returns
+    -------
+    Pawns
+        The same pawns, with those added after them, each with a warning.
+    """
+    box = _round_the_board(loops, photo.rgb.shape[:2], MARGIN_PAWNS * pawns.pawn_width)
+    if box is None:
+        return pawns
+    left, top, right, bottom = box
+    classes = classify_pixels(np.ascontiguousarray(photo.rgb[top:bottom, left:right]))
+    found = [p.foot for p in pawns.pawns]
+    added: list[SeenPawn] = []
+    warnings = list(pawns.warnings)
+    reach = NEW_PAWN_DISTANCE * pawns.pawn_width
+    for pawn in sure_pawns(classes, string_width):
+        foot = (pawn.foot[0] + left, pawn.foot[1] + top)
+        if any(math.dist(foot, other) < reach for other in found):
+            continue
+        found.append(foot)
+        confidence = min(pawn.confidence, ADDED_CONFIDENCE)
+        added.append(SeenPawn(pawn.kind, pawn.colour, foot, pawn.width, confidence))
+        warnings.append(
+            f"a {pawn.colour} {pawn.kind} near ({foot[0]:.0f}, {foot[1]:.0f}) was seen only "
+            "by the pixel classifier"
+        )
+    return Pawns(pawns=[*pawns.pawns, *added], pawn_width=pawns.pawn_width, warnings=warnings)
+
+
+def _round_the_board(
+    loops: Loops, shape: tuple[int, ...], margin: float
+) -> tuple[int, int, int, int] | None:
+    """(left, top, right, bottom) of the loops' bounding box grown by ``margin`` and
+    kept inside the photo, or None without loops."""
+    if not loops.loops:
+        return None
+    points = np.vstack([loop.points for loop in loops.loops.values()])
+    height, width = shape
+    left = max(0, int(points[:, 0].min() - margin))
+    top = max(0, int(points[:, 1].min() - margin))
+    right = min(width, int(math.ceil(points[:, 0].max() + margin)) + 1)
+    bottom = min(height, int(math.ceil(points[:, 1].max() + margin)) + 1)
+    return left, top, right, bottom
