@@ -54,7 +54,7 @@ model: install
 		--extra-index-url https://download.pytorch.org/whl/cpu -e '.[train]'
 	$(TRAIN_VENV)/bin/python -m training.dataset --out out/train --count 1600 \
 		--seed 1000000 --workers 2
-	$(TRAIN_VENV)/bin/python -m training.train --data out/train --steps 5000 \
+	$(TRAIN_VENV)/bin/python -m training.train --data out/train --steps 8000 \
 		--held-out 30 --out calibration --checkpoint out/pixelnet.pt
 
 clean:

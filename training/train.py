@@ -41,6 +41,10 @@ CROP = 192
 CROPS_PER_EXAMPLE = 8
 #: Share of crops centred on an object pixel (the rest anywhere: table, clutter, edge).
 OBJECT_CROPS = 0.8
+#: Share of crops (with pawns) given long, dark pawn shadows (cast_shadows).
+SHADOW_CROPS = 0.5
+#: The pawn classes (and the ghost) are the last ones.
+PAWN_FIRST = PIXEL_CLASSES.index("pawn_red")
 #: Loss weight of each class against the background.
 OBJECT_WEIGHT = 8.0
 #: A foot is marked as a disc of this share of the pawn's width (at least 1.5 px).
@@ -111,6 +115,8 @@ def varied_crop(
                          else cv2.INTER_LINEAR)
         lab = cv2.resize(lab, (CROP, CROP), interpolation=cv2.INTER_NEAREST)
         foot = cv2.resize(foot, (CROP, CROP), interpolation=cv2.INTER_NEAREST)
+    if rng.random() < SHADOW_CROPS:
+        img = cast_shadows(img, lab, rng)
     img = vary_look(img, rng)
     turns = int(rng.integers(4))
     img, lab, foot = (np.rot90(a, turns) for a in (img, lab, foot))
@@ -122,6 +128,38 @@ def varied_crop(
         np.ascontiguousarray(lab, dtype=np.int64),
         np.ascontiguousarray(foot, dtype=np.float32),
     )
+
+
+def cast_shadows(
+    img: NDArray[np.uint8], lab: NDArray[np.uint8], rng: np.random.Generator
+) -> NDArray[np.uint8]:
+    """The crop under a low light: each pawn casts a long, dark shadow the same way
+    (the generator's shadows are short and soft; a low sun or a lamp at the table's
+    edge casts them several pawns long, and they must stay table). The labels stay:
+    a cord in shadow is still cord, and a pawn hides its own shadow."""
+    pawns = (lab >= PAWN_FIRST).astype(np.uint8)
+    count, components, stats, centroids = cv2.connectedComponentsWithStats(pawns)
+    if count <= 1:
+        return img
+    angle = float(rng.uniform(0.0, 2.0 * math.pi))
+    direction = np.array([math.cos(angle), math.sin(angle)])
+    shade = np.zeros(lab.shape, np.float32)
+    for k in range(1, count):
+        width = 2.0 * math.sqrt(stats[k, cv2.CC_STAT_AREA] / math.pi)
+        start = centroids[k]
+        end = start + direction * width * float(rng.uniform(1.5, 5.0))
+        cv2.line(shade, tuple(int(v) for v in start), tuple(int(v) for v in end), 1.0,
+                 max(1, int(0.8 * width)))
+    shade = cv2.GaussianBlur(shade, (0, 0), 0.15 * float(np.sqrt(stats[1:, 4].mean())) + 0.5)
+    shade[pawns > 0] = 0.0
+    # A shadow is lit only by the rest of the room: by a window's blue sky it is
+    # bluer than the table, under a warm lamp warmer, and so on.
+    darkness = float(rng.uniform(0.25, 0.65)) * np.exp(rng.normal(0.0, 0.12, size=3))
+    if rng.random() < 0.5:
+        darkness *= np.array([0.85, 0.95, 1.15])  # skylight
+    shade = np.clip(shade, 0.0, 1.0)[:, :, None]
+    factor = 1.0 - (1.0 - np.clip(darkness, 0.1, 1.0)) * shade
+    return np.clip(img.astype(np.float32) * factor, 0, 255).astype(np.uint8)
 
 
 def _padded(a: NDArray[Any], side: int) -> NDArray[Any]:
