@@ -178,7 +178,7 @@ def read_photo(
             seen = pawns
             pawns = stage(
                 "second look",
-                lambda: add_missed_pawns(seen, photo, loops, separation.string_width),
+                lambda: add_missed_pawns(seen, photo, loops, separation),
             )
     located = stage("place", lambda: place(board, pawns))
     report = stage("report", lambda: make_report(board, located, pawns, loops, separation, photo))

@@ -15,24 +15,31 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import NDArray
 
+from engine.board import Point
 from vision.creatures import Pawns, SeenPawn
 from vision.load import Photo
 from vision.parts import sure_pawns
 from vision.pixels import classify_pixels
+from vision.separate import Separation
 from vision.trace import Loops
 
 #: The classifier looks this many pawn widths beyond the loops.
 MARGIN_PAWNS = 2.0
 #: A pawn it is sure of is new when no pawn found is within this many pawn widths.
 NEW_PAWN_DISTANCE = 0.8
+#: ... and the pawns found cover at most this share of the disc of 0.6 pawn widths
+#: round its foot (a pawn's body there is the same pawn, its foot put elsewhere: a
+#: ghost's blob that takes in its shadow).
+MAX_FOUND_COVER = 0.02
 #: The confidence given to an added pawn (the rules did not confirm it).
 ADDED_CONFIDENCE = 0.6
 
 
-def add_missed_pawns(pawns: Pawns, photo: Photo, loops: Loops, string_width: float) -> Pawns:
+def add_missed_pawns(pawns: Pawns, photo: Photo, loops: Loops, separation: Separation) -> Pawns:
     """``pawns`` and the pawns the classifier is sure of round the board that none
-    of them stands near.
+    of them stands near or on.
 
     Parameters
     ----------
@@ -41,8 +48,8 @@ def add_missed_pawns(pawns: Pawns, photo: Photo, loops: Loops, string_width: flo
     photo : Photo
     loops : Loops
         The traced loops: the classifier looks round them.
-    string_width : float
-        The strings' width in working pixels.
+    separation : Separation
+        The colour rules' strings and pawns: their width, and where pawns were seen.
 
     Returns
     -------
@@ -58,9 +65,11 @@ def add_missed_pawns(pawns: Pawns, photo: Photo, loops: Loops, string_width: flo
     added: list[SeenPawn] = []
     warnings = list(pawns.warnings)
     reach = NEW_PAWN_DISTANCE * pawns.pawn_width
-    for pawn in sure_pawns(classes, string_width):
+    for pawn in sure_pawns(classes, separation.string_width):
         foot = (pawn.foot[0] + left, pawn.foot[1] + top)
         if any(math.dist(foot, other) < reach for other in found):
+            continue
+        if _cover(separation.pawn_mask, foot, 0.6 * pawns.pawn_width) > MAX_FOUND_COVER:
             continue
         found.append(foot)
         confidence = min(pawn.confidence, ADDED_CONFIDENCE)
@@ -70,6 +79,17 @@ def add_missed_pawns(pawns: Pawns, photo: Photo, loops: Loops, string_width: flo
             "by the pixel classifier"
         )
     return Pawns(pawns=[*pawns.pawns, *added], pawn_width=pawns.pawn_width, warnings=warnings)
+
+
+def _cover(mask: NDArray[np.bool_], centre: Point, radius: float) -> float:
+    """The share of the disc of ``radius`` round ``centre`` that ``mask`` covers."""
+    height, width = mask.shape
+    x, y = centre
+    x0, x1 = max(0, int(x - radius)), min(width, int(x + radius) + 1)
+    y0, y1 = max(0, int(y - radius)), min(height, int(y + radius) + 1)
+    ys, xs = np.mgrid[y0:y1, x0:x1]
+    disc = (xs - x) ** 2 + (ys - y) ** 2 <= radius**2
+    return float(mask[y0:y1, x0:x1][disc].mean()) if disc.any() else 0.0
 
 
 def _round_the_board(
