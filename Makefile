@@ -44,8 +44,8 @@ samples: install
 	$(PYTHON) -m synth.samples sample_images --overlays out/sample_overlays
 
 # Train the pixel classifier again (calibration/pixelnet.onnx) after changing the
-# generator or the network: about 20 minutes of examples and an hour of training on two
-# cores. Torch lives in its own environment (the CPU build); the app never needs it.
+# generator or the network: about 20 minutes of examples and 75 minutes of training on
+# two cores. Torch lives in its own environment (the CPU build); the app never needs it.
 TRAIN_VENV := .venv-train
 model: install
 	python3 -m venv $(TRAIN_VENV)

@@ -138,7 +138,7 @@ def cast_shadows(
     edge casts them several pawns long, and they must stay table). The labels stay:
     a cord in shadow is still cord, and a pawn hides its own shadow."""
     pawns = (lab >= PAWN_FIRST).astype(np.uint8)
-    count, components, stats, centroids = cv2.connectedComponentsWithStats(pawns)
+    count, _, stats, centroids = cv2.connectedComponentsWithStats(pawns)
     if count <= 1:
         return img
     angle = float(rng.uniform(0.0, 2.0 * math.pi))
@@ -150,7 +150,9 @@ def cast_shadows(
         end = start + direction * width * float(rng.uniform(1.5, 5.0))
         cv2.line(shade, tuple(int(v) for v in start), tuple(int(v) for v in end), 1.0,
                  max(1, int(0.8 * width)))
-    shade = cv2.GaussianBlur(shade, (0, 0), 0.15 * float(np.sqrt(stats[1:, 4].mean())) + 0.5)
+    # Soft-edged, as a shadow's penumbra.
+    side = float(np.sqrt(stats[1:, cv2.CC_STAT_AREA].mean()))
+    shade = cv2.GaussianBlur(shade, (0, 0), 0.15 * side + 0.5)
     shade[pawns > 0] = 0.0
     # A shadow is lit only by the rest of the room: by a window's blue sky it is
     # bluer than the table, under a warm lamp warmer, and so on.

@@ -79,7 +79,7 @@ def find_parts(classes: PixelClasses) -> Parts:
     width = max(measured, 2.0)
     knots = _knots(labels, strings, width)
     pawn_mask = np.isin(labels, list(PAWN_COLOURS))
-    pawns, scraps = _pawns(classes, pawn_mask, width)
+    pawns, scraps = _pawns(classes, pawn_mask, width, _foot_marks(classes.foot))
     for colour in LINE_COLOURS:
         # A knot's lump is often taken for a bit of pawn of its colour: too small for
         # a pawn and on a string of that colour, it is the string's.
@@ -140,14 +140,16 @@ def _lumps_on_strings(
     return found
 
 
-def _pawns(classes: PixelClasses, pawn_mask: BoolImage, width: float) -> tuple[Pawns, BoolImage]:
-    """One pawn per marked foot, then the unmarked pawn bodies; and the scraps of
-    pawn pixels too small to be a pawn without a foot."""
+def _pawns(
+    classes: PixelClasses, pawn_mask: BoolImage, width: float, marks: list[FootMark]
+) -> tuple[Pawns, BoolImage]:
+    """One pawn per marked foot (its foot is the mark's centre), then the unmarked
+    pawn bodies; and the scraps of pawn pixels too small to be a pawn without a foot."""
     labels = classes.labels
     count, bodies, body_stats, _ = cv2.connectedComponentsWithStats(
         pawn_mask.astype(np.uint8), connectivity=8
     )
-    feet = _feet(classes.foot)
+    feet = [mark.xy for mark in marks]
     # One pawn's size: the bodies that hold exactly one foot.
     feet_in_body = (
         np.bincount([bodies[int(round(y)), int(round(x))] for x, y in feet], minlength=count)
@@ -167,8 +169,7 @@ def _pawns(classes: PixelClasses, pawn_mask: BoolImage, width: float) -> tuple[P
     for k in clutter:
         left, top, w, h = (int(v) for v in body_stats[k, :4])
         warnings.append(
-            f"ignored an object near ({left + w / 2:.0f}, {top + h / 2:.0f}) "
-            "not shaped like pawns"
+            f"ignored an object near ({left + w / 2:.0f}, {top + h / 2:.0f}) not shaped like pawns"
         )
     for x, y in feet:
         if bodies[int(round(y)), int(round(x))] in clutter:
@@ -238,11 +239,12 @@ def sure_pawns(classes: PixelClasses, string_width: float) -> list[SeenPawn]:
         measured).
     """
     pawn_mask = np.isin(classes.labels, list(PAWN_COLOURS))
-    pawns, _ = _pawns(classes, pawn_mask, string_width)
+    marks = _foot_marks(classes.foot)
+    pawns, _ = _pawns(classes, pawn_mask, string_width, marks)
     single_area = math.pi * (pawns.pawn_width / 2) ** 2
     clear = {
         mark.xy
-        for mark in _foot_marks(classes.foot)
+        for mark in marks
         if mark.centre >= SURE_FOOT and mark.area >= SURE_FOOT_SHARE * single_area
     }
     return [pawn for pawn in pawns.pawns if pawn.foot in clear]
@@ -256,11 +258,6 @@ class FootMark:
     xy: Point
     centre: float
     area: int
-
-
-def _feet(foot: NDArray[np.float32]) -> list[Point]:
-    """The centres of the marked feet."""
-    return [mark.xy for mark in _foot_marks(foot)]
 
 
 def _foot_marks(foot: NDArray[np.float32]) -> list[FootMark]:
@@ -282,20 +279,28 @@ def _foot_marks(foot: NDArray[np.float32]) -> list[FootMark]:
     return marks
 
 
-def _colour_near(
-    labels: NDArray[np.uint8], sureness: NDArray[np.float32], xy: Point, reach: float
-) -> tuple[str | None, float]:
-    """The pawn colour with the most (sure) pixels within ``reach`` of ``xy``, and its
-    share of the pawn pixels there."""
-    r = int(math.ceil(reach))
+def disc_window(
+    shape: tuple[int, ...], xy: Point, radius: float
+) -> tuple[tuple[slice, slice], BoolImage]:
+    """The box round ``xy`` that holds the disc of ``radius`` (cut to an image of
+    ``shape``), and the disc within that box."""
+    r = int(math.ceil(radius))
     x, y = int(round(xy[0])), int(round(xy[1]))
-    height, width = labels.shape
+    height, width = shape[:2]
     box = (
         slice(max(0, y - r), min(height, y + r + 1)),
         slice(max(0, x - r), min(width, x + r + 1)),
     )
     ys, xs = np.mgrid[box]
-    near = (xs - xy[0]) ** 2 + (ys - xy[1]) ** 2 <= reach**2
+    return box, (xs - xy[0]) ** 2 + (ys - xy[1]) ** 2 <= radius**2
+
+
+def _colour_near(
+    labels: NDArray[np.uint8], sureness: NDArray[np.float32], xy: Point, reach: float
+) -> tuple[str | None, float]:
+    """The pawn colour with the most (sure) pixels within ``reach`` of ``xy``, and its
+    share of the pawn pixels there."""
+    box, near = disc_window(labels.shape, xy, reach)
     window, sure = labels[box][near], sureness[box][near]
     weights = {c: float(sure[window == c].sum()) for c in PAWN_COLOURS}
     total = sum(weights.values())

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from engine.board import Point
 from vision.creatures import Pawns, SeenPawn
 from vision.load import Photo
-from vision.parts import sure_pawns
+from vision.parts import disc_window, sure_pawns
 from vision.pixels import classify_pixels
 from vision.separate import Separation
 from vision.trace import Loops
@@ -83,13 +83,8 @@ def add_missed_pawns(pawns: Pawns, photo: Photo, loops: Loops, separation: Separ
 
 def _cover(mask: NDArray[np.bool_], centre: Point, radius: float) -> float:
     """The share of the disc of ``radius`` round ``centre`` that ``mask`` covers."""
-    height, width = mask.shape
-    x, y = centre
-    x0, x1 = max(0, int(x - radius)), min(width, int(x + radius) + 1)
-    y0, y1 = max(0, int(y - radius)), min(height, int(y + radius) + 1)
-    ys, xs = np.mgrid[y0:y1, x0:x1]
-    disc = (xs - x) ** 2 + (ys - y) ** 2 <= radius**2
-    return float(mask[y0:y1, x0:x1][disc].mean()) if disc.any() else 0.0
+    box, disc = disc_window(mask.shape, centre, radius)
+    return float(mask[box][disc].mean()) if disc.any() else 0.0
 
 
 def _round_the_board(
