@@ -362,6 +362,39 @@ def test_the_tables_edge_is_no_row_of_pawns() -> None:
     assert [(p.colour, p.box[1] < 640) for p in pawns] == [("red", True)]
 
 
+def test_a_card_whose_middle_passes_for_table_is_no_row_of_pawns() -> None:
+    # A card's patterned back, with a middle the table model takes in, is a thick
+    # frame of one colour: its lower edge alone is as wide as a row of pawns. Pawns
+    # inside a loop of their own colour (a thin ring round an empty middle) stay.
+    image, _ = four_loops()
+    frame = np.zeros(image.shape[:2], np.uint8)
+    cv2.rectangle(frame, (730, 40), (860, 220), 1, -1)
+    cv2.ellipse(frame, (795, 130), (40, 60), 0, 0, 360, 0, -1)
+    image[frame > 0] = RGB["red"]
+    cv2.rectangle(image, (726, 36), (864, 224), RGB["white"], 4)
+    draw_pawn(image, (380, 330), "red")
+    draw_pawn(image, (450, 260), "green")
+    pawns = separate(classify_colours(image, load_profile())).pawns
+    assert sorted((p.colour, p.box[0] < 700) for p in pawns) == [("green", True), ("red", True)]
+
+
+def test_a_knots_lump_too_thick_for_a_string_stays_string() -> None:
+    # The lump is wider than a string but far smaller than a pawn: cut out, it would
+    # leave a gap with the tails as loose stubs and no knot to find.
+    image, truth = four_loops()
+    knot = truth["red"][20]
+    centre = (int(knot[0]), int(knot[1]))
+    cv2.circle(image, centre, 14, RGB["red"], -1, cv2.LINE_AA)  # 3.7 string widths
+    for angle in (1.3, 1.9):
+        end = (int(knot[0] + 26 * math.cos(angle)), int(knot[1] + 26 * math.sin(angle)))
+        cv2.line(image, centre, end, RGB["red"], 4, cv2.LINE_AA)
+    separation = separate(classify_colours(image, load_profile()))
+    assert separation.strings["red"][int(knot[1]), int(knot[0])]
+    assert not [p for p in separation.pawns if p.colour == "red"]
+    found = trace_loops(separation).loops["red"].knot
+    assert found is not None and math.dist(found, knot) < 10
+
+
 def test_separate_keeps_pawns_out_of_the_string() -> None:
     image = table()
     draw_string(image, ellipse((450, 350), (300, 200)), "yellow")

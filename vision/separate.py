@@ -30,12 +30,25 @@ BoolImage = NDArray[np.bool_]
 PAWN_MIN_WIDTHS = 4.2
 #: Anything of a line colour wider than this (in string widths) is no string.
 WIDE_WIDTHS = 3.6
+#: A part too wide for a string and at most this many pawns in area, touching no pawn of
+#: its colour, is a knot's lump (knots are 0.25-0.6 of a pawn), kept as string.
+MAX_LUMP_PAWNS = 0.6
 #: A blob filling more of the rectangle round it than this is a card, not pawns.
 MAX_PAWN_RECTANGULARITY = 0.9
 #: A wide part of the colours this many pawns long that fills at least this share of
 #: the rectangle round it is a band (the table's edge), not pawns crowding.
 MIN_BAND_PAWNS = 15.0
 MIN_BAND_FILL = 0.6
+#: A patch of one line colour, its holes filled, at least this many pawns in area that
+#: fills the rectangle round it and its own hull this well is a flat thing (a playing
+#: card, a box): the table model takes in its middle, so only a frame of it is coloured,
+#: thick enough at its edges to pass for a row of pawns. Four pawns touching in a square
+#: fill their hull to 0.89 at most.
+MIN_CARD_PAWNS = 3.0
+MIN_CARD_FILL = 0.85
+MIN_CARD_SOLIDITY = 0.95
+#: ... and of which this share at least is coloured (a loop of string is a thin ring).
+MIN_CARD_FRAME = 0.3
 #: A ghost's lit part is at least this many string widths across.
 GHOST_MIN_WIDTHS = 2.6
 #: White parts longer than this many pawn widths are no ghosts (a table's rim, a cup).
@@ -258,7 +271,7 @@ def separate(masks: ColourMasks) -> Separation:
     pawns: list[PawnBlob] = []
     pawn_mask = np.zeros(labels.shape, bool)
     strings: dict[str, BoolImage] = {}
-    banded = _long_wide_bands(labels, string_width, margin)
+    banded = _long_wide_bands(labels, string_width, margin) | _flat_things(labels, string_width)
     # Each colour on its own, so that a blue pawn touching a red one stays two blobs.
     for index, colour in enumerate(LINE_COLOURS, start=1):
         own = labels == index
@@ -302,7 +315,7 @@ def separate(masks: ColourMasks) -> Separation:
     # Five ghosts in a row, or a few and their long shadows, at most.
     max_extent = MAX_GHOST_EXTENT_PAWNS * 2 * math.sqrt(typical / math.pi)
     ghosts = _ghost_blobs(white, labels, pawn_mask, string_width, margin, max_extent)
-    pawns.extend(g for g in ghosts if _ghost_like(g, typical))
+    pawns.extend(g for g in ghosts if _ghost_like(g, typical) and _share(banded, g) < 0.5)
     outlined_ghosts = _outlined_ghosts(masks, pawns, string_width, margin, typical)
     pawns.extend(g for g in outlined_ghosts if _ghost_like(g, typical))
     pawn_mask |= blob_mask(labels.shape, [p for p in pawns if p.colour == WHITE])
@@ -337,7 +350,23 @@ def _colour_pawns(
     # but not round like a pawn, and it is no string either.
     round_blobs = [b for b in blobs if _pawn_shaped(b)]
     own_pawns = blob_mask(own.shape, round_blobs, origin)
-    return round_blobs, own_pawns | too_wide
+    return round_blobs, own_pawns | (too_wide & ~_lumps(too_wide, own_pawns, string_width))
+
+
+def _lumps(too_wide: BoolImage, own_pawns: BoolImage, string_width: float) -> BoolImage:
+    """The parts too wide for a string that are far smaller than a pawn and touch none:
+    a knot's lump. They stay string, so that the knot is found where its tails branch
+    off and where the loop is thickest."""
+    count, parts, stats, _ = cv2.connectedComponentsWithStats(too_wide.astype(np.uint8))
+    if count <= 1:
+        return np.zeros(too_wide.shape, bool)
+    # A pawn is ~7 string widths across.
+    max_area = MAX_LUMP_PAWNS * math.pi * (3.5 * string_width) ** 2
+    near_pawn = cv2.dilate(own_pawns.astype(np.uint8), disc(2 * string_width)) > 0
+    touching = np.unique(parts[near_pawn & too_wide])
+    small = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] <= max_area)
+    kept = np.setdiff1d(small[small > 0], touching)
+    return np.isin(parts, kept)
 
 
 def _long_wide_bands(labels: NDArray[np.uint8], string_width: float, margin: int) -> BoolImage:
@@ -363,6 +392,37 @@ def _long_wide_bands(labels: NDArray[np.uint8], string_width: float, margin: int
         if stats[k, cv2.CC_STAT_AREA] >= MIN_BAND_FILL * (w + 1) * (h + 1):
             bands[box][ys, xs] = True
     return bands
+
+
+def _flat_things(labels: NDArray[np.uint8], string_width: float) -> BoolImage:
+    """Cards and other flat rectangles of a line colour, with their rims (a card's white
+    border): patches that, their holes filled, are large and fill the rectangle round
+    them. Neither their coloured frame nor their border is pawns."""
+    flat = np.zeros(labels.shape, np.uint8)
+    # A pawn is ~7 string widths across.
+    min_area = MIN_CARD_PAWNS * math.pi * (3.5 * string_width) ** 2
+    for index in range(1, LABEL_COLOURS.index(WHITE)):
+        own = (labels == index).astype(np.uint8)
+        closed = cv2.morphologyEx(own, cv2.MORPH_CLOSE, disc(1.5 * string_width))
+        contours, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in contours:
+            area = cv2.contourArea(contour)
+            if area < min_area:
+                continue
+            (_, _), (w, h), _ = cv2.minAreaRect(contour)
+            hull_area = cv2.contourArea(cv2.convexHull(contour))
+            if area < MIN_CARD_FILL * w * h or area < MIN_CARD_SOLIDITY * hull_area:
+                continue
+            x, y, bw, bh = cv2.boundingRect(contour)
+            inside = np.zeros((bh, bw), np.uint8)
+            cv2.drawContours(inside, [contour], -1, 1, cv2.FILLED, offset=(-x, -y))
+            # A frame, not a closed loop of string round an empty middle.
+            if closed[y : y + bh, x : x + bw][inside > 0].sum() >= MIN_CARD_FRAME * area:
+                flat[y : y + bh, x : x + bw] |= inside
+    if not flat.any():
+        return flat.astype(bool)
+    # The border round the coloured back, white or of another colour.
+    return cv2.dilate(flat, disc(4 * string_width)) > 0
 
 
 def _with_a_lit_side(
