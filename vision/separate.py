@@ -357,16 +357,26 @@ def _lumps(too_wide: BoolImage, own_pawns: BoolImage, string_width: float) -> Bo
     """The parts too wide for a string that are far smaller than a pawn and touch none:
     a knot's lump. They stay string, so that the knot is found where its tails branch
     off and where the loop is thickest."""
-    count, parts, stats, _ = cv2.connectedComponentsWithStats(too_wide.astype(np.uint8))
-    if count <= 1:
-        return np.zeros(too_wide.shape, bool)
+    lumps = np.zeros(too_wide.shape, bool)
     # A pawn is ~7 string widths across.
     max_area = MAX_LUMP_PAWNS * math.pi * (3.5 * string_width) ** 2
-    near_pawn = cv2.dilate(own_pawns.astype(np.uint8), disc(2 * string_width)) > 0
-    touching = np.unique(parts[near_pawn & too_wide])
-    small = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] <= max_area)
-    kept = np.setdiff1d(small[small > 0], touching)
-    return np.isin(parts, kept)
+    reach = int(math.ceil(2 * string_width))
+    # Labelled group by group: the wide parts are few and small.
+    for rows, columns in _groups(too_wide):
+        count, parts, stats, _ = cv2.connectedComponentsWithStats(
+            too_wide[rows, columns].astype(np.uint8)
+        )
+        kept = np.zeros(count, bool)
+        for k in range(1, count):
+            if stats[k, cv2.CC_STAT_AREA] > max_area:
+                continue
+            x, y, w, h = (int(v) for v in stats[k, :4])
+            x, y = x + columns.start, y + rows.start
+            # Pawns are few: their pixels near the part's box, not a dilated mask.
+            near = own_pawns[max(0, y - reach) : y + h + reach, max(0, x - reach) : x + w + reach]
+            kept[k] = not near.any()
+        lumps[rows, columns] |= kept[parts]
+    return lumps
 
 
 def _long_wide_bands(labels: NDArray[np.uint8], string_width: float, margin: int) -> BoolImage:
@@ -397,13 +407,17 @@ def _long_wide_bands(labels: NDArray[np.uint8], string_width: float, margin: int
 def _flat_things(labels: NDArray[np.uint8], string_width: float) -> BoolImage:
     """Cards and other flat rectangles of a line colour, with their rims (a card's white
     border): patches that, their holes filled, are large and fill the rectangle round
-    them. Neither their coloured frame nor their border is pawns."""
-    flat = np.zeros(labels.shape, np.uint8)
+    them. Neither their coloured frame nor their border is pawns. Found at a quarter of
+    the resolution: they are several pawns large."""
+    step = 4
+    small_labels = labels[::step, ::step]
+    width = string_width / step
+    flat = np.zeros(small_labels.shape, np.uint8)
     # A pawn is ~7 string widths across.
-    min_area = MIN_CARD_PAWNS * math.pi * (3.5 * string_width) ** 2
+    min_area = MIN_CARD_PAWNS * math.pi * (3.5 * width) ** 2
     for index in range(1, LABEL_COLOURS.index(WHITE)):
-        own = (labels == index).astype(np.uint8)
-        closed = cv2.morphologyEx(own, cv2.MORPH_CLOSE, disc(1.5 * string_width))
+        own = (small_labels == index).astype(np.uint8)
+        closed = np.asarray(cv2.morphologyEx(own, cv2.MORPH_CLOSE, disc(1.5 * width)), np.uint8)
         contours, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             area = cv2.contourArea(contour)
@@ -420,9 +434,12 @@ def _flat_things(labels: NDArray[np.uint8], string_width: float) -> BoolImage:
             if closed[y : y + bh, x : x + bw][inside > 0].sum() >= MIN_CARD_FRAME * area:
                 flat[y : y + bh, x : x + bw] |= inside
     if not flat.any():
-        return flat.astype(bool)
+        return np.zeros(labels.shape, bool)
     # The border round the coloured back, white or of another colour.
-    return cv2.dilate(flat, disc(4 * string_width)) > 0
+    flat = np.asarray(cv2.dilate(flat, disc(4 * width)), np.uint8)
+    size = (small_labels.shape[1] * step, small_labels.shape[0] * step)
+    full = cv2.resize(flat, size, interpolation=cv2.INTER_NEAREST)
+    return np.asarray(full[: labels.shape[0], : labels.shape[1]] > 0)
 
 
 def _with_a_lit_side(
