@@ -19,6 +19,7 @@ from engine.topology import build_board
 from vision.colour import (
     DISTANCE_BAND_ROWS,
     LABEL_COLOURS,
+    ColourMasks,
     _of_hue,
     classify_colours,
     table_distance,
@@ -26,7 +27,14 @@ from vision.colour import (
 from vision.creatures import UP, find_pawns, foot_of_blob, lean_direction
 from vision.errors import ReadError
 from vision.ghost_cues import ghost_cues
-from vision.separate import PawnBlob, Separation, _pawn_shaped, opening, separate
+from vision.separate import (
+    PawnBlob,
+    Separation,
+    _lighter_than_the_lit_table,
+    _pawn_shaped,
+    opening,
+    separate,
+)
 from vision.trace import (
     Loop,
     Segment,
@@ -360,6 +368,41 @@ def test_the_tables_edge_is_no_row_of_pawns() -> None:
     draw_pawn(image, (450, 600), "red")
     pawns = separate(classify_colours(image, load_profile())).pawns
     assert [(p.colour, p.box[1] < 640) for p in pawns] == [("red", True)]
+
+
+def test_a_lit_patch_between_shadows_is_no_ghost_but_a_ghost_is() -> None:
+    # Grey table in window light: stripes of long shadow pull the table model below
+    # the lit table between them, so two patches read white. Only the one with a lit
+    # top well above the lit table round it (a ghost) is one.
+    size = (300, 400)
+    lab = np.zeros((*size, 3), np.float32)
+    lab[..., 0] = 200.0  # the lit table
+    lab[..., 1:] = 128.0
+    for left in range(0, size[1], 60):
+        lab[:, left : left + 30, 0] = 150.0  # shadows
+    labels = np.zeros(size, np.uint8)
+    model = lab.copy()
+    model[..., 0] = 170.0  # a wide median over light and shadow
+    masks = ColourMasks(labels=labels, lab=lab, table=model)
+    white = LABEL_COLOURS.index(WHITE)
+    patch = np.zeros(size, bool)
+    patch[100:130, 30:60] = True  # lit table between two shadows
+    ghost = np.zeros(size, bool)
+    cv2.circle(ghost.view(np.uint8), (270, 200), 15, 1, -1)
+    lab[ghost, 0] = 215.0
+    lab[195:205, 265:275, 0] = 245.0  # its lit top
+    labels[patch | ghost] = white
+    blobs = {name: blob_in(mask) for name, mask in (("patch", patch), ("ghost", ghost))}
+    assert not _lighter_than_the_lit_table(blobs["patch"], masks, pawn_width=30)
+    assert _lighter_than_the_lit_table(blobs["ghost"], masks, pawn_width=30)
+
+
+def blob_in(mask: np.ndarray) -> PawnBlob:
+    """The white blob of ``mask``'s pixels, boxed as the separate stage boxes them."""
+    ys, xs = np.nonzero(mask)
+    x, y = int(xs.min()), int(ys.min())
+    w, h = int(xs.max()) - x + 1, int(ys.max()) - y + 1
+    return PawnBlob(colour=WHITE, mask=mask[y : y + h, x : x + w], box=(x, y, w, h), share=1.0)
 
 
 def test_a_card_whose_middle_passes_for_table_is_no_row_of_pawns() -> None:

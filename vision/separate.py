@@ -21,7 +21,14 @@ from skimage.morphology import skeletonize
 
 from engine.board import Point
 from engine.colours import LINE_COLOURS, WHITE
-from vision.colour import LABEL_COLOURS, ColourMasks, bounding_box, lightness_spread, of_dull_hue
+from vision.colour import (
+    LABEL_COLOURS,
+    TABLE,
+    ColourMasks,
+    bounding_box,
+    lightness_spread,
+    of_dull_hue,
+)
 from vision.ghost_cues import evenly_darkened, ghost_cues, tint_against_table
 
 BoolImage = NDArray[np.bool_]
@@ -53,6 +60,10 @@ MIN_CARD_FRAME = 0.3
 GHOST_MIN_WIDTHS = 2.6
 #: White parts longer than this many pawn widths are no ghosts (a table's rim, a cup).
 MAX_GHOST_EXTENT_PAWNS = 5.0
+#: The lightest part of a ghost (its 95th percentile of L*, 0..255) is at least this
+#: much lighter than the lit table within so many pawn widths (its 90th percentile).
+GHOST_LIFT = 12.0
+GHOST_RING_PAWNS = 1.5
 #: A ghost covers at least this share of a typical pawn's area.
 MIN_GHOST_AREA_SHARE = 0.15
 #: A ghost found by its outline is at least this share edges, and at most this share
@@ -315,7 +326,14 @@ def separate(masks: ColourMasks) -> Separation:
     # Five ghosts in a row, or a few and their long shadows, at most.
     max_extent = MAX_GHOST_EXTENT_PAWNS * 2 * math.sqrt(typical / math.pi)
     ghosts = _ghost_blobs(white, labels, pawn_mask, string_width, margin, max_extent)
-    pawns.extend(g for g in ghosts if _ghost_like(g, typical) and _share(banded, g) < 0.5)
+    pawn_width = 2 * math.sqrt(typical / math.pi)
+    pawns.extend(
+        g
+        for g in ghosts
+        if _ghost_like(g, typical)
+        and _share(banded, g) < 0.5
+        and _lighter_than_the_lit_table(g, masks, pawn_width)
+    )
     outlined_ghosts = _outlined_ghosts(masks, pawns, string_width, margin, typical)
     pawns.extend(g for g in outlined_ghosts if _ghost_like(g, typical))
     pawn_mask |= blob_mask(labels.shape, [p for p in pawns if p.colour == WHITE])
@@ -562,6 +580,25 @@ def _ghost_blobs(
     near = cv2.dilate(coloured_pawns[box].astype(np.uint8), disc(1.5 * string_width)) > 0
     blobs = _pawn_blobs(thick.astype(bool), WHITE, labels[box], origin)
     return [blob for blob in blobs if _share(near, blob, origin) < 0.3]
+
+
+def _lighter_than_the_lit_table(blob: PawnBlob, masks: ColourMasks, pawn_width: float) -> bool:
+    """Whether the lightest part of a white blob stands above the lit table round it.
+
+    Where long shadows crowd, the table model (a wide median) is darker than the lit
+    table between them, so those lit patches read as white; a ghost's lit top is
+    lighter than any of the table near it.
+    """
+    x, y, w, h = blob.box
+    reach = int(GHOST_RING_PAWNS * pawn_width)
+    rows = slice(max(0, y - reach), y + h + reach)
+    columns = slice(max(0, x - reach), x + w + reach)
+    table = masks.labels[rows, columns] == TABLE
+    if table.sum() < blob.area:
+        return True  # too little table round it to tell
+    lit_table = float(np.percentile(masks.lab[rows, columns, 0][table], 90))
+    lightest = float(np.percentile(masks.lab[y : y + h, x : x + w, 0][blob.mask], 95))
+    return lightest >= lit_table + GHOST_LIFT
 
 
 def _without_long_parts(mask: NDArray[np.uint8], max_extent: float) -> NDArray[np.uint8]:
