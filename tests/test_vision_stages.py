@@ -30,7 +30,7 @@ from vision.ghost_cues import ghost_cues
 from vision.separate import (
     PawnBlob,
     Separation,
-    _lighter_than_the_lit_table,
+    _apart_from_the_lit_table,
     _pawn_shaped,
     opening,
     separate,
@@ -44,6 +44,7 @@ from vision.trace import (
     find_knot,
     skeleton_segments,
     trace_loops,
+    without_spurs,
 )
 
 RGB = {
@@ -393,8 +394,13 @@ def test_a_lit_patch_between_shadows_is_no_ghost_but_a_ghost_is() -> None:
     lab[195:205, 265:275, 0] = 245.0  # its lit top
     labels[patch | ghost] = white
     blobs = {name: blob_in(mask) for name, mask in (("patch", patch), ("ghost", ghost))}
-    assert not _lighter_than_the_lit_table(blobs["patch"], masks, pawn_width=30)
-    assert _lighter_than_the_lit_table(blobs["ghost"], masks, pawn_width=30)
+    assert not _apart_from_the_lit_table(blobs["patch"], masks, pawn_width=30)
+    assert _apart_from_the_lit_table(blobs["ghost"], masks, pawn_width=30)
+    # On wood a ghost in the shade is no lighter than the table, but greyer.
+    lab[ghost, 0] = 180.0
+    lab[..., 2] = 150.0
+    lab[ghost, 2] = 132.0
+    assert _apart_from_the_lit_table(blobs["ghost"], masks, pawn_width=30)
 
 
 def blob_in(mask: np.ndarray) -> PawnBlob:
@@ -562,6 +568,28 @@ def test_a_knot_with_two_short_loose_tails_is_found() -> None:
     cv2.line(image, (x, y + 9), (x, y + 20), RGB["blue"], 3)
     found = trace_loops(separate(classify_colours(image, load_profile()))).loops["blue"].knot
     assert found is not None and math.dist(found, knot) < 15
+
+
+def test_a_trace_run_up_a_knots_tail_and_back_is_cut_off_as_a_spur() -> None:
+    # The skeleton may join a knot's tail to the loop with no junction: the trace
+    # then runs up the tail and comes back beside it. A narrow ellipse bends tightly
+    # at its ends, but never back on itself, so it has no spur.
+    width = 4.0
+    path = ellipse((300, 250), (200, 150), n=400)  # about a string width apart
+    base = 100
+    tangent = path[base + 1] - path[base - 1]
+    normal = np.array([-tangent[1], tangent[0]]) / np.linalg.norm(tangent)
+    up = [path[base] + normal * k for k in np.arange(1.0, 4.0 * width, 2.0)]
+    down = [p + (path[base + 2] - path[base]) for p in up[::-1]]
+    spiked = np.vstack([path[: base + 1], up, down, path[base + 2 :]])
+    cut, spurs = without_spurs(spiked, width)
+    assert len(spurs) == 1 and math.dist(spurs[0], path[base]) < 2 * width
+    assert np.abs(np.linalg.norm((cut - (300, 250)) / (200, 150), axis=1) - 1).max() < 0.03
+    narrow = ellipse((300, 250), (200, 12), n=400)
+    assert without_spurs(narrow, width)[1] == []
+    loop = Loop("blue", cut, None, spurs=spurs)
+    knot, _ = find_knot(loop, [], np.empty((0, 2)), np.zeros((500, 600), bool), width)
+    assert knot is not None and math.dist(knot, path[base]) < 2 * width
 
 
 def test_a_hollow_knot_is_found_and_not_the_base_of_a_pawn_beside_the_string() -> None:

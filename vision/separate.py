@@ -60,10 +60,12 @@ MIN_CARD_FRAME = 0.3
 GHOST_MIN_WIDTHS = 2.6
 #: White parts longer than this many pawn widths are no ghosts (a table's rim, a cup).
 MAX_GHOST_EXTENT_PAWNS = 5.0
-#: The lightest part of a ghost (its 95th percentile of L*, 0..255) is at least this
-#: much lighter than the lit table within so many pawn widths (its 90th percentile).
+#: A white blob is a ghost only if its lightest part (95th percentile of L*, 0..255) is
+#: this much lighter than the lit table within so many pawn widths (its 90th percentile)
 GHOST_LIFT = 12.0
 GHOST_RING_PAWNS = 1.5
+#: ... or its a*b* tint (median) is at least this far from that table's.
+GHOST_TINT_APART = 4.0
 #: A ghost covers at least this share of a typical pawn's area.
 MIN_GHOST_AREA_SHARE = 0.15
 #: A ghost found by its outline is at least this share edges, and at most this share
@@ -332,7 +334,7 @@ def separate(masks: ColourMasks) -> Separation:
         for g in ghosts
         if _ghost_like(g, typical)
         and _share(banded, g) < 0.5
-        and _lighter_than_the_lit_table(g, masks, pawn_width)
+        and _apart_from_the_lit_table(g, masks, pawn_width)
     )
     outlined_ghosts = _outlined_ghosts(masks, pawns, string_width, margin, typical)
     pawns.extend(g for g in outlined_ghosts if _ghost_like(g, typical))
@@ -582,12 +584,14 @@ def _ghost_blobs(
     return [blob for blob in blobs if _share(near, blob, origin) < 0.3]
 
 
-def _lighter_than_the_lit_table(blob: PawnBlob, masks: ColourMasks, pawn_width: float) -> bool:
-    """Whether the lightest part of a white blob stands above the lit table round it.
+def _apart_from_the_lit_table(blob: PawnBlob, masks: ColourMasks, pawn_width: float) -> bool:
+    """Whether a white blob differs from the lit table round it: its lightest part
+    stands above it, or its tint is not the table's.
 
     Where long shadows crowd, the table model (a wide median) is darker than the lit
-    table between them, so those lit patches read as white; a ghost's lit top is
-    lighter than any of the table near it.
+    table between them, so those lit patches read as white; but they are the table,
+    as light as it and of its tint. A ghost's lit top is lighter than any of the
+    table near it; on wood or cloth a ghost in the shade is greyer than the table.
     """
     x, y, w, h = blob.box
     reach = int(GHOST_RING_PAWNS * pawn_width)
@@ -596,9 +600,13 @@ def _lighter_than_the_lit_table(blob: PawnBlob, masks: ColourMasks, pawn_width: 
     table = masks.labels[rows, columns] == TABLE
     if table.sum() < blob.area:
         return True  # too little table round it to tell
-    lit_table = float(np.percentile(masks.lab[rows, columns, 0][table], 90))
-    lightest = float(np.percentile(masks.lab[y : y + h, x : x + w, 0][blob.mask], 95))
-    return lightest >= lit_table + GHOST_LIFT
+    around = masks.lab[rows, columns][table]
+    inside = masks.lab[y : y + h, x : x + w][blob.mask]
+    lift = np.percentile(inside[:, 0], 95) - np.percentile(around[:, 0], 90)
+    # The lit half of the table round it: shadows take on another tint (blue sky).
+    lit = around[around[:, 0] >= np.median(around[:, 0])]
+    tint = np.linalg.norm(np.median(inside[:, 1:], axis=0) - np.median(lit[:, 1:], axis=0))
+    return bool(lift >= GHOST_LIFT or tint >= GHOST_TINT_APART)
 
 
 def _without_long_parts(mask: NDArray[np.uint8], max_extent: float) -> NDArray[np.uint8]:

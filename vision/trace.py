@@ -13,7 +13,7 @@ left over next to the loop are the knot's tails.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -47,6 +47,12 @@ DETOUR_MAX_SEGMENTS = 6
 #: Holes in a string's mask smaller than this many squared string widths are filled
 #: before its thickness is measured (the lit loops of a knot ring its dark middle).
 KNOT_HOLE_WIDTHS2 = 5.0
+#: A spur: the trace leaves a place and comes back within this many string widths of
+#: it, having gone at least ``SPUR_MIN_WIDTHS`` away, over at most ``SPUR_MAX_WIDTHS``
+#: of path. A string never bends back that tightly.
+SPUR_RETURN_WIDTHS = 2.0
+SPUR_MIN_WIDTHS = 2.5
+SPUR_MAX_WIDTHS = 16.0
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,9 @@ class Loop:
     seen : float
         Fraction of the loop's length that was seen as string rather than bridged.
     knot_confidence : float
+    spurs : list of (x, y)
+        Where the trace ran out along a scrap and straight back (cut off from
+        ``points``): most often up a knot's tail, which the skeleton joined to the loop.
     """
 
     colour: str
@@ -84,6 +93,7 @@ class Loop:
     bridges: list[tuple[Point, Point]] = field(default_factory=list)
     seen: float = 1.0
     knot_confidence: float = 0.0
+    spurs: list[Point] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -129,14 +139,7 @@ def trace_loops(separation: Separation) -> Loops:
             knot, knot_confidence = find_knot(
                 loop, pieces, junctions, mask, width, blob_mask(mask.shape, own_pawns)
             )
-        loop = Loop(
-            colour=colour,
-            points=loop.points,
-            knot=knot,
-            bridges=loop.bridges,
-            seen=loop.seen,
-            knot_confidence=knot_confidence,
-        )
+        loop = replace(loop, knot=knot, knot_confidence=knot_confidence)
         if knot is None:
             warnings.append(f"no knot found on the {colour} loop")
         if loop.seen < 0.8:
@@ -517,13 +520,14 @@ def _loop_from_cycle(colour: str, cycle: list[_End], segments: list[Segment], wi
             bridges.append((end, (float(next_start[0]), float(next_start[1]))))
     raw = np.concatenate(pieces)
     smooth = without_lobes(smooth_closed(raw, spacing=max(width, 2.0), sigma=1.0), width)
+    smooth, spurs = without_spurs(smooth, width)
     total = float(np.linalg.norm(np.diff(np.vstack([smooth, smooth[:1]]), axis=0), axis=1).sum())
     # Bridges cut off with a lobe are no part of the loop any more.
     on_loop = _distances_to_path(np.array(middles).reshape(-1, 2), smooth) < 2 * width
     kept = [bridge for bridge, near in zip(bridges, on_loop, strict=True) if near]
     bridged = sum(math.dist(a, b) for a, b in kept)
     seen = max(0.0, 1.0 - bridged / max(total, 1e-9))
-    return Loop(colour=colour, points=smooth, knot=None, bridges=kept, seen=seen)
+    return Loop(colour=colour, points=smooth, knot=None, bridges=kept, seen=seen, spurs=spurs)
 
 
 def bridge_curve(
@@ -570,6 +574,42 @@ def without_lobes(points: Points, width: float) -> Points:
     largest = max(polygons, key=lambda g: g.area)
     outline = np.asarray(largest.exterior.coords)[:-1]
     return smooth_closed(outline, spacing=max(width, 2.0), sigma=0.5)
+
+
+def without_spurs(points: Points, width: float) -> tuple[Points, list[Point]]:
+    """The loop without spurs, and where each spur left it.
+
+    Where a knot's tail joins the loop's skeleton without a junction, the trace runs
+    up the tail and back (bridged across the knot): a thin spike that encloses
+    nothing, so :func:`without_lobes` keeps it. A string never turns back so tightly.
+    ``points`` are about a string width apart.
+    """
+    count = len(points)
+    spacing = max(float(np.median(np.linalg.norm(np.diff(points, axis=0), axis=1))), 1e-9)
+    longest = int(SPUR_MAX_WIDTHS * width / spacing)
+    if count < 3 * longest:
+        return points, []
+    keep = np.ones(count, bool)
+    spurs: list[Point] = []
+    i = 0
+    while i < count:
+        start = points[i]
+        ahead = points[(i + np.arange(1, longest + 1)) % count]
+        away = np.linalg.norm(ahead - start, axis=1)
+        back = np.flatnonzero(away < SPUR_RETURN_WIDTHS * width)
+        # The first return after going far enough out.
+        out = np.flatnonzero(away >= SPUR_MIN_WIDTHS * width)
+        returns = back[back > out[0]] if out.size else back[:0]
+        if returns.size and keep[i]:
+            end = int(returns[0])
+            keep[(i + np.arange(1, end + 1)) % count] = False
+            spurs.append((float(start[0]), float(start[1])))
+            i += end + 1
+        else:
+            i += 1
+    if not spurs:
+        return points, []
+    return smooth_closed(points[keep], spacing=max(width, 2.0), sigma=0.5), spurs
 
 
 def smooth_closed(points: Points, spacing: float, sigma: float) -> Points:
@@ -621,6 +661,12 @@ def find_knot(
     tail_ends = [s.points[[0, -1]] for s in tails]
     candidates = [tuple(j) for j in junctions] + [tuple(e) for ends in tail_ends for e in ends]
     best: tuple[float, Point | None] = (0.0, None)
+    for x, y in loop.spurs:
+        # A tail the trace ran up and back: as good as a tail of the shortest length.
+        lump = _local_thickness(distance, (x, y), width)
+        score = 3.0 + SPUR_MIN_WIDTHS + 4.0 * max(0.0, lump / width - 1.0)
+        if score > best[0]:
+            best = (score, (float(x), float(y)))
     if candidates:
         points = np.array(candidates, float)
         near = _distances_to_path(points, path) < 3.0 * width
