@@ -589,24 +589,21 @@ def without_spurs(points: Points, width: float) -> tuple[Points, list[Point]]:
     longest = int(SPUR_MAX_WIDTHS * width / spacing)
     if count < 3 * longest:
         return points, []
+    # Distances from every point to each of the next ``longest`` along the loop.
+    ahead = points[(np.arange(count)[:, None] + np.arange(1, longest + 1)) % count]
+    away = np.linalg.norm(ahead - points[:, None, :], axis=2)
+    gone = away >= SPUR_MIN_WIDTHS * width
+    first_out = np.where(gone.any(axis=1), gone.argmax(axis=1), longest)
+    # The first return after going far enough out.
+    back = (away < SPUR_RETURN_WIDTHS * width) & (np.arange(longest) > first_out[:, None])
+    returns = np.where(back.any(axis=1), back.argmax(axis=1), -1)
     keep = np.ones(count, bool)
     spurs: list[Point] = []
-    i = 0
-    while i < count:
-        start = points[i]
-        ahead = points[(i + np.arange(1, longest + 1)) % count]
-        away = np.linalg.norm(ahead - start, axis=1)
-        back = np.flatnonzero(away < SPUR_RETURN_WIDTHS * width)
-        # The first return after going far enough out.
-        out = np.flatnonzero(away >= SPUR_MIN_WIDTHS * width)
-        returns = back[back > out[0]] if out.size else back[:0]
-        if returns.size and keep[i]:
-            end = int(returns[0])
-            keep[(i + np.arange(1, end + 1)) % count] = False
-            spurs.append((float(start[0]), float(start[1])))
-            i += end + 1
-        else:
-            i += 1
+    for i in np.flatnonzero(returns >= 0):
+        if not keep[i]:
+            continue  # inside a spur cut already
+        keep[(i + np.arange(1, returns[i] + 1)) % count] = False
+        spurs.append((float(points[i, 0]), float(points[i, 1])))
     if not spurs:
         return points, []
     return smooth_closed(points[keep], spacing=max(width, 2.0), sigma=0.5), spurs
