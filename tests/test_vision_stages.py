@@ -32,6 +32,7 @@ from vision.separate import (
     Separation,
     _apart_from_the_lit_table,
     _pawn_shaped,
+    _with_body,
     opening,
     separate,
 )
@@ -401,6 +402,24 @@ def test_a_lit_patch_between_shadows_is_no_ghost_but_a_ghost_is() -> None:
     lab[..., 2] = 150.0
     lab[ghost, 2] = 132.0
     assert _apart_from_the_lit_table(blobs["ghost"], masks, pawn_width=30)
+
+
+def test_a_ghosts_foot_is_found_on_the_ghost_not_on_its_shadow() -> None:
+    # Found by its outline, a ghost's blob takes in its long shadow; its foot is
+    # found on its lightest pawn's area of pixels, the ghost itself.
+    lightness = np.full((200, 200), 150.0, np.float32)  # the shadow (and noise)
+    lightness += np.random.default_rng(1).normal(0, 6, lightness.shape).astype(np.float32)
+    blob = np.zeros((200, 200), np.uint8)
+    cv2.line(blob, (60, 150), (160, 40), 1, 30)  # the shadow, up and to the right
+    cv2.circle(blob, (60, 150), 20, 1, -1)
+    ghost = np.zeros_like(blob)
+    cv2.circle(ghost, (60, 150), 20, 1, -1)
+    lightness[ghost > 0] = 200.0
+    found = _with_body(blob_in(blob.astype(bool)), lightness, pawn_area=math.pi * 20**2)
+    assert found.body is not None
+    foot = foot_of_blob(found.body_points())
+    assert math.dist(foot, (60, 150)) < 12
+    assert math.dist(foot_of_blob(found.points()), (60, 150)) > 20  # the whole blob
 
 
 def blob_in(mask: np.ndarray) -> PawnBlob:

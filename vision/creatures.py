@@ -105,7 +105,7 @@ def find_pawns(separation: Separation) -> Pawns:
                 f"ignored a {blob.colour} object at ({x:.0f}, {y:.0f}) too large for a pawn"
             )
             continue
-        parts = [blob.points()]
+        parts = [blob.body_points()]
         # Side by side, touching pawns make a wide blob; one behind another hides part
         # of it, so the blob may be wide without being large.
         wide = blob.box[2] > SEVERAL_PAWNS_WIDTH * single_width

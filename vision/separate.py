@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -32,6 +32,7 @@ from vision.colour import (
 from vision.ghost_cues import evenly_darkened, ghost_cues, tint_against_table
 
 BoolImage = NDArray[np.bool_]
+FloatImage = NDArray[np.float32]
 
 #: A pawn is at least this many string widths across (pawns measure ~6-8).
 PAWN_MIN_WIDTHS = 4.2
@@ -78,6 +79,9 @@ MIN_GHOST_TINT = 2.0
 #: shadow at least as big as a typical pawn. A shadow lies against what casts it.
 APART_WIDTHS = 4.0
 MIN_APART_AREA_SHARE = 1.0
+#: A ghost found by its outline has its foot found on its part crowded with edges (not
+#: its smooth shadow) when that is at least this share of it.
+MIN_BODY_SHARE = 0.3
 #: How sure a ghost found by its outline is (a white one is as sure as its share).
 OUTLINED_GHOST_SURENESS = 0.6
 #: On an even table of a string's hue, that string is a line darker (or lighter) than
@@ -117,6 +121,9 @@ class PawnBlob:
     with_shadow : bool
         The blob takes in the pawn's shadow (a ghost found by its outline): its size
         says nothing of how many pawns it holds.
+    body : (h, w) bool or None
+        For a blob with its shadow, the pixels out of shadow (the pawn itself), where
+        its foot is found; None when that is the whole blob.
     """
 
     colour: str
@@ -124,6 +131,7 @@ class PawnBlob:
     box: tuple[int, int, int, int]
     share: float
     with_shadow: bool = False
+    body: BoolImage | None = field(default=None, repr=False)
 
     @property
     def area(self) -> int:
@@ -132,6 +140,11 @@ class PawnBlob:
     def points(self) -> NDArray[np.float64]:
         """(N, 2) x, y working-pixel coordinates of the blob's pixels."""
         ys, xs = np.nonzero(self.mask)
+        return np.column_stack([xs + self.box[0], ys + self.box[1]]).astype(np.float64)
+
+    def body_points(self) -> NDArray[np.float64]:
+        """(N, 2) x, y working-pixel coordinates of the pawn itself (see ``body``)."""
+        ys, xs = np.nonzero(self.mask if self.body is None else self.body)
         return np.column_stack([xs + self.box[0], ys + self.box[1]]).astype(np.float64)
 
 
@@ -682,8 +695,9 @@ def _outlined_ghosts(
         return tint >= MIN_GHOST_TINT
 
     origin = (box[1].start, box[0].start)
+    lightness = cues.masks.lab[..., 0]
     return [
-        _doubled(blob, near_board.labels.shape, origin)
+        _doubled(_with_body(blob, lightness, typical_area / 4), near_board.labels.shape, origin)
         for blob in candidates
         if _share(near_pawn, blob) < MAX_NEAR_PAWN_SHARE
         and _share(cues.outline, blob) >= MIN_OUTLINE_SHARE
@@ -691,14 +705,44 @@ def _outlined_ghosts(
     ]
 
 
+def _with_body(blob: PawnBlob, lightness: FloatImage, pawn_area: float) -> PawnBlob:
+    """The blob, with its lightest pawn's area of pixels as its body: a ghost's
+    shadow, taken in with its outline, is darker than the ghost, and would draw its
+    foot away. ``pawn_area`` is in the pixels of ``lightness``."""
+    if blob.area <= 1.2 * pawn_area:
+        return blob
+    x, y, w, h = blob.box
+    # Smoothed over a third of a pawn, so that the body is one patch, not the
+    # lightest grains of the table in the shadow's fringe.
+    size = max(3, int(math.sqrt(pawn_area) / 3) | 1)
+    inside = cv2.blur(np.ascontiguousarray(lightness[y : y + h, x : x + w]), (size, size))
+    cut = np.partition(inside[blob.mask], -int(pawn_area))[-int(pawn_area)]
+    lightest = (blob.mask & (inside >= cut)).astype(np.uint8)
+    count, parts, stats, _ = cv2.connectedComponentsWithStats(lightest, connectivity=8)
+    if count < 2:
+        return blob
+    largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    return replace(blob, body=parts == largest)
+
+
 def _doubled(blob: PawnBlob, shape: tuple[int, ...], origin: tuple[int, int]) -> PawnBlob:
     """A ghost found by its outline at half resolution in a box of the photo of
     ``shape`` whose corner is at ``origin`` (x, y), in the photo's pixels."""
     x, y, w, h = (2 * v for v in blob.box)
-    mask = blob.mask.repeat(2, axis=0).repeat(2, axis=1)[: shape[0] - y, : shape[1] - x]
+
+    def doubled(half: BoolImage) -> BoolImage:
+        return np.asarray(half.repeat(2, axis=0).repeat(2, axis=1)[: shape[0] - y, : shape[1] - x])
+
+    mask = doubled(blob.mask)
     box = (x + origin[0], y + origin[1], mask.shape[1], mask.shape[0])
+    body = None if blob.body is None else doubled(blob.body)
     return PawnBlob(
-        colour=blob.colour, mask=mask, box=box, share=OUTLINED_GHOST_SURENESS, with_shadow=True
+        colour=blob.colour,
+        mask=mask,
+        box=box,
+        share=OUTLINED_GHOST_SURENESS,
+        with_shadow=True,
+        body=body,
     )
 
 
