@@ -456,8 +456,12 @@ def test_a_knots_lump_too_thick_for_a_string_stays_string() -> None:
     for angle in (1.3, 1.9):
         end = (int(knot[0] + 26 * math.cos(angle)), int(knot[1] + 26 * math.sin(angle)))
         cv2.line(image, centre, end, RGB["red"], 4, cv2.LINE_AA)
+    # A blob of that size standing alone (a small pawn far off) is no string: traced,
+    # it would make a loop of its own.
+    cv2.circle(image, (60, 640), 14, RGB["red"], -1, cv2.LINE_AA)
     separation = separate(classify_colours(image, load_profile()))
     assert separation.strings["red"][int(knot[1]), int(knot[0])]
+    assert not separation.strings["red"][640, 60]
     assert not [p for p in separation.pawns if p.colour == "red"]
     found = trace_loops(separation).loops["red"].knot
     assert found is not None and math.dist(found, knot) < 10

@@ -41,6 +41,8 @@ WIDE_WIDTHS = 3.6
 #: A part too wide for a string and at most this many pawns in area, touching no pawn of
 #: its colour, is a knot's lump (knots are 0.25-0.6 of a pawn), kept as string.
 MAX_LUMP_PAWNS = 0.6
+#: ... and that lies on something of its colour reaching this many string widths away.
+LUMP_STRETCH_WIDTHS = 5.0
 #: A blob filling more of the rectangle round it than this is a card, not pawns.
 MAX_PAWN_RECTANGULARITY = 0.9
 #: A wide part of the colours this many pawns long that fills at least this share of
@@ -383,13 +385,17 @@ def _colour_pawns(
     # but not round like a pawn, and it is no string either.
     round_blobs = [b for b in blobs if _pawn_shaped(b)]
     own_pawns = blob_mask(own.shape, round_blobs, origin)
-    return round_blobs, own_pawns | (too_wide & ~_lumps(too_wide, own_pawns, string_width))
+    lumps = _lumps(too_wide, own_pawns, closed.astype(bool), string_width)
+    return round_blobs, own_pawns | (too_wide & ~lumps)
 
 
-def _lumps(too_wide: BoolImage, own_pawns: BoolImage, string_width: float) -> BoolImage:
-    """The parts too wide for a string that are far smaller than a pawn and touch none:
-    a knot's lump. They stay string, so that the knot is found where its tails branch
-    off and where the loop is thickest."""
+def _lumps(
+    too_wide: BoolImage, own_pawns: BoolImage, colour: BoolImage, string_width: float
+) -> BoolImage:
+    """The parts too wide for a string that are far smaller than a pawn, touch none and
+    lie on a long stretch of ``colour``: a knot's lump. They stay string, so that the
+    knot is found where its tails branch off and where the loop is thickest. (A small
+    pawn standing alone is no string: traced, it would make a loop of its own.)"""
     lumps = np.zeros(too_wide.shape, bool)
     # A pawn is ~7 string widths across.
     max_area = MAX_LUMP_PAWNS * math.pi * (3.5 * string_width) ** 2
@@ -407,9 +413,24 @@ def _lumps(too_wide: BoolImage, own_pawns: BoolImage, string_width: float) -> Bo
             x, y = x + columns.start, y + rows.start
             # Pawns are few: their pixels near the part's box, not a dilated mask.
             near = own_pawns[max(0, y - reach) : y + h + reach, max(0, x - reach) : x + w + reach]
-            kept[k] = not near.any()
+            kept[k] = not near.any() and _on_a_long_stretch(colour, (x, y, w, h), string_width)
         lumps[rows, columns] |= kept[parts]
     return lumps
+
+
+def _on_a_long_stretch(mask: BoolImage, box: tuple[int, int, int, int], width: float) -> bool:
+    """Whether the part of ``mask`` in ``box`` (x, y, w, h) belongs to something that
+    reaches at least ``LUMP_STRETCH_WIDTHS`` string widths beyond the box on some side:
+    a string, not a blob on its own."""
+    x, y, w, h = box
+    reach = int(math.ceil(LUMP_STRETCH_WIDTHS * width))
+    top, left = max(0, y - reach), max(0, x - reach)
+    window = mask[top : y + h + reach, left : x + w + reach].astype(np.uint8)
+    count, parts = cv2.connectedComponents(window, connectivity=8)
+    inside = np.unique(parts[y - top : y - top + h, x - left : x - left + w])
+    inside = inside[inside > 0]
+    rim = np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]])
+    return bool(np.isin(inside, rim).any())
 
 
 def _long_wide_bands(labels: NDArray[np.uint8], string_width: float, margin: int) -> BoolImage:
