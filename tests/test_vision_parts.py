@@ -58,7 +58,7 @@ def test_a_pawn_without_a_marked_foot_is_kept_from_its_body_and_a_stray_foot_is_
     assert feet[0][0] == pytest.approx(100, abs=1)
     # The unmarked pawn's foot is at its lower end, not its centre.
     assert feet[1][0] == pytest.approx(200, abs=2) and feet[1][1] > 102
-    assert any("no clear foot" in w for w in parts.pawns.warnings)
+    assert any("no clear foot" in w.text for w in parts.pawns.warnings)
 
 
 def test_nothing_found_is_no_strings_and_no_pawns():
@@ -90,7 +90,7 @@ def test_a_hollow_or_oversized_pawn_coloured_object_is_no_pawns():
     feet = [(30, 254), (60, 254), (90, 254), (200, 35), (245, 80), (300, 230)]
     parts = find_parts(classes_of(labels, feet=feet))
     assert sorted(round(p.foot[0]) for p in parts.pawns.pawns) == [30, 60, 90]
-    assert sum("not shaped like pawns" in w for w in parts.pawns.warnings) == 2
+    assert sum("not shaped like pawns" in w.text for w in parts.pawns.warnings) == 2
 
 
 def test_a_foot_at_the_edge_of_the_photo_is_read():

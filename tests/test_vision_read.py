@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageOps
 
+from vision.creatures import Remark
 from vision.errors import ReadError
 from vision.evaluate import compare_reports
 from vision.reader import read_photo
@@ -239,3 +240,28 @@ def test_the_report_is_in_the_photos_pixels_with_confidences(upright: dict[str, 
         assert xs.min() >= 0 and xs.max() < width and ys.min() >= 0 and ys.max() < height
     assert all(0 <= c["confidence"] <= 1 for c in upright["crossings"] + upright["creatures"])
     assert isinstance(upright["warnings"], list)
+
+
+def test_warnings_name_points_in_the_photos_pixels() -> None:
+    # A 4032-px photo is read at half size; the touching pawns a warning names are
+    # where the report puts them, not at half their coordinates.
+    report = read_photo(SAMPLES / "08_hard_steep_side_light.jpg").report
+    named = [w for w in report["warnings"] if "touching" in w]
+    assert named
+    for warning in named:
+        colour = warning.split()[2]
+        x, y = (float(v) for v in warning.split("(")[1].rstrip(")").split(","))
+        nearest = min(
+            np.hypot(c["xy"][0] - x, c["xy"][1] - y)
+            for c in report["creatures"]
+            if c["colour"] == colour
+        )
+        assert nearest < 0.05 * report["image"]["width"]
+
+
+def test_a_remark_gives_its_point_in_the_photos_pixels() -> None:
+    remark = Remark("3 touching red pawns read near {at}", (10.0, 20.0))
+    assert remark.in_photo(lambda points: [(2 * x, 2 * y) for x, y in points]) == (
+        "3 touching red pawns read near (20, 40)"
+    )
+    assert Remark("no knot found").in_photo(lambda points: []) == "no knot found"

@@ -57,7 +57,7 @@ def test_a_pawn_the_rules_missed_is_added_where_it_stands(classic, missing):
     assert [(p.kind, p.colour) for p in added] == [(lost.kind, lost.colour)]
     assert math.dist(added[0].foot, lost.foot) < 0.5 * found.pawn_width
     assert added[0].confidence <= 0.6
-    assert any("only by the pixel classifier" in w for w in looked.warnings)
+    assert any("only by the pixel classifier" in w.text for w in looked.warnings)
 
 
 def test_a_pawn_whose_body_the_rules_saw_is_not_added_again(classic):

@@ -11,6 +11,7 @@ single pawn's area in the same photo.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -64,12 +65,31 @@ class SeenPawn:
 
 
 @dataclass(frozen=True)
+class Remark:
+    """Something the reader was unsure of, for the report's warnings.
+
+    ``text`` may name the point ``at`` (working pixels) as ``{at}``; the report gives
+    it in the photo's pixels, as every other point of the report (see :meth:`in_photo`).
+    """
+
+    text: str
+    at: Point | None = None
+
+    def in_photo(self, to_photo: Callable[[Sequence[Point]], list[Point]]) -> str:
+        """The text, with ``at`` mapped by ``to_photo`` and written as ``(x, y)``."""
+        if self.at is None:
+            return self.text
+        [(x, y)] = to_photo([self.at])
+        return self.text.format(at=f"({x:.0f}, {y:.0f})")
+
+
+@dataclass(frozen=True)
 class Pawns:
     """Every pawn seen, and the size of one pawn in this photo."""
 
     pawns: list[SeenPawn]
     pawn_width: float
-    warnings: list[str]
+    warnings: list[Remark]
 
 
 def find_pawns(separation: Separation) -> Pawns:
@@ -91,7 +111,7 @@ def find_pawns(separation: Separation) -> Pawns:
     single_width = float(np.median([b.box[2] for b in blobs]))
     lean = lean_direction(blobs, overall_area)
     pawns: list[SeenPawn] = []
-    warnings: list[str] = []
+    warnings: list[Remark] = []
     for blob in blobs:
         single_area, single_radius = sizes[blob.colour]
         smallest = MIN_PAWN_AREA * single_area
@@ -102,7 +122,7 @@ def find_pawns(separation: Separation) -> Pawns:
         if blob.area > MAX_PAWN_AREA * single_area:
             x, y = blob.box[0] + blob.box[2] / 2, blob.box[1] + blob.box[3] / 2
             warnings.append(
-                f"ignored a {blob.colour} object at ({x:.0f}, {y:.0f}) too large for a pawn"
+                Remark(f"ignored a {blob.colour} object at {{at}} too large for a pawn", (x, y))
             )
             continue
         parts = [blob.body_points()]
@@ -121,7 +141,7 @@ def find_pawns(separation: Separation) -> Pawns:
         if len(parts) > 1:
             x, y = blob.box[0] + blob.box[2] / 2, blob.box[1] + blob.box[3] / 2
             warnings.append(
-                f"{len(parts)} touching {blob.colour} pawns read near ({x:.0f}, {y:.0f})"
+                Remark(f"{len(parts)} touching {blob.colour} pawns read near {{at}}", (x, y))
             )
     width = 2.0 * math.sqrt(overall_area / math.pi)
     return Pawns(pawns=pawns, pawn_width=width, warnings=warnings)

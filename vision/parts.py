@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from engine.board import Point
 from engine.colours import DEMON, GHOST, LINE_COLOURS, WHITE
-from vision.creatures import Pawns, SeenPawn, foot_of_blob
+from vision.creatures import Pawns, Remark, SeenPawn, foot_of_blob
 from vision.pixels import CLASSES, CORD, KNOT, PAWN, PixelClasses
 from vision.pixels import GHOST as GHOST_CLASS
 from vision.separate import Separation, estimate_width
@@ -163,13 +163,13 @@ def _pawns(
     pawn_width = 2.0 * math.sqrt(single_area / math.pi)
     reach = PAWN_REACH * pawn_width
     pawns: list[SeenPawn] = []
-    warnings: list[str] = []
+    warnings: list[Remark] = []
     scraps = np.zeros(pawn_mask.shape, bool)
     clutter = _clutter(bodies, body_stats, feet_in_body, single_area)
     for k in clutter:
         left, top, w, h = (int(v) for v in body_stats[k, :4])
         warnings.append(
-            f"ignored an object near ({left + w / 2:.0f}, {top + h / 2:.0f}) not shaped like pawns"
+            Remark("ignored an object near {at} not shaped like pawns", (left + w / 2, top + h / 2))
         )
     for x, y in feet:
         if bodies[int(round(y)), int(round(x))] in clutter:
@@ -196,8 +196,8 @@ def _pawns(
         foot = foot_of_blob(points)
         kind = GHOST if colour == WHITE else DEMON
         pawns.append(SeenPawn(kind, colour, foot, pawn_width, 0.5))
-        centre = f"({x + w / 2:.0f}, {y + h / 2:.0f})"
-        warnings.append(f"a {colour} pawn near {centre} has no clear foot")
+        centre = (x + w / 2, y + h / 2)
+        warnings.append(Remark(f"a {colour} pawn near {{at}} has no clear foot", centre))
     return Pawns(pawns=pawns, pawn_width=pawn_width, warnings=warnings), scraps
 
 

@@ -257,7 +257,7 @@ def make_report(
     width = separation.string_width
     for crossing in report["crossings"]:
         crossing["confidence"] = _crossing_confidence(board, crossing["id"], loops, width)
-    warnings = list(loops.warnings) + list(pawns.warnings)
+    warnings = list(loops.warnings) + [remark.in_photo(to_photo) for remark in pawns.warnings]
     for entry, location, pawn in zip(report["creatures"], located, pawns.pawns, strict=True):
         confidence = pawn.confidence
         if location.ambiguity is not None:

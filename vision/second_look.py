@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.board import Point
-from vision.creatures import Pawns, SeenPawn
+from vision.creatures import Pawns, Remark, SeenPawn
 from vision.load import Photo
 from vision.parts import disc_window, sure_pawns
 from vision.pixels import classify_pixels
@@ -74,10 +74,8 @@ def add_missed_pawns(pawns: Pawns, photo: Photo, loops: Loops, separation: Separ
         found.append(foot)
         confidence = min(pawn.confidence, ADDED_CONFIDENCE)
         added.append(SeenPawn(pawn.kind, pawn.colour, foot, pawn.width, confidence))
-        warnings.append(
-            f"a {pawn.colour} {pawn.kind} near ({foot[0]:.0f}, {foot[1]:.0f}) was seen only "
-            "by the pixel classifier"
-        )
+        text = f"a {pawn.colour} {pawn.kind} near {{at}} was seen only by the pixel classifier"
+        warnings.append(Remark(text, foot))
     return Pawns(pawns=[*pawns.pawns, *added], pawn_width=pawns.pawn_width, warnings=warnings)
 
 
