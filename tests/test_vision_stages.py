@@ -394,7 +394,7 @@ def test_a_lit_patch_between_shadows_is_no_ghost_but_a_ghost_is() -> None:
     lab[ghost, 0] = 215.0
     lab[195:205, 265:275, 0] = 245.0  # its lit top
     labels[patch | ghost] = white
-    blobs = {name: blob_in(mask) for name, mask in (("patch", patch), ("ghost", ghost))}
+    blobs = {name: blob_of(mask, WHITE) for name, mask in (("patch", patch), ("ghost", ghost))}
     assert not _apart_from_the_lit_table(blobs["patch"], masks, pawn_width=30)
     assert _apart_from_the_lit_table(blobs["ghost"], masks, pawn_width=30)
     # On wood a ghost in the shade is no lighter than the table, but greyer.
@@ -415,19 +415,11 @@ def test_a_ghosts_foot_is_found_on_the_ghost_not_on_its_shadow() -> None:
     ghost = np.zeros_like(blob)
     cv2.circle(ghost, (60, 150), 20, 1, -1)
     lightness[ghost > 0] = 200.0
-    found = _with_body(blob_in(blob.astype(bool)), lightness, pawn_area=math.pi * 20**2)
+    found = _with_body(blob_of(blob, WHITE), lightness, pawn_area=math.pi * 20**2)
     assert found.body is not None
     foot = foot_of_blob(found.body_points())
     assert math.dist(foot, (60, 150)) < 12
     assert math.dist(foot_of_blob(found.points()), (60, 150)) > 20  # the whole blob
-
-
-def blob_in(mask: np.ndarray) -> PawnBlob:
-    """The white blob of ``mask``'s pixels, boxed as the separate stage boxes them."""
-    ys, xs = np.nonzero(mask)
-    x, y = int(xs.min()), int(ys.min())
-    w, h = int(xs.max()) - x + 1, int(ys.max()) - y + 1
-    return PawnBlob(colour=WHITE, mask=mask[y : y + h, x : x + w], box=(x, y, w, h), share=1.0)
 
 
 def test_a_card_whose_middle_passes_for_table_is_no_row_of_pawns() -> None:
@@ -678,9 +670,13 @@ def test_two_touching_pawns_far_back_are_two() -> None:
     assert abs(feet[0] - 430) < 8 and abs(feet[1] - 470) < 8
 
 
-def blob_of(mask: np.ndarray) -> PawnBlob:
-    height, width = mask.shape
-    return PawnBlob(colour="blue", mask=mask.astype(bool), box=(0, 0, width, height), share=1.0)
+def blob_of(mask: np.ndarray, colour: str = "blue") -> PawnBlob:
+    """The blob of ``mask``'s pixels, boxed as the separate stage boxes them."""
+    ys, xs = np.nonzero(mask)
+    x, y = int(xs.min()), int(ys.min())
+    w, h = int(xs.max()) - x + 1, int(ys.max()) - y + 1
+    box_mask = mask[y : y + h, x : x + w].astype(bool)
+    return PawnBlob(colour=colour, mask=box_mask, box=(x, y, w, h), share=1.0)
 
 
 def leaning_pawn(origin: tuple[int, int], head: tuple[float, float]) -> PawnBlob:

@@ -81,9 +81,6 @@ MIN_GHOST_TINT = 2.0
 #: shadow at least as big as a typical pawn. A shadow lies against what casts it.
 APART_WIDTHS = 4.0
 MIN_APART_AREA_SHARE = 1.0
-#: A ghost found by its outline has its foot found on its part crowded with edges (not
-#: its smooth shadow) when that is at least this share of it.
-MIN_BODY_SHARE = 0.3
 #: How sure a ghost found by its outline is (a white one is as sure as its share).
 OUTLINED_GHOST_SURENESS = 0.6
 #: On an even table of a string's hue, that string is a line darker (or lighter) than
@@ -124,7 +121,7 @@ class PawnBlob:
         The blob takes in the pawn's shadow (a ghost found by its outline): its size
         says nothing of how many pawns it holds.
     body : (h, w) bool or None
-        For a blob with its shadow, the pixels out of shadow (the pawn itself), where
+        For a blob with its shadow, the pawn itself (its lightest pawn's area), where
         its foot is found; None when that is the whole blob.
     """
 
@@ -141,12 +138,14 @@ class PawnBlob:
 
     def points(self) -> NDArray[np.float64]:
         """(N, 2) x, y working-pixel coordinates of the blob's pixels."""
-        ys, xs = np.nonzero(self.mask)
-        return np.column_stack([xs + self.box[0], ys + self.box[1]]).astype(np.float64)
+        return self._in_photo(self.mask)
 
     def body_points(self) -> NDArray[np.float64]:
         """(N, 2) x, y working-pixel coordinates of the pawn itself (see ``body``)."""
-        ys, xs = np.nonzero(self.mask if self.body is None else self.body)
+        return self._in_photo(self.mask if self.body is None else self.body)
+
+    def _in_photo(self, mask: BoolImage) -> NDArray[np.float64]:
+        ys, xs = np.nonzero(mask)
         return np.column_stack([xs + self.box[0], ys + self.box[1]]).astype(np.float64)
 
 
@@ -299,7 +298,8 @@ def separate(masks: ColourMasks) -> Separation:
     pawns: list[PawnBlob] = []
     pawn_mask = np.zeros(labels.shape, bool)
     strings: dict[str, BoolImage] = {}
-    banded = _long_wide_bands(labels, string_width, margin) | _flat_things(labels, string_width)
+    # The table's edge and cards: of line colours, and neither pawns nor ghosts.
+    clutter = _long_wide_bands(labels, string_width, margin) | _flat_things(labels, string_width)
     # Each colour on its own, so that a blue pawn touching a red one stays two blobs.
     for index, colour in enumerate(LINE_COLOURS, start=1):
         own = labels == index
@@ -311,7 +311,7 @@ def separate(masks: ColourMasks) -> Separation:
             round_blobs, not_string = _colour_pawns(
                 own[box], labels[box], colour, origin, string_width
             )
-            round_blobs = [b for b in round_blobs if _share(banded, b) < 0.5]
+            round_blobs = [b for b in round_blobs if _share(clutter, b) < 0.5]
             if colour == masks.table_hue_colour:
                 round_blobs = _with_a_lit_side(round_blobs, masks, box, string_width)
             pawns.extend(round_blobs)
@@ -348,7 +348,7 @@ def separate(masks: ColourMasks) -> Separation:
         g
         for g in ghosts
         if _ghost_like(g, typical)
-        and _share(banded, g) < 0.5
+        and _share(clutter, g) < 0.5
         and _apart_from_the_lit_table(g, masks, pawn_width)
     )
     outlined_ghosts = _outlined_ghosts(masks, pawns, string_width, margin, typical)
