@@ -5,7 +5,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck unit bench samples model clean
+.PHONY: install run test lint typecheck unit bench samples detector model clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -43,17 +43,31 @@ bench: install
 samples: install
 	$(PYTHON) -m synth.samples sample_images --overlays out/sample_overlays
 
-# Train the pixel classifier again (calibration/pixelnet.onnx) after changing the
-# generator or the network: about 20 minutes of examples and 75 minutes of training on
-# two cores. Torch lives in its own environment (the CPU build); the app never needs it.
+# Torch lives in its own environment (the CPU build); the app never needs it.
 TRAIN_VENV := .venv-train
-model: install
+TRAIN_STAMP := $(TRAIN_VENV)/.installed
+$(TRAIN_STAMP): pyproject.toml
 	python3 -m venv $(TRAIN_VENV)
 	$(TRAIN_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(TRAIN_VENV)/bin/python -m pip install --quiet \
 		--extra-index-url https://download.pytorch.org/whl/cpu -e '.[train]'
-	$(TRAIN_VENV)/bin/python -m training.dataset --out out/train --count 1600 \
+	touch $(TRAIN_STAMP)
+
+# Labelled examples for both learned parts (about 30 minutes on two cores).
+out/train/.done: $(TRAIN_STAMP)
+	$(TRAIN_VENV)/bin/python -m training.dataset --out out/train --count 2400 \
 		--seed 1000000 --workers 2
+	touch out/train/.done
+
+# Train the pawn detector again (calibration/pawnnet.onnx) after changing the generator
+# or the network: about 80 minutes of training on two cores after the examples.
+detector: out/train/.done
+	$(TRAIN_VENV)/bin/python -m training.train_detector --data out/train --steps 15000 \
+		--batch 16 --held-out 40 --out calibration --checkpoint out/pawnnet.pt
+
+# Train the experimental pixel classifier again (calibration/pixelnet.onnx): about 75
+# minutes of training on two cores after the examples.
+model: out/train/.done
 	$(TRAIN_VENV)/bin/python -m training.train --data out/train --steps 8000 \
 		--held-out 30 --out calibration --checkpoint out/pixelnet.pt
 

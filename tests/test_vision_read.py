@@ -36,7 +36,6 @@ NOT_YET_EXACT = {
     "06_hard_green_felt": "green on green felt in dim light: the green knot is misplaced",
     "07_hard_blue_mat": "the thin blue cord on the dark blue mat (2.7 px) is not found",
     "08_hard_steep_side_light": "harsh side light: hard shadows are read as strings",
-    "dev_0003": "dim light: a half-lit green pawn is a crescent too thin for a pawn",
     "dev_0014": "blue mat under a warm lamp: the blue loop is traced wrong",
     "dev_0015": "green felt under low light: long shadows read as green",
     "dev_0017": "low sun: red and yellow loops traced wrong among long shadows",

@@ -27,7 +27,9 @@ from engine.placement import Foot, Location, locate_creatures
 from engine.report import board_to_report
 from engine.topology import build_board
 from vision.colour import LABEL_RGB, ColourMasks, classify_colours, draw_labels
+from vision.combine import combine_knots, combine_pawns
 from vision.creatures import Pawns, find_pawns
+from vision.detect import Detections, detect, draw_detections
 from vision.errors import ReadError
 from vision.load import MIN_WORKING_SIDE, Photo, load_photo
 from vision.parts import find_parts
@@ -46,8 +48,8 @@ MIN_SEEN_SHARE = 0.5
 #: a few per cent).
 MAX_BRIDGE_SHARE = 0.15
 #: Ways of turning pixels into strings, knots and pawns (see read_photo).
-METHODS = frozenset({"classic", "net", "classic+net"})
-DEFAULT_METHOD = "classic"
+METHODS = frozenset({"classic", "classic+detector", "net", "classic+net"})
+DEFAULT_METHOD = "classic+detector"
 
 
 @dataclass(frozen=True)
@@ -86,12 +88,14 @@ def read_photo(
         The photo file (JPEG, PNG, WebP or HEIC) or its bytes.
     profile : ColourProfile, optional
         Colour profile; the bundled default when omitted.
-    method : {"classic", "net", "classic+net"}, optional
-        How pixels become strings, knots and pawns: hand-made colour rules
-        ("classic"), the learned pixel classifier in calibration/ ("net"), or the
-        colour rules with the pawns the classifier is sure of and the rules missed
-        added (:mod:`vision.second_look`). Default: the environment variable
-        DD_READER, else DEFAULT_METHOD.
+    method : {"classic+detector", "classic", "net", "classic+net"}, optional
+        How pixels become strings, knots and pawns: hand-made colour rules for the
+        strings, checked and completed for pawns and knots by the learned detector in
+        calibration/ (:mod:`vision.detect`, :mod:`vision.combine`; "classic+detector"),
+        the colour rules alone ("classic"), the learned pixel classifier
+        ("net"), or the colour rules with the pawns the classifier is sure of and the
+        rules missed added (:mod:`vision.second_look`, "classic+net"). Default: the
+        environment variable DD_READER, else DEFAULT_METHOD.
 
     Returns
     -------
@@ -168,18 +172,21 @@ def read_photo(
         raise ReadError("the loops could not be traced")
     # Each stage keeps the output of the reading that is used.
     stages.update(load=photo, separate=separation, trace=loops)
-    board = stage("arrange", lambda: arrange(loops))
     if method == "net":
         pawns = stages["net_pawns"]
     else:
         stages["colour"] = masks
         pawns = stage("creatures", lambda: find_pawns(separation))
-        if method == "classic+net":
-            seen = pawns
-            pawns = stage(
-                "second look",
-                lambda: add_missed_pawns(seen, photo, loops, separation),
-            )
+    if method == "classic+detector":
+        seen, traced = pawns, loops
+        detections = stage("detect", lambda: detect(photo.rgb, seen.pawn_width))
+        width = separation.string_width
+        loops = stage("knots", lambda: combine_knots(traced, detections, width))
+        pawns = stage("combine", lambda: combine_pawns(seen, detections))
+    board = stage("arrange", lambda: arrange(loops))
+    if method == "classic+net":
+        seen = pawns
+        pawns = stage("second look", lambda: add_missed_pawns(seen, photo, loops, separation))
     located = stage("place", lambda: place(board, pawns))
     report = stage("report", lambda: make_report(board, located, pawns, loops, separation, photo))
     return Reading(report=report, photo=photo, stages=stages, timings=timings)
@@ -299,14 +306,19 @@ def draw_stages(reading: Reading) -> dict[str, NDArray[np.uint8]]:
     separation: Separation | None = reading.stages.get("separate")
     if separation is not None:
         pictures["separate"] = _draw_separation(photo.rgb.shape, separation)
-    loops: Loops | None = reading.stages.get("trace")
+    # The loops with the knots the reading used.
+    loops: Loops | None = reading.stages.get("knots", reading.stages.get("trace"))
     if loops is not None:
         pictures["trace"] = _draw_loops(photo.rgb, loops)
-    # The pawns the reading used: the classic ones, with those the second look added.
+    detections: Detections | None = reading.stages.get("detect")
+    if detections is not None:
+        pictures["detect"] = draw_detections(photo.rgb, detections)
+    # The pawns the reading used: the classic ones, as the detector checked them or
+    # with those the second look added.
     pawns: Pawns | None = next(
         (
             reading.stages[name]
-            for name in ("second look", "creatures", "net_pawns")
+            for name in ("combine", "second look", "creatures", "net_pawns")
             if name in reading.stages
         ),
         None,

@@ -1,0 +1,231 @@
+"""The learned detector (vision.detect) and how its marks are combined with the colour
+rules' reading (vision.combine).
+
+The decoding and the combining are checked on crafted maps and marks with a known
+answer; the bundled model itself on a real-looking sample photo, against its truth.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.colours import DEMON, GHOST
+from vision.combine import (
+    ADD_SCORE,
+    SAME_PAWN,
+    combine_knots,
+    combine_pawns,
+    one_mark_per_pawn,
+)
+from vision.creatures import Pawns, SeenPawn
+from vision.detect import (
+    KNOT,
+    OBJECTS,
+    Detection,
+    Detections,
+    detect,
+    detector_input,
+    load_detector,
+    peaks,
+)
+from vision.load import load_photo
+from vision.trace import Loop, Loops
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
+
+
+# --- decoding the network's maps --------------------------------------------------------
+
+
+def maps_with_peak(obj: str, at: tuple[int, int], offset: tuple[float, float]) -> np.ndarray:
+    """Network output of 20 x 30 output pixels with one peak (logit 4) for ``obj``."""
+    output = np.full((len(OBJECTS) + 2, 20, 30), -8.0, np.float32)
+    x, y = at
+    output[OBJECTS.index(obj), y, x] = 4.0
+    output[OBJECTS.index(obj), y, x + 1] = 1.0  # a shoulder, not a second peak
+    output[-2, y, x], output[-1, y, x] = offset
+    return output
+
+
+def test_a_peak_is_decoded_at_its_pixel_plus_offset_in_input_pixels() -> None:
+    found = peaks(maps_with_peak("green", (10, 5), (0.25, -0.5)), stride=2)
+    assert len(found) == 1
+    obj, score, (x, y) = found[0]
+    assert obj == "green"
+    assert score == pytest.approx(1 / (1 + math.exp(-4.0)))
+    # Output pixel 10 covers input pixels 20 and 21: its centre is 20.5.
+    assert (x, y) == pytest.approx(((10 + 0.5 + 0.25) * 2 - 0.5, (5 + 0.5 - 0.5) * 2 - 0.5))
+
+
+def test_weak_peaks_are_not_reported() -> None:
+    output = maps_with_peak("knot", (3, 3), (0.0, 0.0))
+    output[OBJECTS.index("knot"), 3, 3:5] = -3.0  # probability 0.05
+    assert peaks(output, stride=2) == []
+
+
+def test_peaks_refuse_maps_of_another_shape() -> None:
+    with pytest.raises(ValueError, match="output maps"):
+        peaks(np.zeros((3, 10, 10), np.float32), stride=2)
+
+
+def test_the_input_is_colour_and_colour_against_the_table() -> None:
+    image = np.full((64, 80, 3), (150, 120, 90), np.uint8)
+    image[30:34, 40:44] = (250, 250, 250)
+    channels = detector_input(image, pawn_px=16.0)
+    assert channels.shape == (6, 64, 80)
+    # The table is itself: no difference; the white patch is lighter than the table.
+    assert np.abs(channels[3:, 5, 5]).max() < 1e-3
+    assert (channels[3:, 31, 41] > 0.1).all()
+    assert channels[:3, 5, 5] == pytest.approx(np.array([150, 120, 90]) / 255 - 0.5, abs=1e-6)
+
+
+def test_detect_refuses_bad_input() -> None:
+    with pytest.raises(ValueError, match="pawn_width"):
+        detect(np.zeros((50, 50, 3), np.uint8), 0.0)
+    with pytest.raises(ValueError, match="uint8"):
+        detect(np.zeros((50, 50), np.uint8), 20.0)
+
+
+# --- the bundled model on a sample photo --------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sample_reading() -> tuple[Detections, dict, float]:
+    photo_path = SAMPLES / "02_easy_cloth.jpg"
+    photo = load_photo(photo_path)
+    truth = json.loads(photo_path.with_suffix(".truth.json").read_text())
+    width = float(np.median([c["pawn_px"] for c in truth["creatures"]])) / photo.scale
+    return detect(photo.rgb, width), truth, photo.scale
+
+
+def test_the_model_marks_every_pawn_of_a_sample_at_its_foot(sample_reading) -> None:
+    detections, truth, scale = sample_reading
+    marks = one_mark_per_pawn(detections.pawns(min_score=0.5), detections.pawn_width)
+    for creature in truth["creatures"]:
+        foot = ((creature["xy"][0] + 0.5) / scale - 0.5, (creature["xy"][1] + 0.5) / scale - 0.5)
+        near = [m for m in marks if math.dist(m.xy, foot) < 0.3 * detections.pawn_width]
+        assert len(near) == 1, f"creature {creature['id']} marked {len(near)} times"
+        colour = creature["colour"]
+        assert near[0].colour == colour
+        assert near[0].kind == (GHOST if colour == "white" else DEMON)
+    assert len(marks) == len(truth["creatures"])
+
+
+def test_the_model_marks_every_knot_of_a_sample(sample_reading) -> None:
+    detections, truth, scale = sample_reading
+    knots = detections.knots(min_score=0.3)
+    for colour, line in truth["lines"].items():
+        x, y = ((v + 0.5) / scale - 0.5 for v in line["knot"])
+        assert any(math.dist(k.xy, (x, y)) < 0.3 * detections.pawn_width for k in knots), colour
+
+
+def test_the_model_says_where_the_cords_are(sample_reading) -> None:
+    detections, truth, scale = sample_reading
+    if not load_detector().cords:
+        pytest.skip("the bundled model marks no cords")
+    for colour, line in truth["lines"].items():
+        points = (np.asarray(line["polyline"]) + 0.5) / scale - 0.5
+        inside = (points[:, 0] >= 0) & (points[:, 1] >= 0)
+        sure = detections.cords[colour][
+            points[inside, 1].astype(int), points[inside, 0].astype(int)
+        ]
+        # Most of the cord's centre line is marked (pawns and the cords above hide some).
+        assert np.mean(sure >= 128) > 0.7, colour
+
+
+# --- combining the detector's marks with the colour rules' pawns -------------------------
+
+WIDTH = 40.0
+
+
+def seen(colour: str, xy: tuple[float, float], confidence: float = 0.7) -> SeenPawn:
+    kind = GHOST if colour == "white" else DEMON
+    return SeenPawn(kind, colour, xy, WIDTH, confidence)
+
+
+def mark(colour: str, xy: tuple[float, float], score: float) -> Detection:
+    kind = KNOT if colour == "" else GHOST if colour == "white" else DEMON
+    return Detection(kind, colour, xy, score)
+
+
+def test_a_pawn_both_see_takes_the_detectors_foot_and_the_rules_colour() -> None:
+    pawns = Pawns([seen("red", (100.0, 100.0))], WIDTH, [])
+    marks = Detections([mark("yellow", (104.0, 108.0), 0.9)], WIDTH)
+    [pawn] = combine_pawns(pawns, marks).pawns
+    assert pawn.colour == "red"
+    assert pawn.foot == (104.0, 108.0)
+
+
+def test_a_pawn_only_the_detector_sees_is_added_when_it_is_sure() -> None:
+    pawns = Pawns([], WIDTH, [])
+    marks = Detections(
+        [
+            mark("green", (50.0, 50.0), ADD_SCORE + 0.05),
+            mark("blue", (300.0, 50.0), ADD_SCORE - 0.05),
+        ],
+        WIDTH,
+    )
+    combined = combine_pawns(pawns, marks)
+    assert [(p.colour, p.foot) for p in combined.pawns] == [("green", (50.0, 50.0))]
+    assert any("seen only by its shape" in w.text for w in combined.warnings)
+
+
+def test_a_pawn_the_detector_does_not_see_is_dropped_unless_the_rules_are_sure() -> None:
+    pawns = Pawns([seen("blue", (10.0, 10.0), 0.6), seen("red", (200.0, 10.0), 1.0)], WIDTH, [])
+    combined = combine_pawns(pawns, Detections([], WIDTH))
+    assert [p.colour for p in combined.pawns] == ["red"]
+
+
+def test_one_pawn_marked_in_two_colours_maps_is_one_pawn() -> None:
+    marks = [mark("white", (20.0, 20.0), 0.6), mark("yellow", (22.0, 21.0), 0.8)]
+    [kept] = one_mark_per_pawn(marks, WIDTH)
+    assert kept.colour == "yellow"
+    touching = [mark("red", (20.0, 20.0), 0.9), mark("red", (20.0 + 0.9 * WIDTH, 20.0), 0.9)]
+    assert len(one_mark_per_pawn(touching, WIDTH)) == 2
+    assert SAME_PAWN < 0.9
+
+
+def circle_loop(colour: str, centre: tuple[float, float], radius: float) -> Loop:
+    angles = np.linspace(0, 2 * math.pi, 200, endpoint=False)
+    points = np.column_stack(
+        [centre[0] + radius * np.cos(angles), centre[1] + radius * np.sin(angles)]
+    )
+    return Loop(colour=colour, points=points, knot=(centre[0] + radius, centre[1]))
+
+
+def test_a_knot_mark_beside_a_loop_becomes_its_knot_on_the_loop() -> None:
+    loops = Loops(
+        {"red": circle_loop("red", (200, 200), 100), "blue": circle_loop("blue", (420, 200), 100)},
+        [],
+    )
+    marks = Detections([mark("", (200.0, 97.0), 0.8), mark("", (600.0, 600.0), 0.9)], WIDTH)
+    combined = combine_knots(loops, marks, string_width=5.0)
+    assert combined.loops["red"].knot == pytest.approx((200.0, 100.0), abs=1.0)
+    # No mark near the blue loop: it keeps the tracer's knot.
+    assert combined.loops["blue"].knot == loops.loops["blue"].knot
+
+
+def test_a_knot_mark_goes_to_the_nearest_loop_only() -> None:
+    loops = Loops(
+        {"red": circle_loop("red", (200, 200), 100), "blue": circle_loop("blue", (406, 200), 100)},
+        [],
+    )
+    # Between the two loops where they nearly touch, nearer the blue one.
+    marks = Detections([mark("", (305.0, 200.0), 0.8)], WIDTH)
+    combined = combine_knots(loops, marks, string_width=5.0)
+    assert combined.loops["red"].knot == loops.loops["red"].knot
+    assert combined.loops["blue"].knot == pytest.approx((306.0, 200.0), abs=1.0)
+
+
+def test_a_weak_knot_mark_counts_only_where_the_tracer_found_the_knot() -> None:
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    weak_far = Detections([mark("", (200.0, 97.0), 0.3)], WIDTH)
+    assert combine_knots(loops, weak_far, string_width=5.0).loops["red"].knot == (300, 200)
+    weak_near = Detections([mark("", (299.0, 209.0), 0.3)], WIDTH)
+    knot = combine_knots(loops, weak_near, string_width=5.0).loops["red"].knot
+    assert knot == pytest.approx((299.6, 209.0), abs=1.0)

@@ -1,0 +1,287 @@
+"""Detect stage: where pawns and knots stand, by a small learned detector.
+
+Colour rules find a pawn by how unlike the table its pixels are; a pawn of nearly the
+table's colour (a yellow demon on light wood, a ghost on a white table, a green demon on
+green felt) shows only a crescent of such pixels, or none. A person still sees it at
+once, by its shape and shading. The detector (:mod:`training.detector_model`, trained
+on generated photos with their exact truth by :mod:`training.train_detector`) looks at
+the photo scaled so that a pawn is ``PAWN_PX`` pixels wide and marks each pawn's foot
+and each tie knot as a peak in a heat map of its colour. It is an ONNX file in
+``calibration/`` (``pawnnet.onnx`` with ``pawnnet.json``) run by OpenCV, so reading a
+photo needs no deep-learning framework.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.board import Point
+from engine.colours import DEMON, GHOST, WHITE
+
+MODEL_PATH = Path(__file__).resolve().parents[1] / "calibration" / "pawnnet.onnx"
+#: What the heat maps mark, in the network's output order (then the foot offsets).
+OBJECTS = ("red", "yellow", "green", "blue", "white", "knot")
+KNOT = "knot"
+#: The table around a pixel is the median over this many pawn widths.
+BACKGROUND_PAWNS = 4.0
+#: Peaks below this probability are not reported at all.
+MIN_SCORE = 0.1
+#: The longest side the network is given (pixels), whatever the pawn width says.
+MAX_INPUT_SIDE = 2400
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One object the detector marked.
+
+    Attributes
+    ----------
+    kind : {"demon", "ghost", "knot"}
+    colour : str
+        A line colour, or "white" for a ghost; for a knot, "" (its loop says).
+    xy : (x, y)
+        The pawn's foot, or the knot's centre, in the pixels of the image given.
+    score : float
+        The heat map's peak (0..1).
+    """
+
+    kind: str
+    colour: str
+    xy: Point
+    score: float
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Everything the detector marked in one photo.
+
+    Attributes
+    ----------
+    found : list of Detection
+        Pawns and knots, strongest first.
+    pawn_width : float
+        The width of a pawn it looked for, in the image's pixels.
+    cords : dict of colour to (H, W) uint8
+        For a model that marks cords, how sure it is (0..255) that each pixel of the
+        image shows the cord of that colour; empty otherwise.
+    """
+
+    found: list[Detection]
+    pawn_width: float
+    cords: dict[str, NDArray[np.uint8]] = field(default_factory=dict, repr=False)
+
+    def pawns(self, min_score: float) -> list[Detection]:
+        return [d for d in self.found if d.kind != KNOT and d.score >= min_score]
+
+    def knots(self, min_score: float) -> list[Detection]:
+        return [d for d in self.found if d.kind == KNOT and d.score >= min_score]
+
+
+@dataclass(frozen=True)
+class DetectorModel:
+    """A loaded detector: the OpenCV network (one per thread) and its settings."""
+
+    path: Path
+    pawn_px: float
+    stride: int
+    side_multiple: int
+    cords: tuple[str, ...] = ()
+    _local: threading.local = field(default_factory=threading.local, repr=False, compare=False)
+
+    def network(self) -> Any:
+        """This thread's copy of the network (an OpenCV net runs one input at a time)."""
+        net = getattr(self._local, "net", None)
+        if net is None:
+            net = cv2.dnn.readNetFromONNX(str(self.path))
+            self._local.net = net
+        return net
+
+
+@lru_cache(maxsize=4)
+def load_detector(path: Path = MODEL_PATH) -> DetectorModel:
+    """Load the detector at ``path`` (``.onnx``, with its ``.json`` beside it).
+
+    Raises
+    ------
+    FileNotFoundError
+        When either file is missing.
+    ValueError
+        When the model marks other objects than this reader knows.
+    """
+    if not path.is_file():
+        raise FileNotFoundError(f"no pawn detector at {path} (make detector trains one)")
+    meta = json.loads(path.with_suffix(".json").read_text())
+    if tuple(meta["objects"]) != OBJECTS:
+        raise ValueError(f"{path.name} marks {meta['objects']}, this reader expects {OBJECTS}")
+    return DetectorModel(
+        path=path,
+        pawn_px=float(meta["pawn_px"]),
+        stride=int(meta["stride"]),
+        side_multiple=int(meta["side_multiple"]),
+        cords=tuple(meta.get("cords", ())),
+    )
+
+
+def detector_input(rgb: NDArray[np.uint8], pawn_px: float) -> NDArray[np.float32]:
+    """The network's input for an RGB image already scaled to ``pawn_px`` per pawn.
+
+    Six channels: the colour (0..1, less 0.5), and the log-ratio of the colour to the
+    table around it (a median over :data:`BACKGROUND_PAWNS` pawn widths, which pawns
+    and cords are too small to move), halved and clipped to ±1.5: the same table under
+    a lamp or in the shade looks alike there.
+
+    Returns
+    -------
+    (6, H, W) float32
+    """
+    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
+        raise ValueError(f"expected an (H, W, 3) uint8 RGB image, got {rgb.shape} {rgb.dtype}")
+    h, w = rgb.shape[:2]
+    small = cv2.resize(rgb, (max(w // 4, 1), max(h // 4, 1)), interpolation=cv2.INTER_AREA)
+    window = max(3, int(BACKGROUND_PAWNS * pawn_px / 4) | 1)
+    table = cv2.resize(cv2.medianBlur(small, window), (w, h), interpolation=cv2.INTER_LINEAR)
+    colour = rgb.astype(np.float32) / 255.0
+    ratio = np.log(colour + 0.02) - np.log(table.astype(np.float32) / 255.0 + 0.02)
+    relative = np.clip(0.5 * ratio, -1.5, 1.5)
+    return np.concatenate([colour - 0.5, relative], axis=2).transpose(2, 0, 1).copy()
+
+
+def detect(
+    rgb: NDArray[np.uint8],
+    pawn_width: float,
+    model: DetectorModel | None = None,
+    box: tuple[slice, slice] | None = None,
+) -> Detections:
+    """Find the pawns and knots of a photo.
+
+    Parameters
+    ----------
+    rgb : (H, W, 3) uint8
+        The photo at working resolution.
+    pawn_width : float
+        About how wide a pawn is in ``rgb``'s pixels (within a third either way).
+    model : DetectorModel, optional
+        The bundled detector when omitted.
+    box : (rows, columns) slices, optional
+        Look only inside this part of the photo (coordinates stay the photo's).
+
+    Returns
+    -------
+    Detections
+    """
+    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
+        raise ValueError(f"expected an (H, W, 3) uint8 RGB image, got {rgb.shape} {rgb.dtype}")
+    if not math.isfinite(pawn_width) or pawn_width <= 0:
+        raise ValueError(f"pawn_width must be a positive number, got {pawn_width}")
+    model = model or load_detector()
+    rows, columns = box or (slice(0, rgb.shape[0]), slice(0, rgb.shape[1]))
+    part = rgb[rows, columns]
+    top, left = rows.start or 0, columns.start or 0
+    h, w = part.shape[:2]
+    # A pawn width far too small (a photo of something else) must not blow the image up.
+    scale = min(model.pawn_px / pawn_width, MAX_INPUT_SIDE / max(h, w))
+    size = (max(int(round(w * scale)), 8), max(int(round(h * scale)), 8))
+    scaled = cv2.resize(part, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    m = model.side_multiple
+    # Padded with the edge repeated: the border looks like more of the same table.
+    padded = cv2.copyMakeBorder(scaled, 0, -size[1] % m, 0, -size[0] % m, cv2.BORDER_REPLICATE)
+    net = model.network()
+    net.setInput(detector_input(np.asarray(padded, np.uint8), model.pawn_px)[None])
+    output = net.forward()[0]
+    found = []
+    for obj, score, (x, y) in peaks(output[: len(OBJECTS) + 2], model.stride):
+        if x >= size[0] or y >= size[1]:
+            continue  # in the padding
+        # Back to the photo's pixels (pixel centres: x' + 0.5 = (x + 0.5) / scale).
+        xy = (left + (x + 0.5) * w / size[0] - 0.5, top + (y + 0.5) * h / size[1] - 0.5)
+        kind = KNOT if obj == KNOT else GHOST if obj == WHITE else DEMON
+        found.append(Detection(kind, "" if obj == KNOT else obj, xy, score))
+    found.sort(key=lambda d: -d.score)
+    cords = {}
+    for colour, logits in zip(model.cords, output[len(OBJECTS) + 2 :], strict=True):
+        # Output pixel (i, j) is centred on input pixel stride * (i, j) + (stride - 1) / 2.
+        sure = 255.0 / (1.0 + np.exp(-logits))
+        grown = cv2.resize(
+            sure.astype(np.float32),
+            (padded.shape[1], padded.shape[0]),
+            interpolation=cv2.INTER_LINEAR,
+        )[: size[1], : size[0]]
+        whole = np.zeros(rgb.shape[:2], np.uint8)
+        whole[rows, columns] = cv2.resize(grown, (w, h), interpolation=cv2.INTER_LINEAR).astype(
+            np.uint8
+        )
+        cords[colour] = whole
+    return Detections(found=found, pawn_width=pawn_width, cords=cords)
+
+
+def peaks(
+    output: NDArray[np.float32], stride: int, min_score: float = MIN_SCORE
+) -> list[tuple[str, float, tuple[float, float]]]:
+    """The local maxima of the heat maps, with their foot points in input pixels.
+
+    Parameters
+    ----------
+    output : (len(OBJECTS) + 2, H, W) float32
+        The network's output: heat-map logits, then the x and y offsets of the foot
+        from each output pixel's centre (in output pixels).
+    stride : int
+        Input pixels per output pixel.
+
+    Returns
+    -------
+    list of (object, score, (x, y))
+    """
+    if output.ndim != 3 or output.shape[0] != len(OBJECTS) + 2:
+        raise ValueError(f"expected {len(OBJECTS) + 2} output maps, got {output.shape}")
+    heat = 1.0 / (1.0 + np.exp(-output[: len(OBJECTS)]))
+    found = []
+    kernel = np.ones((3, 3), np.uint8)
+    for index, obj in enumerate(OBJECTS):
+        h = np.ascontiguousarray(heat[index], np.float32)
+        top = h == cv2.dilate(h, kernel)
+        ys, xs = np.nonzero(top & (h >= min_score))
+        for y, x in zip(ys.tolist(), xs.tolist(), strict=True):
+            dx, dy = float(output[-2, y, x]), float(output[-1, y, x])
+            found.append(
+                (
+                    obj,
+                    float(h[y, x]),
+                    ((x + 0.5 + dx) * stride - 0.5, (y + 0.5 + dy) * stride - 0.5),
+                )
+            )
+    return found
+
+
+def draw_detections(rgb: NDArray[np.uint8], detections: Detections) -> NDArray[np.uint8]:
+    """The photo, dimmed, with every mark of at least :data:`MIN_SCORE`: a ring of a
+    pawn's width in its colour (knots magenta), brighter the surer."""
+    from vision.overlay import COLOURS_RGB  # display colours, shared with the overlay
+
+    picture = (rgb * 0.5).astype(np.uint8)
+    radius = max(int(detections.pawn_width / 2), 3)
+    for mark in sorted(detections.found, key=lambda m: m.score):
+        colour = np.array(COLOURS_RGB.get(mark.colour, (255, 0, 255)), np.float64)
+        shade = tuple(int(v) for v in colour * (0.35 + 0.65 * mark.score))
+        centre = (int(round(mark.xy[0])), int(round(mark.xy[1])))
+        cv2.circle(picture, centre, radius if mark.kind != KNOT else radius // 2, shade, 2)
+        cv2.putText(
+            picture,
+            f"{mark.score:.2f}",
+            (centre[0] + radius, centre[1]),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.4,
+            shade,
+            1,
+            cv2.LINE_AA,
+        )
+    return picture
