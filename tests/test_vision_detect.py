@@ -11,6 +11,7 @@ import json
 import math
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -18,9 +19,11 @@ from engine.colours import DEMON, GHOST
 from vision.combine import (
     ADD_SCORE,
     SAME_PAWN,
+    SURE_COLOUR,
     combine_knots,
     combine_pawns,
     one_mark_per_pawn,
+    trace_with_cords,
 )
 from vision.creatures import Pawns, SeenPawn
 from vision.detect import (
@@ -33,7 +36,9 @@ from vision.detect import (
     load_detector,
     peaks,
 )
+from vision.errors import ReadError
 from vision.load import load_photo
+from vision.separate import Separation
 from vision.trace import Loop, Loops
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
@@ -153,12 +158,22 @@ def mark(colour: str, xy: tuple[float, float], score: float) -> Detection:
     return Detection(kind, colour, xy, score)
 
 
-def test_a_pawn_both_see_takes_the_detectors_foot_and_the_rules_colour() -> None:
+def test_a_pawn_both_see_takes_the_detectors_foot() -> None:
     pawns = Pawns([seen("red", (100.0, 100.0))], WIDTH, [])
-    marks = Detections([mark("yellow", (104.0, 108.0), 0.9)], WIDTH)
+    marks = Detections([mark("red", (104.0, 108.0), 0.9)], WIDTH)
     [pawn] = combine_pawns(pawns, marks).pawns
-    assert pawn.colour == "red"
     assert pawn.foot == (104.0, 108.0)
+    assert pawn.confidence == 0.9
+
+
+def test_a_pawn_both_see_takes_the_detectors_colour_only_when_it_is_sure() -> None:
+    pawns = Pawns([seen("yellow", (100.0, 100.0))], WIDTH, [])
+    unsure = Detections([mark("white", (104.0, 108.0), SURE_COLOUR - 0.1)], WIDTH)
+    [pawn] = combine_pawns(pawns, unsure).pawns
+    assert (pawn.kind, pawn.colour) == (DEMON, "yellow")
+    sure = Detections([mark("white", (104.0, 108.0), SURE_COLOUR + 0.1)], WIDTH)
+    [pawn] = combine_pawns(pawns, sure).pawns
+    assert (pawn.kind, pawn.colour) == (GHOST, "white")
 
 
 def test_a_pawn_only_the_detector_sees_is_added_when_it_is_sure() -> None:
@@ -229,3 +244,65 @@ def test_a_weak_knot_mark_counts_only_where_the_tracer_found_the_knot() -> None:
     weak_near = Detections([mark("", (299.0, 209.0), 0.3)], WIDTH)
     knot = combine_knots(loops, weak_near, string_width=5.0).loops["red"].knot
     assert knot == pytest.approx((299.6, 209.0), abs=1.0)
+
+
+# --- tracing a loop on the detector's cord map ---------------------------------------------
+
+
+def ellipse_mask(centre: tuple[int, int], axes: tuple[int, int], arc: int = 360) -> np.ndarray:
+    """A 5-px cord along (part of) an ellipse on a 700 x 900 photo."""
+    mask = np.zeros((700, 900), np.uint8)
+    cv2.ellipse(mask, centre, axes, 0, 0, arc, 1, 5)
+    return mask.astype(bool)
+
+
+CORDS = {
+    "red": ((380, 330), (220, 150)),
+    "yellow": ((520, 330), (220, 150)),
+    "green": ((450, 260), (160, 200)),
+    "blue": ((450, 420), (260, 120)),
+}
+
+
+def separation_with(blue: np.ndarray) -> Separation:
+    strings = {c: ellipse_mask(*where) for c, where in CORDS.items() if c != "blue"}
+    strings["blue"] = blue
+    return Separation(strings, [], string_width=5.0, pawn_mask=np.zeros((700, 900), bool))
+
+
+def cord_map(mask: np.ndarray) -> np.ndarray:
+    return np.where(mask, 230, 10).astype(np.uint8)
+
+
+def blue_loop_fits(loops: Loops) -> bool:
+    (cx, cy), (ax, ay) = CORDS["blue"]
+    points = loops.loops["blue"].points
+    radii = np.hypot((points[:, 0] - cx) / ax, (points[:, 1] - cy) / ay)
+    return bool(np.abs(radii - 1).max() < 0.05)
+
+
+def test_a_cord_the_colour_rules_miss_is_traced_on_the_cord_map() -> None:
+    # A blue cord on a blue mat: the colour rules see none of it, the detector all of it.
+    separation = separation_with(np.zeros((700, 900), bool))
+    blue = cord_map(ellipse_mask(*CORDS["blue"]))
+    loops = trace_with_cords(separation, Detections([], WIDTH, {"blue": blue}))
+    assert sorted(loops.loops) == ["blue", "green", "red", "yellow"]
+    assert blue_loop_fits(loops)
+    assert loops.loops["blue"].seen > 0.9
+    # Without the cord map it is a one-line refusal, as before.
+    with pytest.raises(ReadError, match="no blue string"):
+        trace_with_cords(separation, Detections([], WIDTH))
+
+
+def test_the_reading_that_saw_more_of_a_weak_loop_is_kept() -> None:
+    # The rules see a third of the blue cord (its lit side); the cord map all of it.
+    separation = separation_with(ellipse_mask(*CORDS["blue"], arc=120))
+    blue = cord_map(ellipse_mask(*CORDS["blue"]))
+    loops = trace_with_cords(separation, Detections([], WIDTH, {"blue": blue}))
+    assert loops.loops["blue"].seen > 0.9
+    # A cord map that sees even less of it does not replace the rules' reading.
+    scrap = cord_map(ellipse_mask(*CORDS["blue"], arc=40))
+    weaker = trace_with_cords(separation, Detections([], WIDTH, {"blue": scrap}))
+    assert weaker.loops["blue"].seen == pytest.approx(
+        trace_with_cords(separation, Detections([], WIDTH)).loops["blue"].seen
+    )

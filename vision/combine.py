@@ -9,10 +9,14 @@ beside a pawn, the detector may see a second pawn, and the rules' colour says it
 none. This stage keeps what each is good at:
 
 - a pawn's foot is the detector's, when it marked the pawn (it was trained on exact
-  feet; the rules guess the base from the blob's shape);
+  feet; the rules guess the base from the blob's shape), and so are its kind and
+  colour where the detector is sure (a ghost under a warm lamp is yellowish);
 - a pawn the detector marked clearly and the rules did not see at all is added;
 - a pawn the rules saw and the detector did not mark at all is dropped, unless the
   rules are sure of it;
+- a loop the colour rules could not see, or saw little of (a cord on a table of its
+  own colour, a cord in a long shadow), is traced on the detector's cord map too, and
+  the reading that saw more of it is kept;
 - a knot the detector marked on a traced loop where the tracer found it, or marked
   clearly elsewhere on the loop, is taken (the tracer guesses it from thickness and
   tails, which shadows and pawns mimic).
@@ -29,7 +33,8 @@ from shapely.geometry import Point as ShapelyPoint
 
 from vision.creatures import Pawns, Remark, SeenPawn
 from vision.detect import Detection, Detections
-from vision.trace import Loops
+from vision.separate import Separation
+from vision.trace import Loop, Loops, all_four, trace_each
 
 #: Two marks nearer than this (in pawn widths) are one pawn (touching pawns' feet are
 #: about one pawn width apart).
@@ -40,6 +45,14 @@ ADD_SCORE = 0.5
 KEEP_SCORE = 0.1
 #: ... or the rules are this sure of it on their own.
 SURE_RULES = 0.9
+#: A pawn both see takes the detector's kind and colour where its mark is this strong
+#: (a ghost under a warm lamp looks yellow to the colour rules, not to the detector).
+SURE_COLOUR = 0.5
+#: A loop of which the colour rules saw less than this share is traced again on the
+#: detector's cord map, and the one that saw more of it is kept.
+WEAK_SEEN = 0.8
+#: The cord map marks a cord where it is at least this sure (0..255).
+CORD_SURE = 128
 #: Knot marks at least this strong and within this many string widths of a loop are
 #: looked at for its knot; one within so many string widths of the tracer's knot
 #: agrees with it, and one this strong is taken on its own.
@@ -76,8 +89,9 @@ def combine_pawns(seen: Pawns, detections: Detections) -> Pawns:
             continue
         taken.add(index)
         mark = marks[index]
-        # The kind and colour are the rules' (a pawn's colour is what they measure
-        # best); the foot is the detector's.
+        # The foot is the detector's; so are the kind and colour where it is sure.
+        if mark.colour != pawn.colour and mark.score >= SURE_COLOUR:
+            pawn = replace(pawn, kind=mark.kind, colour=mark.colour)
         pawns.append(replace(pawn, foot=mark.xy, confidence=max(pawn.confidence, mark.score)))
     for index, mark in enumerate(marks):
         if index in taken or mark.score < ADD_SCORE:
@@ -158,3 +172,47 @@ def _knot_mark(
             return max(agreeing, key=lambda m: m.score)
     sure = [m for m in marks if m.score >= SURE_KNOT]
     return max(sure, key=lambda m: m.score) if sure else None
+
+
+def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
+    """The loops, each traced on the colour rules' string, or on the detector's cord
+    map where the rules saw too little of it.
+
+    A colour whose loop the rules could not trace, or saw less than
+    :data:`WEAK_SEEN` of, is traced again on the detector's map of that cord; the
+    reading that saw more of the loop is kept, with the rules' knot where that lies
+    on it. Where the rules saw no string pixel at all, the cord map is not used.
+
+    Raises
+    ------
+    ReadError
+        When a colour has no loop either way.
+    """
+    found = trace_each(separation)
+    weak = [c for c, loop in found.items() if loop is None or loop.seen < WEAK_SEEN]
+    weak = [c for c in weak if c in detections.cords]
+    # The cord map completes what the colour rules saw; where they saw not one pixel
+    # of string (a grey photo, a photo of something else) it would only guess colours.
+    if weak and any(mask.any() for mask in separation.strings.values()):
+        strings = dict(separation.strings)
+        for colour in weak:
+            strings[colour] = detections.cords[colour] >= CORD_SURE
+        again = trace_each(replace(separation, strings=strings))
+        for colour in weak:
+            old, new = found[colour], again[colour]
+            if new is not None and (old is None or new.seen > old.seen):
+                found[colour] = _with_knot_of(new, old, separation.string_width)
+    return all_four(found)
+
+
+def _with_knot_of(loop: Loop, rules_loop: Loop | None, string_width: float) -> Loop:
+    """``loop`` (traced on the cord map) with the knot the rules found, where that
+    lies on it: the cord map shows no lump, the colour rules' string does."""
+    if rules_loop is None or rules_loop.knot is None:
+        return loop
+    ring = LinearRing(np.asarray(loop.points))
+    knot = ShapelyPoint(rules_loop.knot)
+    if ring.distance(knot) > KNOT_REACH_WIDTHS * string_width:
+        return loop
+    on_loop = ring.interpolate(ring.project(knot))
+    return replace(loop, knot=(on_loop.x, on_loop.y), knot_confidence=rules_loop.knot_confidence)

@@ -208,7 +208,8 @@ def detect(
         found.append(Detection(kind, "" if obj == KNOT else obj, xy, score))
     found.sort(key=lambda d: -d.score)
     cords = {}
-    for colour, logits in zip(model.cords, output[len(OBJECTS) + 2 :], strict=True):
+    for index, colour in enumerate(model.cords):
+        logits = output[len(OBJECTS) + 2 + index]
         # Output pixel (i, j) is centred on input pixel stride * (i, j) + (stride - 1) / 2.
         sure = 255.0 / (1.0 + np.exp(-logits))
         grown = cv2.resize(
@@ -263,11 +264,16 @@ def peaks(
 
 
 def draw_detections(rgb: NDArray[np.uint8], detections: Detections) -> NDArray[np.uint8]:
-    """The photo, dimmed, with every mark of at least :data:`MIN_SCORE`: a ring of a
-    pawn's width in its colour (knots magenta), brighter the surer."""
+    """The photo, dimmed, with the cords it marks tinted in their colours (the surer,
+    the stronger) and every mark of at least :data:`MIN_SCORE`: a ring of a pawn's
+    width in its colour (knots magenta), brighter the surer."""
     from vision.overlay import COLOURS_RGB  # display colours, shared with the overlay
 
-    picture = (rgb * 0.5).astype(np.uint8)
+    dimmed = rgb * 0.5
+    for cord, sure in detections.cords.items():
+        share = (sure.astype(np.float64) / 255.0)[:, :, None]
+        dimmed = dimmed * (1.0 - share) + share * np.array(COLOURS_RGB[cord], np.float64)
+    picture = dimmed.astype(np.uint8)
     radius = max(int(detections.pawn_width / 2), 3)
     for mark in sorted(detections.found, key=lambda m: m.score):
         colour = np.array(COLOURS_RGB.get(mark.colour, (255, 0, 255)), np.float64)

@@ -13,7 +13,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import cv2
@@ -27,7 +27,7 @@ from engine.placement import Foot, Location, locate_creatures
 from engine.report import board_to_report
 from engine.topology import build_board
 from vision.colour import LABEL_RGB, ColourMasks, classify_colours, draw_labels
-from vision.combine import combine_knots, combine_pawns
+from vision.combine import combine_knots, combine_pawns, trace_with_cords
 from vision.creatures import Pawns, find_pawns
 from vision.detect import Detections, detect, draw_detections
 from vision.errors import ReadError
@@ -126,63 +126,71 @@ def read_photo(
 
     profile = profile or load_profile()
 
-    def read_strings(
-        min_working_side: int = MIN_WORKING_SIDE, last_try: bool = False
-    ) -> tuple[Photo, Any, Separation, Loops | None]:
-        """Load, colour, separate and trace at a working resolution. Unless it is the
-        last try, the loops are None where they cannot be read at it: strings too
-        thin, or a loop lost."""
+    def read_strings(min_working_side: int = MIN_WORKING_SIDE, last_try: bool = False) -> _Strings:
+        """Load, colour, separate and trace at a working resolution (with the detector,
+        first find the pawns and cords it marks). Unless it is the last try, the loops
+        are None where they cannot be read at it: strings too thin, or a loop lost."""
         photo = stage("load", lambda: load_photo(source, min_working_side=min_working_side))
         masks: Any
         if method == "net":
             masks = stage("pixels", lambda: classify_pixels(photo.rgb))
             parts = stage("parts", lambda: find_parts(masks))
             separation = parts.separation
-            stages["net_pawns"] = parts.pawns
+            pawns = parts.pawns
         else:
             masks = stage("colour", lambda: classify_colours(photo.rgb, profile))
             separation = stage("separate", lambda: separate(masks))
+            pawns = stage("creatures", lambda: find_pawns(separation))
+        found = _Strings(photo, masks, separation, pawns, None, None)
         last_try = last_try or photo.scale <= 1
         if 0 < separation.measured_width < MIN_STRING_WIDTH and not last_try:
-            return photo, masks, separation, None
+            return found
+        marks = None
+        if method == "classic+detector":
+            marks = stage("detect", lambda: detect(photo.rgb, pawns.pawn_width))
+            found = replace(found, detections=marks)
+
+        def trace() -> Loops:
+            if marks is None:
+                return trace_loops(separation)
+            return trace_with_cords(separation, marks)
+
         try:
-            loops = stage("trace", lambda: trace_loops(separation))
+            return replace(found, loops=stage("trace", trace))
         except ReadError:
             if last_try:
                 raise
-            return photo, masks, separation, None
-        return photo, masks, separation, loops
+            return found
 
-    photo, masks, separation, loops = read_strings()
-    if loops is None or (photo.scale > 1 and mostly_guessed(loops)):
+    strings = read_strings()
+    loops = strings.loops
+    if loops is None or (strings.photo.scale > 1 and mostly_guessed(loops)):
         # Strings too thin for the reduced decode (a camera far above a wide board), or
         # a loop lost or mostly guessed at it (a thin cord of nearly the table's hue
         # keeps its colour only on its lit side, too thin to count at half size): read
         # the photo again at twice the resolution, and keep the reading that saw more
         # of its worst-seen loop.
         try:
-            finer = read_strings(next_working_side(photo), last_try=True)
+            finer = read_strings(next_working_side(strings.photo), last_try=True)
         except ReadError:
             if loops is None:
                 raise
         else:
-            if less_guessed(finer[3], loops):
-                photo, masks, separation, loops = finer
+            if less_guessed(finer.loops, loops):
+                strings = finer
+    photo, separation, pawns = strings.photo, strings.separation, strings.pawns
+    loops = strings.loops
     if loops is None:  # not reached: the last try traces the loops or raises
         raise ReadError("the loops could not be traced")
     # Each stage keeps the output of the reading that is used.
-    stages.update(load=photo, separate=separation, trace=loops)
-    if method == "net":
-        pawns = stages["net_pawns"]
-    else:
-        stages["colour"] = masks
-        pawns = stage("creatures", lambda: find_pawns(separation))
-    if method == "classic+detector":
-        seen, traced = pawns, loops
-        detections = stage("detect", lambda: detect(photo.rgb, seen.pawn_width))
+    stages.update(load=photo, separate=separation, trace=loops, creatures=pawns)
+    stages["pixels" if method == "net" else "colour"] = strings.masks
+    if strings.detections is not None:
+        seen, traced, marks = pawns, loops, strings.detections
+        stages["detect"] = marks
         width = separation.string_width
-        loops = stage("knots", lambda: combine_knots(traced, detections, width))
-        pawns = stage("combine", lambda: combine_pawns(seen, detections))
+        loops = stage("knots", lambda: combine_knots(traced, marks, width))
+        pawns = stage("combine", lambda: combine_pawns(seen, marks))
     board = stage("arrange", lambda: arrange(loops))
     if method == "classic+net":
         seen = pawns
@@ -190,6 +198,18 @@ def read_photo(
     located = stage("place", lambda: place(board, pawns))
     report = stage("report", lambda: make_report(board, located, pawns, loops, separation, photo))
     return Reading(report=report, photo=photo, stages=stages, timings=timings)
+
+
+@dataclass(frozen=True)
+class _Strings:
+    """What one reading at a working resolution found before the board is arranged."""
+
+    photo: Photo
+    masks: Any  # ColourMasks, or PixelClasses for the learned reader
+    separation: Separation
+    pawns: Pawns
+    detections: Detections | None
+    loops: Loops | None
 
 
 def next_working_side(photo: Photo) -> int:

@@ -113,10 +113,13 @@ def trace_loops(separation: Separation) -> Loops:
         When no strings are found, fewer than four loops are found, or a loop cannot
         be closed.
     """
+    return all_four(trace_each(separation))
+
+
+def trace_each(separation: Separation) -> dict[str, Loop | None]:
+    """Each line colour's loop, or None where too little of its string was found."""
     width = separation.string_width
-    found: dict[str, Loop] = {}
-    warnings: list[str] = []
-    missing: list[str] = []
+    found: dict[str, Loop | None] = {}
     every_string = np.logical_or.reduce(list(separation.strings.values()))
     for colour, mask in separation.strings.items():
         # Scraps shorter than this (seen between two pawns, say) point nowhere in
@@ -124,7 +127,7 @@ def trace_loops(separation: Separation) -> Loops:
         pieces, junctions = skeleton_segments(mask, min_length=TAIL_MIN_WIDTHS * width)
         segments = [s for s in pieces if s.length >= 3.0 * width]
         if sum(s.length for s in segments) < MIN_LOOP_WIDTHS * width:
-            missing.append(colour)
+            found[colour] = None
             continue
         loop = close_loop(colour, segments, width)
         # Where another string passes over this one, the cut leaves ragged ends whose
@@ -139,23 +142,37 @@ def trace_loops(separation: Separation) -> Loops:
             knot, knot_confidence = find_knot(
                 loop, pieces, junctions, mask, width, blob_mask(mask.shape, own_pawns)
             )
-        loop = replace(loop, knot=knot, knot_confidence=knot_confidence)
-        if knot is None:
+        found[colour] = replace(loop, knot=knot, knot_confidence=knot_confidence)
+    return found
+
+
+def all_four(found: dict[str, Loop | None]) -> Loops:
+    """The loops, with what the tracer was unsure of, if every colour has one.
+
+    Raises
+    ------
+    ReadError
+        When a colour has none (see :func:`trace_loops`).
+    """
+    missing = [colour for colour, loop in found.items() if loop is None]
+    loops = {colour: loop for colour, loop in found.items() if loop is not None}
+    if len(missing) == len(found):
+        raise ReadError("no strings found in the photo")
+    if missing:
+        names = ", ".join(loops)
+        raise ReadError(
+            f"only {len(loops)} loop{'s' if len(loops) != 1 else ''} found ({names}); "
+            f"no {' or '.join(missing)} string"
+        )
+    warnings = []
+    for colour, loop in loops.items():
+        if loop.knot is None:
             warnings.append(f"no knot found on the {colour} loop")
         if loop.seen < 0.8:
             warnings.append(
                 f"only {loop.seen:.0%} of the {colour} loop was seen; the rest is guessed"
             )
-        found[colour] = loop
-    if len(missing) == 4:
-        raise ReadError("no strings found in the photo")
-    if missing:
-        names = ", ".join(found)
-        raise ReadError(
-            f"only {len(found)} loop{'s' if len(found) != 1 else ''} found ({names}); "
-            f"no {' or '.join(missing)} string"
-        )
-    return Loops(loops=found, warnings=warnings)
+    return Loops(loops=loops, warnings=warnings)
 
 
 # --- skeleton → segments ------------------------------------------------------------
