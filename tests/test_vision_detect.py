@@ -18,6 +18,7 @@ import pytest
 from engine.colours import DEMON, GHOST
 from vision.combine import (
     ADD_SCORE,
+    KNOT_SCORE,
     SAME_PAWN,
     SURE_COLOUR,
     combine_knots,
@@ -237,13 +238,21 @@ def test_a_knot_mark_goes_to_the_nearest_loop_only() -> None:
     assert combined.loops["blue"].knot == pytest.approx((306.0, 200.0), abs=1.0)
 
 
-def test_a_weak_knot_mark_counts_only_where_the_tracer_found_the_knot() -> None:
+def test_a_knot_mark_near_the_tracers_knot_wins_over_a_stronger_one_elsewhere() -> None:
     loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
-    weak_far = Detections([mark("", (200.0, 97.0), 0.3)], WIDTH)
-    assert combine_knots(loops, weak_far, string_width=5.0).loops["red"].knot == (300, 200)
-    weak_near = Detections([mark("", (299.0, 209.0), 0.3)], WIDTH)
-    knot = combine_knots(loops, weak_near, string_width=5.0).loops["red"].knot
+    marks = Detections([mark("", (299.0, 209.0), 0.3), mark("", (200.0, 97.0), 0.9)], WIDTH)
+    knot = combine_knots(loops, marks, string_width=5.0).loops["red"].knot
     assert knot == pytest.approx((299.6, 209.0), abs=1.0)
+
+
+def test_with_no_mark_near_the_tracers_knot_the_strongest_mark_on_the_loop_is_taken() -> None:
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    marks = Detections([mark("", (200.0, 97.0), 0.3), mark("", (100.0, 205.0), 0.25)], WIDTH)
+    knot = combine_knots(loops, marks, string_width=5.0).loops["red"].knot
+    assert knot == pytest.approx((200.0, 100.0), abs=1.0)
+    # A mark weaker than KNOT_SCORE is no knot: the tracer's stays.
+    faint = Detections([mark("", (200.0, 97.0), KNOT_SCORE - 0.05)], WIDTH)
+    assert combine_knots(loops, faint, string_width=5.0).loops["red"].knot == (300, 200)
 
 
 # --- tracing a loop on the detector's cord map ---------------------------------------------

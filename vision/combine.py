@@ -17,9 +17,9 @@ none. This stage keeps what each is good at:
 - a loop the colour rules could not see, or saw little of (a cord on a table of its
   own colour, a cord in a long shadow), is traced on the detector's cord map too, and
   the reading that saw more of it is kept;
-- a knot the detector marked on a traced loop where the tracer found it, or marked
-  clearly elsewhere on the loop, is taken (the tracer guesses it from thickness and
-  tails, which shadows and pawns mimic).
+- a knot the detector marked on a traced loop is taken: its mark nearest where the
+  tracer put the knot, or else its strongest mark on the loop (the tracer guesses
+  it from thickness and tails, which shadows and pawns mimic).
 """
 
 from __future__ import annotations
@@ -55,11 +55,12 @@ WEAK_SEEN = 0.8
 CORD_SURE = 128
 #: Knot marks at least this strong and within this many string widths of a loop are
 #: looked at for its knot; one within so many string widths of the tracer's knot
-#: agrees with it, and one this strong is taken on its own.
+#: agrees with it. (Taking even weak marks on their own, where none agrees, beat
+#: asking for 0.6: knots recalled on generated photos 96.1 -> 98.7 %; the tracer's
+#: guess from thickness and tails is the weaker of the two.)
 KNOT_SCORE = 0.2
 KNOT_REACH_WIDTHS = 2.0
 AGREE_WIDTHS = 4.0
-SURE_KNOT = 0.6
 
 
 def combine_pawns(seen: Pawns, detections: Detections) -> Pawns:
@@ -133,7 +134,7 @@ def combine_knots(loops: Loops, detections: Detections, string_width: float) -> 
     Each knot mark belongs to the loop nearest it, if within :data:`KNOT_REACH_WIDTHS`
     string widths. A loop's knot is its strongest mark near the knot the tracer found
     (the two agree; the mark is the more precise), or failing that its strongest mark
-    if the detector is sure of it (:data:`SURE_KNOT`); else the tracer's knot stays.
+    (at least :data:`KNOT_SCORE`); with no mark on it, the tracer's knot stays.
     The knot is put on the loop, at its point nearest the mark.
     """
     rings = {colour: LinearRing(np.asarray(loop.points)) for colour, loop in loops.loops.items()}
@@ -170,8 +171,7 @@ def _knot_mark(
         agreeing = [m for m in marks if math.dist(m.xy, traced) <= AGREE_WIDTHS * string_width]
         if agreeing:
             return max(agreeing, key=lambda m: m.score)
-    sure = [m for m in marks if m.score >= SURE_KNOT]
-    return max(sure, key=lambda m: m.score) if sure else None
+    return max(marks, key=lambda m: m.score) if marks else None
 
 
 def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
