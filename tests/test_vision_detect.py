@@ -18,6 +18,7 @@ import pytest
 from engine.colours import DEMON, GHOST
 from vision.combine import (
     ADD_SCORE,
+    KEEP_SCORE,
     KNOT_SCORE,
     SAME_PAWN,
     SURE_COLOUR,
@@ -191,10 +192,12 @@ def test_a_pawn_only_the_detector_sees_is_added_when_it_is_sure() -> None:
     assert any("seen only by its shape" in w.text for w in combined.warnings)
 
 
-def test_a_pawn_the_detector_does_not_see_is_dropped_unless_the_rules_are_sure() -> None:
+def test_a_pawn_the_detector_does_not_mark_is_dropped_however_sure_the_rules_are() -> None:
     pawns = Pawns([seen("blue", (10.0, 10.0), 0.6), seen("red", (200.0, 10.0), 1.0)], WIDTH, [])
-    combined = combine_pawns(pawns, Detections([], WIDTH))
-    assert [p.colour for p in combined.pawns] == ["red"]
+    faint = Detections([mark("red", (201.0, 11.0), KEEP_SCORE - 0.05)], WIDTH)
+    assert combine_pawns(pawns, faint).pawns == []
+    marked = Detections([mark("red", (201.0, 11.0), KEEP_SCORE + 0.05)], WIDTH)
+    assert [p.colour for p in combine_pawns(pawns, marked).pawns] == ["red"]
 
 
 def test_one_pawn_marked_in_two_colours_maps_is_one_pawn() -> None:
