@@ -22,6 +22,7 @@ from vision.combine import (
     KNOT_SCORE,
     SAME_PAWN,
     SURE_COLOUR,
+    UNSURE_ADDED,
     combine_knots,
     combine_pawns,
     one_mark_per_pawn,
@@ -189,7 +190,12 @@ def test_a_pawn_only_the_detector_sees_is_added_when_it_is_sure() -> None:
     )
     combined = combine_pawns(pawns, marks)
     assert [(p.colour, p.foot) for p in combined.pawns] == [("green", (50.0, 50.0))]
-    assert any("seen only by its shape" in w.text for w in combined.warnings)
+    assert [w.text for w in combined.warnings] == ["a green demon at {at} seen only by its shape"]
+    # A surer mark is added without a warning: only the unsure ones are listed to check.
+    sure = Detections([mark("red", (50.0, 50.0), UNSURE_ADDED + 0.05)], WIDTH)
+    combined = combine_pawns(pawns, sure)
+    assert [p.colour for p in combined.pawns] == ["red"]
+    assert combined.warnings == []
 
 
 def test_a_pawn_the_detector_does_not_mark_is_dropped_however_sure_the_rules_are() -> None:

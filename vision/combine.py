@@ -41,6 +41,10 @@ from vision.trace import Loop, Loops, all_four, trace_each
 SAME_PAWN = 0.5
 #: A pawn the rules did not see is added when the detector is this sure of it.
 ADD_SCORE = 0.4
+#: An added pawn marked less than this gets a warning (the overlay rings the same
+#: pawns as unsure: vision.overlay.LOW_CONFIDENCE); surer ones would only crowd the
+#: list a player checks first.
+UNSURE_ADDED = 0.6
 #: A pawn the rules saw is kept when the detector marked it at least this much.
 #: (Keeping also the pawns the rules alone were sure of, as the first version did,
 #: kept mostly false ones: creature precision 98.8 -> 99.9 % on generated photos,
@@ -99,7 +103,7 @@ def combine_pawns(seen: Pawns, detections: Detections) -> Pawns:
         if any(math.dist(mark.xy, p.foot) < SAME_PAWN * width for p in pawns):
             continue
         pawns.append(SeenPawn(mark.kind, mark.colour, mark.xy, width, round(mark.score, 2)))
-        if mark.score < 0.8:
+        if mark.score < UNSURE_ADDED:
             warnings.append(
                 Remark(f"a {mark.colour} {mark.kind} at {{at}} seen only by its shape", mark.xy)
             )
