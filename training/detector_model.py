@@ -16,6 +16,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from training.model import conv_block
+
 #: What the heat maps mark, in output order (then the x and y offsets, then the cords).
 OBJECTS = ("red", "yellow", "green", "blue", "white", "knot")
 #: The cords whose pixels the last maps mark, in output order.
@@ -30,14 +32,6 @@ STRIDE = 2
 WIDTHS = (16, 32, 48)
 
 
-def _conv(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
-    return nn.Sequential(
-        nn.Conv2d(cin, cout, 3, stride, padding=dilation, dilation=dilation, bias=False),
-        nn.BatchNorm2d(cout),
-        nn.ReLU(inplace=True),
-    )
-
-
 class PawnDetector(nn.Module):  # type: ignore[misc]
     """Heat-map logits (len(OBJECTS)), foot offsets (2) and cord logits (len(CORDS)) at
     1/2 of the input's size (sides divisible by 8)."""
@@ -45,14 +39,16 @@ class PawnDetector(nn.Module):  # type: ignore[misc]
     def __init__(self, widths: tuple[int, int, int] = WIDTHS) -> None:
         super().__init__()
         c2, c4, c8 = widths
-        self.down2 = nn.Sequential(_conv(IN_CHANNELS, c2, 2), _conv(c2, c2))
-        self.down4 = nn.Sequential(_conv(c2, c4, 2), _conv(c4, c4))
+        self.down2 = nn.Sequential(conv_block(IN_CHANNELS, c2, 2), conv_block(c2, c2))
+        self.down4 = nn.Sequential(conv_block(c2, c4, 2), conv_block(c4, c4))
         self.down8 = nn.Sequential(
-            _conv(c4, c8, 2), _conv(c8, c8, dilation=2), _conv(c8, c8, dilation=4)
+            conv_block(c4, c8, 2), conv_block(c8, c8, dilation=2), conv_block(c8, c8, dilation=4)
         )
-        self.up_quarter = _conv(c8 + c4, c4)
-        self.up_half = _conv(c4 + c2, c2)
-        self.head = nn.Sequential(_conv(c2, c2), nn.Conv2d(c2, len(OBJECTS) + 2 + len(CORDS), 1))
+        self.up_quarter = conv_block(c8 + c4, c4)
+        self.up_half = conv_block(c4 + c2, c2)
+        self.head = nn.Sequential(
+            conv_block(c2, c2), nn.Conv2d(c2, len(OBJECTS) + 2 + len(CORDS), 1)
+        )
         # Heat maps start near "nothing here" (CenterNet's prior), so that the many
         # empty pixels do not swamp the first steps.
         head_out = self.head[-1]

@@ -20,7 +20,8 @@ WIDTHS = (8, 16, 24, 40)
 OUTPUTS = len(PIXEL_CLASSES) + 1
 
 
-def _conv(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+def conv_block(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+    """3x3 convolution, batch norm, ReLU: the building block of both networks."""
     return nn.Sequential(
         nn.Conv2d(cin, cout, 3, stride, padding=dilation, dilation=dilation, bias=False),
         nn.BatchNorm2d(cout),
@@ -34,14 +35,14 @@ class PixelNet(nn.Module):  # type: ignore[misc]
     def __init__(self, widths: tuple[int, int, int, int] = WIDTHS) -> None:
         super().__init__()
         c0, c1, c2, c3 = widths
-        self.full = _conv(3, c0)
-        self.down2 = nn.Sequential(_conv(c0, c1, 2), _conv(c1, c1))
-        self.down4 = nn.Sequential(_conv(c1, c2, 2), _conv(c2, c2))
+        self.full = conv_block(3, c0)
+        self.down2 = nn.Sequential(conv_block(c0, c1, 2), conv_block(c1, c1))
+        self.down4 = nn.Sequential(conv_block(c1, c2, 2), conv_block(c2, c2))
         self.down8 = nn.Sequential(
-            _conv(c2, c3, 2), _conv(c3, c3, dilation=2), _conv(c3, c3, dilation=4)
+            conv_block(c2, c3, 2), conv_block(c3, c3, dilation=2), conv_block(c3, c3, dilation=4)
         )
-        self.up_quarter = _conv(c3 + c2, c2)
-        self.up_half = _conv(c2 + c1, c1)
+        self.up_quarter = conv_block(c3 + c2, c2)
+        self.up_half = conv_block(c2 + c1, c1)
         self.head = nn.Sequential(
             nn.Conv2d(c1 + c0, 2 * c0, 1, bias=False),
             nn.BatchNorm2d(2 * c0),

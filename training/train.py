@@ -231,20 +231,26 @@ def validate(net: PixelNet, names: list[Path], crops: int = 96) -> dict[str, Any
     }
 
 
-def export(net: PixelNet, out: Path, figures: dict[str, Any]) -> None:
-    """Write ``pixelnet.onnx`` and ``pixelnet.json`` into ``out``."""
+def export_onnx(net: torch.nn.Module, path: Path, channels: int, crop: int, output: str) -> None:
+    """Write ``net`` (in eval mode) to ``path`` as ONNX for OpenCV's dnn module: one
+    input "image" of ``channels`` channels and any height and width."""
     net.eval()
-    out.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
         net,
-        torch.zeros(1, 3, CROP, CROP),
-        str(out / "pixelnet.onnx"),
+        torch.zeros(1, channels, crop, crop),
+        str(path),
         input_names=["image"],
-        output_names=["logits"],
+        output_names=[output],
         dynamic_axes={"image": {2: "height", 3: "width"}},
         opset_version=17,
         dynamo=False,
     )
+
+
+def export(net: PixelNet, out: Path, figures: dict[str, Any]) -> None:
+    """Write ``pixelnet.onnx`` and ``pixelnet.json`` into ``out``."""
+    export_onnx(net, out / "pixelnet.onnx", channels=3, crop=CROP, output="logits")
     meta = {
         "classes": list(PIXEL_CLASSES),
         "outputs": [*PIXEL_CLASSES, "foot"],

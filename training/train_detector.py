@@ -37,8 +37,8 @@ from numpy.typing import NDArray
 from torch.utils.data import DataLoader, IterableDataset
 
 from synth.labels import BACKGROUND, KNOT, PIXEL_CLASSES
-from training.detector_model import CORDS, OBJECTS, PAWN_PX, STRIDE, PawnDetector
-from training.train import vary_look
+from training.detector_model import CORDS, IN_CHANNELS, OBJECTS, PAWN_PX, STRIDE, PawnDetector
+from training.train import export_onnx, vary_look
 from vision.detect import detector_input, peaks
 
 #: Input crop side (a multiple of 8): eight pawns across.
@@ -400,18 +400,7 @@ def validate(net: PawnDetector, names: list[Path], threshold: float = 0.3) -> di
 
 def export(net: PawnDetector, out: Path, figures: dict[str, Any]) -> None:
     """Write ``pawnnet.onnx`` and ``pawnnet.json`` into ``out``."""
-    net.eval()
-    out.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(
-        net,
-        torch.zeros(1, 6, CROP, CROP),
-        str(out / "pawnnet.onnx"),
-        input_names=["image"],
-        output_names=["maps"],
-        dynamic_axes={"image": {2: "height", 3: "width"}},
-        opset_version=17,
-        dynamo=False,
-    )
+    export_onnx(net, out / "pawnnet.onnx", channels=IN_CHANNELS, crop=CROP, output="maps")
     meta = {
         "objects": list(OBJECTS),
         "cords": list(CORDS),

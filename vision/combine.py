@@ -200,7 +200,7 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
         strings = dict(separation.strings)
         for colour in weak:
             strings[colour] = detections.cords[colour] >= CORD_SURE
-        again = trace_each(replace(separation, strings=strings))
+        again = trace_each(replace(separation, strings=strings), colours=weak)
         for colour in weak:
             old, new = found[colour], again[colour]
             if new is not None and (old is None or new.seen > old.seen):

@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 
 from engine.board import Point
 from engine.colours import DEMON, GHOST, WHITE
+from vision.networks import thread_network
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "calibration" / "pawnnet.onnx"
 #: What the heat maps mark, in the network's output order (then the foot offsets).
@@ -100,11 +101,7 @@ class DetectorModel:
 
     def network(self) -> Any:
         """This thread's copy of the network (an OpenCV net runs one input at a time)."""
-        net = getattr(self._local, "net", None)
-        if net is None:
-            net = cv2.dnn.readNetFromONNX(str(self.path))
-            self._local.net = net
-        return net
+        return thread_network(self.path, self._local)
 
 
 @lru_cache(maxsize=4)
@@ -208,20 +205,17 @@ def detect(
         found.append(Detection(kind, "" if obj == KNOT else obj, xy, score))
     found.sort(key=lambda d: -d.score)
     cords = {}
-    for index, colour in enumerate(model.cords):
-        logits = output[len(OBJECTS) + 2 + index]
-        # Output pixel (i, j) is centred on input pixel stride * (i, j) + (stride - 1) / 2.
-        sure = 255.0 / (1.0 + np.exp(-logits))
-        grown = cv2.resize(
-            sure.astype(np.float32),
-            (padded.shape[1], padded.shape[0]),
-            interpolation=cv2.INTER_LINEAR,
-        )[: size[1], : size[0]]
-        whole = np.zeros(rgb.shape[:2], np.uint8)
-        whole[rows, columns] = cv2.resize(grown, (w, h), interpolation=cv2.INTER_LINEAR).astype(
-            np.uint8
-        )
-        cords[colour] = whole
+    if model.cords:
+        # All cord maps at once, channels last: up to the padded input, cut to the
+        # scaled part, back to the part's pixels.
+        logits = output[len(OBJECTS) + 2 : len(OBJECTS) + 2 + len(model.cords)]
+        sure = (255.0 / (1.0 + np.exp(-logits))).astype(np.float32).transpose(1, 2, 0)
+        grown = cv2.resize(sure, (padded.shape[1], padded.shape[0]))[: size[1], : size[0]]
+        back = cv2.resize(grown, (w, h)).reshape(h, w, len(model.cords)).astype(np.uint8)
+        for index, colour in enumerate(model.cords):
+            whole = np.zeros(rgb.shape[:2], np.uint8)
+            whole[rows, columns] = back[:, :, index]
+            cords[colour] = whole
     return Detections(found=found, pawn_width=pawn_width, cords=cords)
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.colours import LINE_COLOURS
+from vision.networks import thread_network
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "calibration" / "pixelnet.onnx"
 
@@ -73,11 +74,7 @@ class PixelModel:
 
     def network(self) -> Any:
         """This thread's copy of the network (an OpenCV net runs one input at a time)."""
-        net = getattr(self._local, "net", None)
-        if net is None:
-            net = cv2.dnn.readNetFromONNX(str(self.path))
-            self._local.net = net
-        return net
+        return thread_network(self.path, self._local)
 
 
 @lru_cache(maxsize=4)

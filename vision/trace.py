@@ -13,6 +13,7 @@ left over next to the loop are the knot's tails.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -116,12 +117,17 @@ def trace_loops(separation: Separation) -> Loops:
     return all_four(trace_each(separation))
 
 
-def trace_each(separation: Separation) -> dict[str, Loop | None]:
-    """Each line colour's loop, or None where too little of its string was found."""
+def trace_each(
+    separation: Separation, colours: Collection[str] | None = None
+) -> dict[str, Loop | None]:
+    """Each line colour's loop (of ``colours`` only, if given), or None where too
+    little of its string was found."""
     width = separation.string_width
     found: dict[str, Loop | None] = {}
     every_string = np.logical_or.reduce(list(separation.strings.values()))
     for colour, mask in separation.strings.items():
+        if colours is not None and colour not in colours:
+            continue
         # Scraps shorter than this (seen between two pawns, say) point nowhere in
         # particular; the gap across them is bridged straight instead.
         pieces, junctions = skeleton_segments(mask, min_length=TAIL_MIN_WIDTHS * width)
