@@ -20,7 +20,9 @@ from vision.combine import (
     ADD_SCORE,
     KEEP_SCORE,
     KNOT_SCORE,
+    OWN_CORD_KNOT_SCORE,
     SAME_PAWN,
+    STRONGER_BY,
     SURE_COLOUR,
     UNSURE_ADDED,
     combine_knots,
@@ -28,13 +30,16 @@ from vision.combine import (
     one_mark_per_pawn,
     trace_with_cords,
 )
-from vision.creatures import Pawns, SeenPawn
+from vision.creatures import NOT_A_PAWN, TOUCHING_PAWNS, Pawns, Remark, SeenPawn
 from vision.detect import (
     KNOT,
     OBJECTS,
+    SMALLER_PAWNS,
+    SURE_MARK,
     Detection,
     Detections,
     detect,
+    detect_checking_size,
     detector_input,
     load_detector,
     peaks,
@@ -146,6 +151,23 @@ def test_the_model_says_where_the_cords_are(sample_reading) -> None:
         assert np.mean(sure >= 128) > 0.7, colour
 
 
+def test_a_photo_looked_at_for_pawns_twice_their_size_is_looked_at_again() -> None:
+    """The colour rules may take pawns with their shadows for pawns twice their size
+    (seen on far-camera photos): the detector then marks mostly faintly, looks again
+    for smaller pawns, and keeps that look."""
+    photo_path = SAMPLES / "02_easy_cloth.jpg"
+    photo = load_photo(photo_path)
+    truth = json.loads(photo_path.with_suffix(".truth.json").read_text())
+    width = float(np.median([c["pawn_px"] for c in truth["creatures"]])) / photo.scale
+    too_large = detect(photo.rgb, 2.2 * width)
+    assert len(too_large.pawns(min_score=SURE_MARK)) < len(truth["creatures"]) / 2
+    checked = detect_checking_size(photo.rgb, 2.2 * width)
+    assert checked.pawn_width == pytest.approx(SMALLER_PAWNS * 2.2 * width)
+    assert len(checked.pawns(min_score=SURE_MARK)) == len(truth["creatures"])
+    # At the right size one look is enough.
+    assert detect_checking_size(photo.rgb, width).pawn_width == width
+
+
 # --- combining the detector's marks with the colour rules' pawns -------------------------
 
 WIDTH = 40.0
@@ -206,6 +228,23 @@ def test_a_pawn_the_detector_does_not_mark_is_dropped_however_sure_the_rules_are
     assert [p.colour for p in combine_pawns(pawns, marked).pawns] == ["red"]
 
 
+def test_the_rules_doubts_about_pawns_are_kept_only_where_they_still_hold() -> None:
+    touching = Remark("2 touching red pawns read near {at}", (100.0, 100.0), TOUCHING_PAWNS)
+    too_large = Remark("ignored a red object at {at} too large", (300.0, 100.0), NOT_A_PAWN)
+    other = Remark("something else at {at}", (500.0, 500.0))
+    pawns = Pawns(
+        [seen("red", (90.0, 100.0)), seen("red", (110.0, 100.0))],
+        WIDTH,
+        [touching, too_large, other],
+    )
+    # The detector keeps both touching pawns and finds none in the large object.
+    both = Detections([mark("red", (90.0, 100.0), 0.9), mark("red", (112.0, 100.0), 0.9)], WIDTH)
+    assert combine_pawns(pawns, both).warnings == [touching, too_large, other]
+    # It marks neither touching pawn, and a pawn inside the large object.
+    moved = Detections([mark("red", (300.0, 110.0), 0.9)], WIDTH)
+    assert combine_pawns(pawns, moved).warnings == [other]
+
+
 def test_one_pawn_marked_in_two_colours_maps_is_one_pawn() -> None:
     marks = [mark("white", (20.0, 20.0), 0.6), mark("yellow", (22.0, 21.0), 0.8)]
     [kept] = one_mark_per_pawn(marks, WIDTH)
@@ -247,11 +286,50 @@ def test_a_knot_mark_goes_to_the_nearest_loop_only() -> None:
     assert combined.loops["blue"].knot == pytest.approx((306.0, 200.0), abs=1.0)
 
 
-def test_a_knot_mark_near_the_tracers_knot_wins_over_a_stronger_one_elsewhere() -> None:
+def test_a_knot_mark_near_the_tracers_knot_wins_over_a_somewhat_stronger_one_elsewhere() -> None:
     loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
-    marks = Detections([mark("", (299.0, 209.0), 0.3), mark("", (200.0, 97.0), 0.9)], WIDTH)
+    elsewhere = 0.3 + STRONGER_BY - 0.05
+    marks = Detections([mark("", (299.0, 209.0), 0.3), mark("", (200.0, 97.0), elsewhere)], WIDTH)
     knot = combine_knots(loops, marks, string_width=5.0).loops["red"].knot
     assert knot == pytest.approx((299.6, 209.0), abs=1.0)
+    # A mark much stronger than the agreeing one is the knot: the tracer's lump was not.
+    much = Detections([mark("", (299.0, 209.0), 0.3), mark("", (200.0, 97.0), 0.9)], WIDTH)
+    knot = combine_knots(loops, much, string_width=5.0).loops["red"].knot
+    assert knot == pytest.approx((200.0, 100.0), abs=1.0)
+
+
+def cord_maps(shape: tuple[int, int], **cords: list[tuple[tuple[int, int], int]]) -> dict:
+    """Cord maps (0..255) with a sure disk of the given radius at each point per colour."""
+    maps = {c: np.zeros(shape, np.uint8) for c in ("red", "yellow", "green", "blue")}
+    for colour, disks in cords.items():
+        for centre, radius in disks:
+            cv2.circle(maps[colour], centre, radius, 255, -1)
+    return maps
+
+
+def test_a_faint_knot_mark_on_the_loops_own_cord_is_its_knot() -> None:
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    faint = mark("", (200.0, 97.0), OWN_CORD_KNOT_SCORE + 0.02)
+    assert faint.score < KNOT_SCORE
+    on_red = Detections([faint], WIDTH, cords=cord_maps((400, 400), red=[((200, 100), 8)]))
+    assert combine_knots(loops, on_red, 5.0).loops["red"].knot == pytest.approx((200, 100), abs=1)
+    # The same faint mark where the cord map sees another colour's cord is not red's.
+    on_blue = Detections([faint], WIDTH, cords=cord_maps((400, 400), blue=[((200, 100), 8)]))
+    assert combine_knots(loops, on_blue, 5.0).loops["red"].knot == (300, 200)
+
+
+def test_the_cord_colour_at_a_knot_mark_says_which_of_two_near_loops_it_belongs_to() -> None:
+    loops = Loops(
+        {"red": circle_loop("red", (200, 200), 100), "blue": circle_loop("blue", (406, 200), 100)},
+        [],
+    )
+    # Between the loops, nearer the blue one, but on the red cord.
+    marks = Detections(
+        [mark("", (305.0, 200.0), 0.8)], WIDTH, cords=cord_maps((400, 600), red=[((303, 200), 8)])
+    )
+    combined = combine_knots(loops, marks, string_width=5.0)
+    assert combined.loops["red"].knot == pytest.approx((300.0, 200.0), abs=1.0)
+    assert combined.loops["blue"].knot == loops.loops["blue"].knot
 
 
 def test_with_no_mark_near_the_tracers_knot_the_strongest_mark_on_the_loop_is_taken() -> None:

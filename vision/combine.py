@@ -18,8 +18,10 @@ none. This stage keeps what each is good at:
   own colour, a cord in a long shadow), is traced on the detector's cord map too, and
   the reading that saw more of it is kept;
 - a knot the detector marked on a traced loop is taken: its mark nearest where the
-  tracer put the knot, or else its strongest mark on the loop (the tracer guesses
-  it from thickness and tails, which shadows and pawns mimic).
+  tracer put the knot, unless a much stronger one lies elsewhere on the loop, or
+  else its strongest mark on the loop (the tracer guesses it from thickness and
+  tails, which shadows and pawns mimic); the cord map's colour at a mark says whose
+  knot it is where loops pass near each other.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 from shapely.geometry import LinearRing
 from shapely.geometry import Point as ShapelyPoint
 
-from vision.creatures import Pawns, Remark, SeenPawn
+from vision.creatures import NOT_A_PAWN, TOUCHING_PAWNS, Pawns, Remark, SeenPawn
 from vision.detect import Detection, Detections
 from vision.separate import Separation
 from vision.trace import Loop, Loops, all_four, trace_each
@@ -66,6 +68,20 @@ CORD_SURE = 128
 KNOT_SCORE = 0.2
 KNOT_REACH_WIDTHS = 2.0
 AGREE_WIDTHS = 4.0
+#: A knot mark where the cord map shows the loop's own cord (on average at least this
+#: sure within so many string widths of the mark, and at least half as sure as of the
+#: likeliest colour there) is that loop's from this weaker score: a knot half hidden
+#: by a pawn is marked faintly, and the cord's colour says whose it is where two loops
+#: pass near each other. (Knots found on generated photos: 829 -> 833 of 840 on the
+#: development set, 820 -> 823 and 825 -> 827 on two fresh sets; dev photos 70 of 72
+#: as before.)
+KNOT_COLOUR_SURE = 64
+KNOT_COLOUR_WIDTHS = 1.5
+OWN_CORD_KNOT_SCORE = 0.1
+#: The mark agreeing with the tracer's knot is taken unless another mark on the loop is
+#: stronger by this much (the tracer takes a thick lump at a crossing or beside a pawn
+#: for the knot as readily as the knot).
+STRONGER_BY = 0.3
 
 
 def combine_pawns(seen: Pawns, detections: Detections) -> Pawns:
@@ -82,11 +98,12 @@ def combine_pawns(seen: Pawns, detections: Detections) -> Pawns:
     -------
     Pawns
     """
-    width = seen.pawn_width
+    # The detector's width: it looks again for smaller pawns where the rules' blobs
+    # were pawns with their shadows (vision.detect.detect_checking_size).
+    width = detections.pawn_width
     marks = one_mark_per_pawn(detections.pawns(min_score=0.0), width)
     taken: set[int] = set()
     pawns: list[SeenPawn] = []
-    warnings = list(seen.warnings)
     for pawn in seen.pawns:
         index = _nearest(pawn.foot, marks, taken, SAME_PAWN * width)
         if index is None or marks[index].score < KEEP_SCORE:
@@ -97,17 +114,34 @@ def combine_pawns(seen: Pawns, detections: Detections) -> Pawns:
         if mark.colour != pawn.colour and mark.score >= SURE_COLOUR:
             pawn = replace(pawn, kind=mark.kind, colour=mark.colour)
         pawns.append(replace(pawn, foot=mark.xy, confidence=max(pawn.confidence, mark.score)))
+    added: list[Detection] = []
     for index, mark in enumerate(marks):
         if index in taken or mark.score < ADD_SCORE:
             continue
         if any(math.dist(mark.xy, p.foot) < SAME_PAWN * width for p in pawns):
             continue
         pawns.append(SeenPawn(mark.kind, mark.colour, mark.xy, width, round(mark.score, 2)))
-        if mark.score < UNSURE_ADDED:
-            warnings.append(
-                Remark(f"a {mark.colour} {mark.kind} at {{at}} seen only by its shape", mark.xy)
-            )
+        added.append(mark)
+    # The rules' doubts where they still hold for the pawns kept, then the pawns only
+    # the shape showed, and not surely.
+    warnings = [w for w in seen.warnings if _still_doubtful(w, pawns, width)]
+    warnings += [
+        Remark(f"a {mark.colour} {mark.kind} at {{at}} seen only by its shape", mark.xy)
+        for mark in added
+        if mark.score < UNSURE_ADDED
+    ]
     return Pawns(pawns, pawn_width=width, warnings=warnings)
+
+
+def _still_doubtful(remark: Remark, pawns: list[SeenPawn], width: float) -> bool:
+    """Whether a remark of the colour rules still holds once the detector has had its
+    say: "touching pawns" only where pawns were kept, "too large for a pawn" only where
+    none was found (the detector then read the object as pawns)."""
+    if remark.at is None or remark.about not in (TOUCHING_PAWNS, NOT_A_PAWN):
+        return True
+    at = remark.at
+    pawn_there = any(math.dist(p.foot, at) < width for p in pawns)
+    return pawn_there if remark.about == TOUCHING_PAWNS else not pawn_there
 
 
 def one_mark_per_pawn(marks: list[Detection], width: float) -> list[Detection]:
@@ -134,20 +168,32 @@ def _nearest(
 def combine_knots(loops: Loops, detections: Detections, string_width: float) -> Loops:
     """The loops with the knots the detector marked on them.
 
-    Each knot mark belongs to the loop nearest it, if within :data:`KNOT_REACH_WIDTHS`
-    string widths. A loop's knot is its strongest mark near the knot the tracer found
-    (the two agree; the mark is the more precise), or failing that its strongest mark
-    (at least :data:`KNOT_SCORE`); with no mark on it, the tracer's knot stays.
-    The knot is put on the loop, at its point nearest the mark.
+    A knot mark within :data:`KNOT_REACH_WIDTHS` string widths of a loop counts for it
+    when the cord map there shows the loop's own cord (see :data:`KNOT_COLOUR_SURE`;
+    from :data:`OWN_CORD_KNOT_SCORE`), or, at least :data:`KNOT_SCORE` strong and
+    on no near loop's own cord, when the loop is the nearest. A loop's knot is its
+    strongest mark near the knot the tracer found (the two agree; the mark is the
+    more precise), unless a mark elsewhere on it is :data:`STRONGER_BY` stronger;
+    with no mark near the tracer's knot, its strongest mark; with no mark on it, the
+    tracer's knot stays. The knot is put on the loop, at its point nearest the mark.
     """
     rings = {colour: LinearRing(np.asarray(loop.points)) for colour, loop in loops.loops.items()}
     marked: dict[str, list[Detection]] = {colour: [] for colour in rings}
-    for mark in detections.knots(min_score=KNOT_SCORE):
-        distance, colour = min(
-            (ring.distance(ShapelyPoint(mark.xy)), c) for c, ring in rings.items()
-        )
-        if distance <= KNOT_REACH_WIDTHS * string_width:
-            marked[colour].append(mark)
+    reach = KNOT_REACH_WIDTHS * string_width
+    for mark in detections.knots(min_score=min(KNOT_SCORE, OWN_CORD_KNOT_SCORE)):
+        distances = {c: ring.distance(ShapelyPoint(mark.xy)) for c, ring in rings.items()}
+        near = [c for c, distance in distances.items() if distance <= reach]
+        if not near:
+            continue
+        own = _cords_at(detections, mark.xy, KNOT_COLOUR_WIDTHS * string_width)
+        likeliest = max(own.values(), default=0.0)
+        owners = [c for c in near if own.get(c, 0.0) >= max(KNOT_COLOUR_SURE, likeliest / 2)]
+        if owners:
+            if mark.score >= OWN_CORD_KNOT_SCORE:
+                for colour in owners:
+                    marked[colour].append(mark)
+        elif mark.score >= KNOT_SCORE:
+            marked[min(near, key=distances.__getitem__)].append(mark)
     loops_with_knots = {}
     warnings = list(loops.warnings)
     for colour, loop in loops.loops.items():
@@ -166,15 +212,32 @@ def combine_knots(loops: Loops, detections: Detections, string_width: float) -> 
     return Loops(loops=loops_with_knots, warnings=warnings)
 
 
+def _cords_at(detections: Detections, xy: tuple[float, float], radius: float) -> dict[str, float]:
+    """How sure the cord map is (0..255, on average within ``radius``) of each colour's
+    cord around ``xy``; empty for a model without cord maps."""
+    found = {}
+    r = max(2, round(radius))
+    x, y = round(xy[0]), round(xy[1])
+    for colour, cord in detections.cords.items():
+        patch = cord[max(0, y - r) : y + r + 1, max(0, x - r) : x + r + 1]
+        found[colour] = float(patch.mean()) if patch.size else 0.0
+    return found
+
+
 def _knot_mark(
     traced: tuple[float, float] | None, marks: list[Detection], string_width: float
 ) -> Detection | None:
     """The mark to take for a loop's knot (see :func:`combine_knots`), or None."""
+    if not marks:
+        return None
+    strongest = max(marks, key=lambda m: m.score)
     if traced is not None:
         agreeing = [m for m in marks if math.dist(m.xy, traced) <= AGREE_WIDTHS * string_width]
         if agreeing:
-            return max(agreeing, key=lambda m: m.score)
-    return max(marks, key=lambda m: m.score) if marks else None
+            best_agreeing = max(agreeing, key=lambda m: m.score)
+            if best_agreeing.score >= strongest.score - STRONGER_BY:
+                return best_agreeing
+    return strongest
 
 
 def trace_with_cords(separation: Separation, detections: Detections) -> Loops:

@@ -64,16 +64,25 @@ class SeenPawn:
     confidence: float
 
 
+#: What a :class:`Remark` doubts: a blob read as several touching pawns, or a blob
+#: ignored as too large for a pawn.
+TOUCHING_PAWNS = "touching pawns"
+NOT_A_PAWN = "not a pawn"
+
+
 @dataclass(frozen=True)
 class Remark:
     """Something the reader was unsure of, for the report's warnings.
 
     ``text`` may name the point ``at`` (working pixels) as ``{at}``; the report gives
     it in the photo's pixels, as every other point of the report (see :meth:`in_photo`).
+    ``about`` says what the remark doubts, for a later stage that reads the same spot
+    again (:data:`TOUCHING_PAWNS`, :data:`NOT_A_PAWN`, or "").
     """
 
     text: str
     at: Point | None = None
+    about: str = ""
 
     def in_photo(self, to_photo: Callable[[Sequence[Point]], list[Point]]) -> str:
         """The text, with ``at`` mapped by ``to_photo`` and written as ``(x, y)``."""
@@ -122,7 +131,11 @@ def find_pawns(separation: Separation) -> Pawns:
         if blob.area > MAX_PAWN_AREA * single_area:
             x, y = blob.box[0] + blob.box[2] / 2, blob.box[1] + blob.box[3] / 2
             warnings.append(
-                Remark(f"ignored a {blob.colour} object at {{at}} too large for a pawn", (x, y))
+                Remark(
+                    f"ignored a {blob.colour} object at {{at}} too large for a pawn",
+                    (x, y),
+                    NOT_A_PAWN,
+                )
             )
             continue
         parts = [blob.body_points()]
@@ -141,7 +154,11 @@ def find_pawns(separation: Separation) -> Pawns:
         if len(parts) > 1:
             x, y = blob.box[0] + blob.box[2] / 2, blob.box[1] + blob.box[3] / 2
             warnings.append(
-                Remark(f"{len(parts)} touching {blob.colour} pawns read near {{at}}", (x, y))
+                Remark(
+                    f"{len(parts)} touching {blob.colour} pawns read near {{at}}",
+                    (x, y),
+                    TOUCHING_PAWNS,
+                )
             )
     width = 2.0 * math.sqrt(overall_area / math.pi)
     return Pawns(pawns=pawns, pawn_width=width, warnings=warnings)

@@ -29,7 +29,7 @@ from engine.topology import build_board
 from vision.colour import LABEL_RGB, ColourMasks, classify_colours, draw_labels
 from vision.combine import combine_knots, combine_pawns, trace_with_cords
 from vision.creatures import Pawns, find_pawns
-from vision.detect import Detections, detect, draw_detections
+from vision.detect import Detections, detect_checking_size, draw_detections
 from vision.errors import ReadError
 from vision.load import MIN_WORKING_SIDE, Photo, load_photo
 from vision.parts import find_parts
@@ -147,7 +147,7 @@ def read_photo(
             return found
         marks = None
         if method == "classic+detector":
-            marks = stage("detect", lambda: detect(photo.rgb, pawns.pawn_width))
+            marks = stage("detect", lambda: detect_checking_size(photo.rgb, pawns.pawn_width))
             found = replace(found, detections=marks)
 
         def trace() -> Loops:
