@@ -33,7 +33,10 @@ Ambiguity (the best guess is always given)
     best corner fits within ``BETWEEN_CORNERS`` radii of the best one, or the best
     corner's snug spot lies within ``SAME_SPOT`` radii of another candidate corner's
     spot in the same field (a sliver of a field, whose corners all hold their pawn in
-    about the same place: where the foot stands cannot tell them apart).
+    about the same place: where the foot stands cannot tell them apart). Between
+    corners that fit about equally, a pawn snug in the best one goes to the nearest
+    crossing; a loose one to the best fit among the crossings of its colour (a photo's
+    perspective makes a clear corner on the table look about equal to another).
 
 Off the board
     A creature is off the board (a prediction in front of a player) when its foot lies
@@ -308,13 +311,15 @@ class BoardGeometry:
             ambiguity = BETWEEN_CORNERS_AMBIGUITY
         elif len(close) > 1:
             ambiguity = BETWEEN_CORNERS_AMBIGUITY
-            # Corners that fit about equally well. A pawn snug in one corner is in it;
-            # otherwise the photo does not say, so the rules do: a demon belongs at a
-            # crossing of its own colour, and a player puts it next to the crossing
-            # meant, so of those the nearer.
-            snug = best.score < BETWEEN_CORNERS
+            # Corners that fit about equally well. Where the pawn stands snug, it is in
+            # the corner of the nearest crossing (in a small field a pawn may be snug in
+            # several); otherwise the photo does not say, so the rules do: a demon
+            # belongs at a crossing of its own colour, and of those the best fit.
             own = [c for c in close if colour in self.board.crossings[c.crossing].lines]
-            best = min(close if snug else (own or close), key=lambda c: c.distance)
+            if best.score < BETWEEN_CORNERS:
+                best = min(close, key=lambda c: c.distance)
+            elif own:
+                best = own[0]
         return _DemonPlace(best.field, best.crossing, best.sector, best.distance, ambiguity)
 
     def _spot(self, candidate: _Candidate, radius: float) -> Point:

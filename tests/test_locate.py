@@ -325,3 +325,52 @@ def test_between_two_corners_the_demon_goes_to_a_crossing_of_its_colour() -> Non
                     assert (for_a.crossing, for_b.crossing) == (a, b)
                     decided += 1
     assert decided > 0
+
+
+def test_between_two_corners_of_its_colour_a_loose_demon_goes_to_the_better_fit() -> None:
+    """Not snug in either of two corners of its colour that fit about equally, a demon
+    goes to the one it fits better, though the other crossing be nearer (a far corner
+    of a narrow sector holds its pawn deeper). Snug in both, it goes to the nearer."""
+    loose = snug = 0
+    radius = 9.5
+    for seed in range(12):
+        board = random_layout(seed).board()
+        geometry = BoardGeometry(board)
+        for field in board.fields:
+            if field.outer:
+                continue
+            for a in set(field.corners):
+                for b in set(field.corners):
+                    shared = set(board.crossings[a].lines) & set(board.crossings[b].lines)
+                    if a >= b or not shared:
+                        continue
+                    colour = min(shared)
+                    pa = geometry.corner_point(field.id, a, 1.25 * radius)
+                    pb = geometry.corner_point(field.id, b, 1.25 * radius)
+                    for t in np.linspace(0.3, 0.7, 9):
+                        foot = (pa[0] + t * (pb[0] - pa[0]), pa[1] + t * (pb[1] - pa[1]))
+                        found = geometry._candidates(foot, radius)
+                        fits = sorted(
+                            (c for c in found if c.field == field.id), key=lambda c: c.score
+                        )
+                        if len(fits) < 2 or fits[1].score - fits[0].score >= 0.5:
+                            continue
+                        if geometry._on_string(foot, radius) or len(found) != len(fits):
+                            continue
+                        close = [c for c in fits if c.score - fits[0].score < 0.5]
+                        lines = {c.crossing: board.crossings[c.crossing].lines for c in close}
+                        own = [c for c in close if colour in lines[c.crossing]]
+                        best_fit = (own or close)[0]
+                        nearest = min(close, key=lambda c: c.distance)
+                        if nearest is best_fit:
+                            continue  # both rules agree; not this test's case
+                        feet = [Foot("demon", colour, foot)]
+                        [where] = locate_creatures(board, feet, pawn_radius=radius)
+                        assert where.ambiguity == "between-corners"
+                        if fits[0].score >= 0.5:
+                            assert where.crossing == best_fit.crossing
+                            loose += 1
+                        else:
+                            assert where.crossing == nearest.crossing
+                            snug += 1
+    assert loose > 0 and snug > 0

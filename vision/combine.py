@@ -34,13 +34,10 @@ from shapely.geometry import LinearRing
 from shapely.geometry import Point as ShapelyPoint
 
 from vision.creatures import NOT_A_PAWN, TOUCHING_PAWNS, Pawns, Remark, SeenPawn
-from vision.detect import Detection, Detections
+from vision.detect import SAME_PAWN, Detection, Detections, one_mark_per_pawn
 from vision.separate import Separation
 from vision.trace import Loop, Loops, all_four, trace_each
 
-#: Two marks nearer than this (in pawn widths) are one pawn (touching pawns' feet are
-#: about one pawn width apart).
-SAME_PAWN = 0.5
 #: A pawn the rules did not see is added when the detector is this sure of it.
 ADD_SCORE = 0.4
 #: An added pawn marked less than this gets a warning (the overlay rings the same
@@ -69,17 +66,21 @@ KNOT_SCORE = 0.2
 KNOT_REACH_WIDTHS = 2.0
 AGREE_WIDTHS = 4.0
 #: A knot mark where the cord map shows the loop's own cord (on average at least this
-#: sure within so many string widths of the mark, and at least half as sure as of the
-#: likeliest colour there) is that loop's from this weaker score: a knot half hidden
-#: by a pawn is marked faintly, and the cord's colour says whose it is where two loops
-#: pass near each other. (Knots found on generated photos: 829 -> 833 of 840 on the
-#: development set, 820 -> 823 and 825 -> 827 on two fresh sets; dev photos 70 of 72
-#: as before.)
+#: sure over a square of so many string widths round the mark, and at least half as
+#: sure as of the likeliest colour there) is that loop's from this weaker score: a
+#: knot half hidden by a pawn is marked faintly, and the cord's colour says whose it is
+#: where two loops pass near each other. (Knots found on generated photos: 829 -> 833
+#: of 840 on the development set, 820 -> 823 and 825 -> 831 on two fresh sets; dev
+#: photos 69 -> 70 of 72.)
 KNOT_COLOUR_SURE = 64
 KNOT_COLOUR_WIDTHS = 1.5
 OWN_CORD_KNOT_SCORE = 0.1
+#: A knot mark at least this strong, on a colour's cord (the likeliest on the cord map
+#: there), further than KNOT_REACH_WIDTHS from that colour's traced loop means the
+#: tracer took a wrong way past the knot: the loop is traced again on the cord map.
+LOST_KNOT_SCORE = 0.4
 #: The mark agreeing with the tracer's knot is taken unless another mark on the loop is
-#: stronger by this much (the tracer takes a thick lump at a crossing or beside a pawn
+#: stronger by more than this (the tracer takes a thick lump at a crossing or beside a pawn
 #: for the knot as readily as the knot).
 STRONGER_BY = 0.3
 
@@ -136,22 +137,13 @@ def combine_pawns(seen: Pawns, detections: Detections) -> Pawns:
 def _still_doubtful(remark: Remark, pawns: list[SeenPawn], width: float) -> bool:
     """Whether a remark of the colour rules still holds once the detector has had its
     say: "touching pawns" only where pawns were kept, "too large for a pawn" only where
-    none was found (the detector then read the object as pawns)."""
+    none was found (the detector then read the object as pawns): within the thing's
+    extent, or a pawn width, of where the remark points."""
     if remark.at is None or remark.about not in (TOUCHING_PAWNS, NOT_A_PAWN):
         return True
-    at = remark.at
-    pawn_there = any(math.dist(p.foot, at) < width for p in pawns)
+    at, reach = remark.at, max(width, remark.extent)
+    pawn_there = any(math.dist(p.foot, at) < reach for p in pawns)
     return pawn_there if remark.about == TOUCHING_PAWNS else not pawn_there
-
-
-def one_mark_per_pawn(marks: list[Detection], width: float) -> list[Detection]:
-    """The strongest of the marks that stand within :data:`SAME_PAWN` of each other
-    (one pawn may be marked in two colours' maps)."""
-    kept: list[Detection] = []
-    for mark in sorted(marks, key=lambda m: -m.score):
-        if all(math.dist(mark.xy, k.xy) >= SAME_PAWN * width for k in kept):
-            kept.append(mark)
-    return kept
 
 
 def _nearest(
@@ -173,7 +165,7 @@ def combine_knots(loops: Loops, detections: Detections, string_width: float) -> 
     from :data:`OWN_CORD_KNOT_SCORE`), or, at least :data:`KNOT_SCORE` strong and
     on no near loop's own cord, when the loop is the nearest. A loop's knot is its
     strongest mark near the knot the tracer found (the two agree; the mark is the
-    more precise), unless a mark elsewhere on it is :data:`STRONGER_BY` stronger;
+    more precise), unless a mark elsewhere on it is over :data:`STRONGER_BY` stronger;
     with no mark near the tracer's knot, its strongest mark; with no mark on it, the
     tracer's knot stays. The knot is put on the loop, at its point nearest the mark.
     """
@@ -189,9 +181,10 @@ def combine_knots(loops: Loops, detections: Detections, string_width: float) -> 
         likeliest = max(own.values(), default=0.0)
         owners = [c for c in near if own.get(c, 0.0) >= max(KNOT_COLOUR_SURE, likeliest / 2)]
         if owners:
+            # One knot is one loop's: near a crossing both cords show, the surer one.
+            owner = max(owners, key=lambda c: (own[c], -distances[c]))
             if mark.score >= OWN_CORD_KNOT_SCORE:
-                for colour in owners:
-                    marked[colour].append(mark)
+                marked[owner].append(mark)
         elif mark.score >= KNOT_SCORE:
             marked[min(near, key=distances.__getitem__)].append(mark)
     loops_with_knots = {}
@@ -213,13 +206,16 @@ def combine_knots(loops: Loops, detections: Detections, string_width: float) -> 
 
 
 def _cords_at(detections: Detections, xy: tuple[float, float], radius: float) -> dict[str, float]:
-    """How sure the cord map is (0..255, on average within ``radius``) of each colour's
-    cord around ``xy``; empty for a model without cord maps."""
+    """How sure the cord map is (0..255, on average over the square ``radius`` round
+    ``xy``) of each colour's cord; empty for a model without cord maps."""
     found = {}
     r = max(2, round(radius))
     x, y = round(xy[0]), round(xy[1])
     for colour, cord in detections.cords.items():
-        patch = cord[max(0, y - r) : y + r + 1, max(0, x - r) : x + r + 1]
+        # Both ends clamped: a negative end would wrap round to the far side.
+        rows = slice(min(max(0, y - r), cord.shape[0]), min(max(0, y + r + 1), cord.shape[0]))
+        columns = slice(min(max(0, x - r), cord.shape[1]), min(max(0, x + r + 1), cord.shape[1]))
+        patch = cord[rows, columns]
         found[colour] = float(patch.mean()) if patch.size else 0.0
     return found
 
@@ -235,19 +231,22 @@ def _knot_mark(
         agreeing = [m for m in marks if math.dist(m.xy, traced) <= AGREE_WIDTHS * string_width]
         if agreeing:
             best_agreeing = max(agreeing, key=lambda m: m.score)
-            if best_agreeing.score >= strongest.score - STRONGER_BY:
+            if strongest.score - best_agreeing.score <= STRONGER_BY:
                 return best_agreeing
     return strongest
 
 
 def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
     """The loops, each traced on the colour rules' string, or on the detector's cord
-    map where the rules saw too little of it.
+    map where the rules saw too little of it or missed its knot.
 
     A colour whose loop the rules could not trace, or saw less than
     :data:`WEAK_SEEN` of, is traced again on the detector's map of that cord; the
     reading that saw more of the loop is kept, with the rules' knot where that lies
-    on it. Where the rules saw no string pixel at all, the cord map is not used.
+    on it. A colour whose loop passes far from a sure knot mark on its own cord (see
+    :data:`LOST_KNOT_SCORE`) is traced again on the cord map too, and that reading
+    kept when it passes the mark. Where the rules saw no string pixel at all, the
+    cord map is not used.
 
     Raises
     ------
@@ -255,20 +254,65 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
         When a colour has no loop either way.
     """
     found = trace_each(separation)
-    weak = [c for c, loop in found.items() if loop is None or loop.seen < WEAK_SEEN]
-    weak = [c for c in weak if c in detections.cords]
     # The cord map completes what the colour rules saw; where they saw not one pixel
     # of string (a grey photo, a photo of something else) it would only guess colours.
-    if weak and any(mask.any() for mask in separation.strings.values()):
-        strings = dict(separation.strings)
-        for colour in weak:
-            strings[colour] = detections.cords[colour] >= CORD_SURE
-        again = trace_each(replace(separation, strings=strings), colours=weak)
+    if not any(mask.any() for mask in separation.strings.values()):
+        return all_four(found)
+    width = separation.string_width
+    weak = [c for c, loop in found.items() if loop is None or loop.seen < WEAK_SEEN]
+    weak = [c for c in weak if c in detections.cords]
+    if weak:
+        again = _trace_on_cords(separation, detections, weak)
         for colour in weak:
             old, new = found[colour], again[colour]
             if new is not None and (old is None or new.seen > old.seen):
-                found[colour] = _with_knot_of(new, old, separation.string_width)
+                found[colour] = _with_knot_of(new, old, width)
+    lost = {
+        colour: marks
+        for colour, marks in _knots_off_loops(found, detections, width).items()
+        if colour not in weak
+    }
+    if lost:
+        again = _trace_on_cords(separation, detections, list(lost))
+        for colour, marks in lost.items():
+            new = again[colour]
+            if new is not None and _passes_any(new, marks, KNOT_REACH_WIDTHS * width):
+                found[colour] = new
     return all_four(found)
+
+
+def _trace_on_cords(
+    separation: Separation, detections: Detections, colours: list[str]
+) -> dict[str, Loop | None]:
+    """The loops of ``colours`` traced on the detector's cord maps."""
+    strings = dict(separation.strings)
+    for colour in colours:
+        strings[colour] = detections.cords[colour] >= CORD_SURE
+    return trace_each(replace(separation, strings=strings), colours=colours)
+
+
+def _knots_off_loops(
+    found: dict[str, Loop | None], detections: Detections, width: float
+) -> dict[str, list[Detection]]:
+    """Per colour, the sure knot marks on its own cord (the likeliest colour there)
+    that lie further than :data:`KNOT_REACH_WIDTHS` from its traced loop."""
+    lost: dict[str, list[Detection]] = {}
+    rings = {c: LinearRing(np.asarray(loop.points)) for c, loop in found.items() if loop}
+    for mark in detections.knots(min_score=LOST_KNOT_SCORE):
+        own = _cords_at(detections, mark.xy, KNOT_COLOUR_WIDTHS * width)
+        if not own:
+            continue
+        colour = max(own, key=own.__getitem__)
+        if own[colour] < KNOT_COLOUR_SURE or colour not in rings:
+            continue
+        if rings[colour].distance(ShapelyPoint(mark.xy)) > KNOT_REACH_WIDTHS * width:
+            lost.setdefault(colour, []).append(mark)
+    return lost
+
+
+def _passes_any(loop: Loop, marks: list[Detection], reach: float) -> bool:
+    ring = LinearRing(np.asarray(loop.points))
+    return any(ring.distance(ShapelyPoint(m.xy)) <= reach for m in marks)
 
 
 def _with_knot_of(loop: Loop, rules_loop: Loop | None, string_width: float) -> Loop:

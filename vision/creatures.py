@@ -77,12 +77,14 @@ class Remark:
     ``text`` may name the point ``at`` (working pixels) as ``{at}``; the report gives
     it in the photo's pixels, as every other point of the report (see :meth:`in_photo`).
     ``about`` says what the remark doubts, for a later stage that reads the same spot
-    again (:data:`TOUCHING_PAWNS`, :data:`NOT_A_PAWN`, or "").
+    again (:data:`TOUCHING_PAWNS`, :data:`NOT_A_PAWN`, or ""), and ``extent`` how far
+    from ``at`` the thing doubted reaches (working pixels).
     """
 
     text: str
     at: Point | None = None
     about: str = ""
+    extent: float = 0.0
 
     def in_photo(self, to_photo: Callable[[Sequence[Point]], list[Point]]) -> str:
         """The text, with ``at`` mapped by ``to_photo`` and written as ``(x, y)``."""
@@ -135,6 +137,7 @@ def find_pawns(separation: Separation) -> Pawns:
                     f"ignored a {blob.colour} object at {{at}} too large for a pawn",
                     (x, y),
                     NOT_A_PAWN,
+                    max(blob.box[2], blob.box[3]) / 2,
                 )
             )
             continue
@@ -158,6 +161,7 @@ def find_pawns(separation: Separation) -> Pawns:
                     f"{len(parts)} touching {blob.colour} pawns read near {{at}}",
                     (x, y),
                     TOUCHING_PAWNS,
+                    max(blob.box[2], blob.box[3]) / 2,
                 )
             )
     width = 2.0 * math.sqrt(overall_area / math.pi)

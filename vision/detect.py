@@ -44,6 +44,9 @@ MIN_SCORE = 0.1
 #: SMALLER_PAWNS as wide, and that look is kept when it marks at least RESCALE_GAIN
 #: times as many pawns surely. (At the right size, looking for pawns 0.65 as wide
 #: marks about as many; half as wide would start marking parts of pawns.)
+#: Two marks nearer than this (in pawn widths) are one pawn (touching pawns' feet are
+#: about one pawn width apart).
+SAME_PAWN = 0.5
 FAINT_MARK = 0.1
 SURE_MARK = 0.4
 SMALLER_PAWNS = 0.65
@@ -239,14 +242,30 @@ def detect_checking_size(
     The returned ``pawn_width`` is the one the kept look used.
     """
     found = detect(rgb, pawn_width, model)
-    sure = len(found.pawns(min_score=SURE_MARK))
-    faint = len(found.pawns(min_score=FAINT_MARK)) - sure
+    sure = _pawns_marked(found, SURE_MARK)
+    faint = _pawns_marked(found, FAINT_MARK) - sure
     if faint == 0 or faint < sure:
         return found
     smaller = detect(rgb, SMALLER_PAWNS * pawn_width, model)
-    if len(smaller.pawns(min_score=SURE_MARK)) >= RESCALE_GAIN * max(sure, 1):
+    if _pawns_marked(smaller, SURE_MARK) >= RESCALE_GAIN * max(sure, 1):
         return smaller
     return found
+
+
+def _pawns_marked(detections: Detections, min_score: float) -> int:
+    """How many pawns are marked at least ``min_score`` (one pawn may be marked in two
+    colours' maps)."""
+    return len(one_mark_per_pawn(detections.pawns(min_score), detections.pawn_width))
+
+
+def one_mark_per_pawn(marks: list[Detection], width: float) -> list[Detection]:
+    """The strongest of the marks that stand within :data:`SAME_PAWN` of each other
+    (one pawn may be marked in two colours' maps)."""
+    kept: list[Detection] = []
+    for mark in sorted(marks, key=lambda m: -m.score):
+        if all(math.dist(mark.xy, k.xy) >= SAME_PAWN * width for k in kept):
+            kept.append(mark)
+    return kept
 
 
 def peaks(
