@@ -43,6 +43,8 @@ sys.path.insert(0, str(ROOT))
 
 from vision.evaluate import (  # noqa: E402
     Comparison,
+    PointCounts,
+    compare_points,
     compare_reports,
     failed_reading,
     scene_facets,
@@ -81,26 +83,65 @@ def spread(pairs: Sequence[tuple[Path, Path]], limit: int | None) -> list[tuple[
     return [pairs[i * len(pairs) // limit] for i in range(limit)]
 
 
-def read_one(photo: Path) -> tuple[dict[str, Any] | None, str | None, float]:
-    """(report, None, seconds) or (None, error, seconds); run in a worker process."""
+#: Points = list of (kind, colour, (x, y)) in the photo's pixels.
+StagePoints = dict[str, tuple[str, list[tuple[str, str, tuple[float, float]]]]]
+
+
+def read_one(photo: Path) -> tuple[dict[str, Any] | None, str | None, float, StagePoints]:
+    """(report, None, seconds, stage points) or (None, error, seconds, {}); run in a
+    worker process."""
     from engine.errors import EngineError
     from vision.errors import ReadError
     from vision.reader import read_photo
 
     start = time.perf_counter()
     try:
-        report = read_photo(photo).report
+        reading = read_photo(photo)
     except (ReadError, EngineError) as error:
-        return None, " ".join(str(error).split()), time.perf_counter() - start
+        return None, " ".join(str(error).split()), time.perf_counter() - start, {}
     except Exception as error:  # noqa: BLE001 - a crash is a result too; the rest go on
-        return None, f"crash: {type(error).__name__}: {error}", time.perf_counter() - start
-    return report, None, time.perf_counter() - start
+        return None, f"crash: {type(error).__name__}: {error}", time.perf_counter() - start, {}
+    return reading.report, None, time.perf_counter() - start, stage_points(reading)
+
+
+def stage_points(reading: Any) -> StagePoints:
+    """What the stages before the combine stage found, in the photo's pixels: the
+    colour rules' pawns, the tracer's knots and, with the detector, its marks as the
+    combine stage takes them (one per pawn, pawns from ADD_SCORE, knots from
+    KNOT_SCORE)."""
+    from vision.combine import ADD_SCORE, KNOT_SCORE
+    from vision.detect import one_mark_per_pawn
+
+    scale = reading.photo.scale
+
+    def in_photo(xy: Sequence[float]) -> tuple[float, float]:
+        return ((xy[0] + 0.5) * scale - 0.5, (xy[1] + 0.5) * scale - 0.5)
+
+    pawns = reading.stages["creatures"]
+    loops = reading.stages["trace"].loops.values()
+    found: StagePoints = {
+        "colour rules' pawns": ("pawns", [(p.kind, p.colour, in_photo(p.foot))
+                                          for p in pawns.pawns]),
+        "tracer's knots": ("knots", [("knot", "", in_photo(loop.knot))
+                                     for loop in loops if loop.knot is not None]),
+    }
+    marks = reading.stages.get("detect")
+    if marks is not None:
+        sure = one_mark_per_pawn(marks.pawns(min_score=ADD_SCORE), marks.pawn_width)
+        found[f"detector's pawns (mark >= {ADD_SCORE})"] = (
+            "pawns", [(m.kind, m.colour, in_photo(m.xy)) for m in sure])
+        found[f"detector's knots (mark >= {KNOT_SCORE})"] = (
+            "knots", [("knot", "", in_photo(m.xy)) for m in marks.knots(min_score=KNOT_SCORE)])
+    return found
 
 
 def evaluate_set(
-    pairs: Sequence[tuple[Path, Path]], workers: int
+    pairs: Sequence[tuple[Path, Path]], workers: int, stages: dict[str, PointCounts] | None = None
 ) -> list[tuple[str, Comparison, dict[str, str], float]]:
-    """Read and compare every pair: (name, comparison, scene facets, seconds) each."""
+    """Read and compare every pair: (name, comparison, scene facets, seconds) each.
+
+    ``stages``, when given, gets the counts of each stage's own points added up (see
+    :func:`stage_points`)."""
     from tqdm import tqdm
 
     photos = [photo for photo, _ in pairs]
@@ -112,8 +153,12 @@ def evaluate_set(
         readings = [read_one(p) for p in tqdm(photos, desc="reading", unit="photo",
                                               file=sys.stderr)]
     results = []
-    for (photo, truth_path), (report, error, seconds) in zip(pairs, readings, strict=True):
+    for (photo, truth_path), (report, error, seconds, points) in zip(pairs, readings,
+                                                                     strict=True):
         truth = json.loads(truth_path.read_text())
+        if stages is not None:
+            for name, (what, found) in points.items():
+                stages[name] = stages.get(name, PointCounts()) + compare_points(found, truth, what)
         if report is None:
             comparison = failed_reading(truth, error or "refused")
         else:
@@ -168,6 +213,29 @@ def print_figures(title: str, figures: dict[str, Any]) -> None:
         target = TARGETS.get(key)
         note = f"   (target {100 * target:g}%)" if target else ""
         print(f"  {label:<36}{percent(figures[key])}  {right:>6} / {total:<6}{note}")
+
+
+def stage_figures(stages: dict[str, PointCounts]) -> dict[str, dict[str, Any]]:
+    def rate(right: int, out_of: int) -> float | None:
+        return right / out_of if out_of else None
+
+    return {name: {"recall": rate(c.matched, c.truth), "precision": rate(c.matched, c.read),
+                   "kind_colour": rate(c.kind_colour_right, c.matched),
+                   "counts": vars(c).copy()}
+            for name, c in stages.items()}
+
+
+def print_stages(figures: dict[str, dict[str, Any]]) -> None:
+    if not figures:
+        return
+    print("\nstages before combine (matched as the report's creatures and knots are)")
+    for name, f in figures.items():
+        c = f["counts"]
+        line = (f"  {name:<34} recall {percent(f['recall'])} ({c['matched']}/{c['truth']}), "
+                f"precision {percent(f['precision'])} ({c['matched']}/{c['read']})")
+        if "pawns" in name:
+            line += f", kind + colour {percent(f['kind_colour'])}"
+        print(line)
 
 
 def print_breakdown(results: Sequence[tuple[str, Comparison, dict[str, str], float]]) -> None:
@@ -249,9 +317,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not pairs:
         print(f"no photo + truth pairs in {args.set}", file=sys.stderr)
         return 2
-    results = evaluate_set(pairs, max(1, args.workers))
+    stages: dict[str, PointCounts] = {}
+    results = evaluate_set(pairs, max(1, args.workers), stages)
     figures = summarise(r[1] for r in results)
+    figures["stages"] = stage_figures(stages)
     print_figures(f"{args.set}", figures)
+    print_stages(figures["stages"])
     print_breakdown(results)
     print_worst(results, args.worst)
     print_times(results)

@@ -11,6 +11,8 @@ import pytest
 
 from engine.report import board_from_report, board_to_report
 from vision.evaluate import (
+    PointCounts,
+    compare_points,
     compare_reports,
     failed_reading,
     match_points,
@@ -259,6 +261,27 @@ def test_summarise_adds_the_counts_up(truth: Report) -> None:
     assert figures["crossings_precision"] == 1.0
     assert figures["counts"]["creatures_truth"] == 2 * len(truth["creatures"])
     assert summarise([])["board_exact"] is None
+
+
+def test_one_stages_points_are_matched_like_the_reports(truth: Report) -> None:
+    creatures = [c for c in truth["creatures"] if c.get("xy") is not None]
+    first, second = creatures[0], creatures[1]
+    wrong_colour = "white" if first["kind"] == "demon" else "red"
+    far = (first["xy"][0] + 5 * first["pawn_px"], first["xy"][1])
+    points = [
+        (first["kind"], wrong_colour, first["xy"]),
+        (second["kind"], second["colour"], (second["xy"][0] + 3, second["xy"][1])),
+        ("demon", "red", far),
+    ]
+    assert compare_points(points, truth, "pawns") == PointCounts(
+        read=3, truth=len(creatures), matched=2, kind_colour_right=1
+    )
+    knots = [line["knot"] for line in truth["lines"].values()]
+    found = [("knot", "", knots[0]), ("knot", "", (knots[1][0] + 500, knots[1][1]))]
+    assert compare_points(found, truth, "knots") == PointCounts(2, len(knots), 1, 1)
+    assert compare_points([], truth, "knots") + PointCounts(1, 2, 3, 4) == PointCounts(1, 6, 3, 4)
+    with pytest.raises(ValueError, match="pawns' or 'knots"):
+        compare_points(points, truth, "crossings")
 
 
 def test_match_points_prefers_the_nearest_pairs() -> None:

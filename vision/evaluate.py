@@ -28,7 +28,9 @@ from shapely.geometry.base import BaseGeometry
 
 __all__ = [
     "Comparison",
+    "PointCounts",
     "Tolerances",
+    "compare_points",
     "compare_reports",
     "failed_reading",
     "scene_facets",
@@ -324,6 +326,63 @@ def match_points(
             used_true.add(j)
             pairs.append((i, j))
     return pairs
+
+
+# --- one stage's points, before they are combined ------------------------------------------
+
+
+@dataclass
+class PointCounts:
+    """How the pawns or knots one stage found match the truth (counts add up over a set).
+
+    Attributes
+    ----------
+    read, truth, matched : int
+        Points the stage gave, points of the truth, and pairs within tolerance.
+    kind_colour_right : int
+        Matched pawns whose kind and colour are right (knots: every match).
+    """
+
+    read: int = 0
+    truth: int = 0
+    matched: int = 0
+    kind_colour_right: int = 0
+
+    def __add__(self, other: PointCounts) -> PointCounts:
+        return PointCounts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+
+def compare_points(
+    points: Sequence[tuple[str, str, Sequence[float]]], truth: Report, what: str
+) -> PointCounts:
+    """Match one stage's pawns or knots with the truth, as the report's are matched.
+
+    Parameters
+    ----------
+    points : list of (kind, colour, (x, y))
+        In the photo's pixels; kind and colour are ignored for knots.
+    truth : dict
+        The truth report.
+    what : {"pawns", "knots"}
+        Pawns match the truth's creatures (within ``CREATURE_TOLERANCE`` of a pawn's
+        width), knots the truth's lines' knots (within the knot tolerance).
+    """
+    if what == "pawns":
+        true = [c for c in truth.get("creatures") or [] if c.get("xy") is not None]
+        tol = tolerances_for(truth)
+        pawn = [float(c.get("pawn_px") or tol.pawn_px) for c in true]
+        pairs = match_points([p[2] for p in points], [c["xy"] for c in true],
+                             lambda i, j: CREATURE_TOLERANCE * pawn[j])
+        right = sum((points[i][0], points[i][1]) == (true[j].get("kind"), true[j].get("colour"))
+                    for i, j in pairs)
+        return PointCounts(len(points), len(true), len(pairs), right)
+    if what == "knots":
+        knots = [line["knot"] for line in (truth.get("lines") or {}).values()
+                 if line.get("knot") is not None]
+        knot_px = tolerances_for(truth).knot_px
+        pairs = match_points([p[2] for p in points], knots, lambda i, j: knot_px)
+        return PointCounts(len(points), len(knots), len(pairs), len(pairs))
+    raise ValueError(f"what must be 'pawns' or 'knots', got {what!r}")
 
 
 # --- fields -------------------------------------------------------------------------------

@@ -1,0 +1,36 @@
+"""The accuracy benchmark on two sample photos: its figures, stage by stage."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_accuracy_benchmark_gives_each_stage_its_own_figures(tmp_path: Path) -> None:
+    out = tmp_path / "figures.json"
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "accuracy.py"), "--set",
+         str(ROOT / "sample_images"), "--limit", "2", "--json", str(out)],
+        capture_output=True, text=True, check=True, timeout=300,
+    )
+    figures = json.loads(out.read_text())
+    stages = figures["stages"]
+    assert set(stages) == {
+        "colour rules' pawns",
+        "tracer's knots",
+        "detector's pawns (mark >= 0.4)",
+        "detector's knots (mark >= 0.2)",
+    }
+    creatures = figures["counts"]["creatures_truth"]
+    for name, stage in stages.items():
+        counts = stage["counts"]
+        assert counts["truth"] == (creatures if "pawns" in name else 8), name
+        assert counts["matched"] <= min(counts["read"], counts["truth"])
+    # The detector finds the easy samples' pawns and knots before anything is combined.
+    assert stages["detector's pawns (mark >= 0.4)"]["recall"] >= 0.9
+    assert stages["detector's knots (mark >= 0.2)"]["recall"] == 1.0
+    assert "stages before combine" in run.stdout
