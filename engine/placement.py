@@ -294,18 +294,15 @@ class BoardGeometry:
         best = candidates[0]
         close = [c for c in candidates if c.score - best.score < BETWEEN_CORNERS]
         same_spot: list[_Candidate] = []
-        if compare_spots and not on_string and len(close) == 1:
+        others = [c for c in candidates[1:] if c.field == best.field]
+        if compare_spots and not on_string and len(close) == 1 and others:
             spot = self._spot(best, radius)
             same_spot = [
-                c
-                for c in candidates
-                if c not in close
-                and c.field == best.field
-                and math.dist(self._spot(c, radius), spot) < SAME_SPOT * radius
+                c for c in others if math.dist(self._spot(c, radius), spot) < SAME_SPOT * radius
             ]
         if on_string:
             ambiguity = ON_STRING_AMBIGUITY
-        elif same_spot and len(close) == 1:
+        elif same_spot:
             # Corners of a sliver that hold their pawn in about the same place: the
             # best fit is the only guess the foot gives, and it is a weak one.
             ambiguity = BETWEEN_CORNERS_AMBIGUITY

@@ -178,8 +178,7 @@ def combine_knots(loops: Loops, detections: Detections, string_width: float) -> 
         if not near:
             continue
         own = _cords_at(detections, mark.xy, KNOT_COLOUR_WIDTHS * string_width)
-        likeliest = max(own.values(), default=0.0)
-        owners = [c for c in near if own.get(c, 0.0) >= max(KNOT_COLOUR_SURE, likeliest / 2)]
+        owners = [c for c in near if _shows_cord(own, c)]
         if owners:
             # One knot is one loop's: near a crossing both cords show, the surer one.
             owner = max(owners, key=lambda c: (own[c], -distances[c]))
@@ -218,6 +217,13 @@ def _cords_at(detections: Detections, xy: tuple[float, float], radius: float) ->
         patch = cord[rows, columns]
         found[colour] = float(patch.mean()) if patch.size else 0.0
     return found
+
+
+def _shows_cord(cords_there: dict[str, float], colour: str) -> bool:
+    """Whether the cord map around a mark (:func:`_cords_at`) shows ``colour``'s cord:
+    at least :data:`KNOT_COLOUR_SURE`, and at least half the likeliest colour's."""
+    likeliest = max(cords_there.values(), default=0.0)
+    return cords_there.get(colour, 0.0) >= max(KNOT_COLOUR_SURE, likeliest / 2)
 
 
 def _knot_mark(
@@ -303,7 +309,7 @@ def _knots_off_loops(
         if not own:
             continue
         colour = max(own, key=own.__getitem__)
-        if own[colour] < KNOT_COLOUR_SURE or colour not in rings:
+        if colour not in rings or not _shows_cord(own, colour):
             continue
         if rings[colour].distance(ShapelyPoint(mark.xy)) > KNOT_REACH_WIDTHS * width:
             lost.setdefault(colour, []).append(mark)

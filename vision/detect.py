@@ -37,16 +37,16 @@ KNOT = "knot"
 BACKGROUND_PAWNS = 4.0
 #: Peaks below this probability are not reported at all.
 MIN_SCORE = 0.1
-#: A photo the detector marks mostly faintly (at least as many marks from FAINT_MARK
-#: to SURE_MARK as above) may be one whose pawns the colour rules took for larger than
-#: they are (pawns seen together with their shadows, a cup among them; twice the size
-#: on two far-camera photos of 630 generated): it is looked at again for pawns
-#: SMALLER_PAWNS as wide, and that look is kept when it marks at least RESCALE_GAIN
-#: times as many pawns surely. (At the right size, looking for pawns 0.65 as wide
-#: marks about as many; half as wide would start marking parts of pawns.)
 #: Two marks nearer than this (in pawn widths) are one pawn (touching pawns' feet are
 #: about one pawn width apart).
 SAME_PAWN = 0.5
+#: A photo the detector marks mostly faintly (at least as many pawns marked from
+#: FAINT_MARK to SURE_MARK as above) may be one whose pawns the colour rules took for
+#: larger than they are (pawns seen together with their shadows, a cup among them;
+#: twice the size on two far-camera photos of 630 generated): it is looked at again
+#: for pawns SMALLER_PAWNS as wide, and that look is kept when it marks at least
+#: RESCALE_GAIN times as many pawns surely. (At the right size, looking for pawns 0.65
+#: as wide marks about as many; half as wide would start marking parts of pawns.)
 FAINT_MARK = 0.1
 SURE_MARK = 0.4
 SMALLER_PAWNS = 0.65
