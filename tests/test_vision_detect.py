@@ -18,6 +18,8 @@ import pytest
 from engine.colours import DEMON, GHOST
 from vision.combine import (
     ADD_SCORE,
+    CONFIRM_FROM,
+    CONFIRMED_ADD_SCORE,
     KEEP_SCORE,
     KNOT_SCORE,
     LOST_KNOT_SCORE,
@@ -38,10 +40,13 @@ from vision.detect import (
     SURE_MARK,
     Detection,
     Detections,
+    _turned,
+    _turned_back,
     detect,
     detect_checking_size,
     detector_input,
     load_detector,
+    look_again,
     one_mark_per_pawn,
     peaks,
 )
@@ -169,6 +174,51 @@ def test_a_photo_looked_at_for_pawns_twice_their_size_is_looked_at_again() -> No
     assert detect_checking_size(photo.rgb, width).pawn_width == width
 
 
+@pytest.mark.parametrize("turn", range(8))
+def test_a_point_of_a_turned_view_is_turned_back_to_where_it_was(turn: int) -> None:
+    image = np.zeros((30, 50, 3), np.uint8)
+    image[7, 41] = 255  # row 7, column 41: (x, y) = (41, 7)
+    view = _turned(image, turn)
+    [y], [x] = np.nonzero(view[:, :, 0])
+    assert _turned_back((float(x), float(y)), turn, view.shape) == (41.0, 7.0)
+    assert view.flags["C_CONTIGUOUS"]
+
+
+def test_a_faint_mark_on_a_pawn_is_marked_in_most_views_and_one_on_bare_table_is_not() -> None:
+    photo_path = SAMPLES / "02_easy_cloth.jpg"
+    photo = load_photo(photo_path)
+    truth = json.loads(photo_path.with_suffix(".truth.json").read_text())
+    width = float(np.median([c["pawn_px"] for c in truth["creatures"]])) / photo.scale
+
+    def in_working(xy: list[float]) -> tuple[float, float]:
+        return ((xy[0] + 0.5) / photo.scale - 0.5, (xy[1] + 0.5) / photo.scale - 0.5)
+
+    # Bare table: points at least four pawn widths from every creature and cord.
+    things = [in_working(c["xy"]) for c in truth["creatures"]] + [
+        in_working(p) for line in truth["lines"].values() for p in line["polyline"]
+    ]
+    height, width_px = photo.rgb.shape[:2]
+    margin = int(6 * width)
+    bare = [
+        (float(x), float(y))
+        for y in range(margin, height - margin, int(width))
+        for x in range(margin, width_px - margin, int(width))
+        if all(math.dist((x, y), t) > 4 * width for t in things)
+    ]
+    assert len(bare) >= 5
+    for creature in truth["creatures"][:12]:
+        on_pawn = mark(creature["colour"], in_working(creature["xy"]), 0.3)
+        again = look_again(photo.rgb, on_pawn, width)
+        assert (again.xy, again.colour, again.views) == (on_pawn.xy, on_pawn.colour, 8)
+        # Clear pawns: marked in every view (0.6-0.8 here).
+        assert again.score >= 0.5, creature["id"]
+        # The same place marked in another colour is not that colour's pawn.
+        other = "white" if creature["colour"] != "white" else "red"
+        assert look_again(photo.rgb, mark(other, on_pawn.xy, 0.3), width).score < 0.2
+    for xy in bare[:: max(1, len(bare) // 5)]:
+        assert look_again(photo.rgb, mark("blue", xy, 0.3), width).score < 0.2
+
+
 # --- combining the detector's marks with the colour rules' pawns -------------------------
 
 WIDTH = 40.0
@@ -219,6 +269,58 @@ def test_a_pawn_only_the_detector_sees_is_added_when_it_is_sure() -> None:
     combined = combine_pawns(pawns, sure)
     assert [p.colour for p in combined.pawns] == ["red"]
     assert combined.warnings == []
+
+
+def looked_at_as(score: float, looked: list[Detection]):
+    """A ``look_again`` that scores every mark ``score`` and notes what it looked at."""
+
+    def look(mark: Detection) -> Detection:
+        looked.append(mark)
+        return Detection(mark.kind, mark.colour, mark.xy, score, views=8)
+
+    return look
+
+
+def test_a_faint_mark_no_pawn_stands_at_is_added_when_a_second_look_confirms_it() -> None:
+    faint = mark("blue", (80.0, 80.0), (CONFIRM_FROM + ADD_SCORE) / 2)
+    nothing = Pawns([], WIDTH, [])
+    looked: list[Detection] = []
+    assert combine_pawns(nothing, Detections([faint], WIDTH)).pawns == []
+    combined = combine_pawns(nothing, Detections([faint], WIDTH), looked_at_as(0.5, looked))
+    assert looked == [faint]
+    assert [(p.colour, p.foot, p.confidence) for p in combined.pawns] == [("blue", faint.xy, 0.5)]
+    unconfirmed = looked_at_as(CONFIRMED_ADD_SCORE - 0.05, looked)
+    assert combine_pawns(nothing, Detections([faint], WIDTH), unconfirmed).pawns == []
+    # A fainter mark is not looked at.
+    looked.clear()
+    fainter = mark("blue", (80.0, 80.0), CONFIRM_FROM - 0.05)
+    unlooked = combine_pawns(nothing, Detections([fainter], WIDTH), looked_at_as(0.9, looked))
+    assert unlooked.pawns == []
+    assert looked == []
+
+
+def test_a_faint_mark_beside_a_kept_pawn_of_its_colour_is_not_looked_at() -> None:
+    """The detector may mark one pawn twice, faintly beside surely; a pawn of another
+    colour may touch it, and a pawn the rules saw but the detector did not mark is
+    dropped and does not count."""
+    sure = mark("blue", (100.0, 100.0), 0.8)
+    faint = mark("blue", (100.0 + 0.7 * WIDTH, 100.0), 0.3)
+    looked: list[Detection] = []
+    twice = combine_pawns(
+        Pawns([], WIDTH, []), Detections([sure, faint], WIDTH), looked_at_as(0.9, looked)
+    )
+    assert [p.foot for p in twice.pawns] == [sure.xy] and looked == []
+    touching = mark("red", faint.xy, 0.3)
+    both = combine_pawns(
+        Pawns([], WIDTH, []), Detections([sure, touching], WIDTH), looked_at_as(0.9, looked)
+    )
+    assert [p.colour for p in both.pawns] == ["blue", "red"] and looked == [touching]
+    # The rules' blue pawn 0.6 of a width from the faint mark (its foot put in its
+    # shadow) takes no mark and is dropped: the faint mark is looked at.
+    looked.clear()
+    rules = Pawns([seen("blue", (faint.xy[0] + 0.6 * WIDTH, 100.0))], WIDTH, [])
+    alone = combine_pawns(rules, Detections([faint], WIDTH), looked_at_as(0.9, looked))
+    assert [p.foot for p in alone.pawns] == [faint.xy] and looked == [faint]
 
 
 def test_a_pawn_the_detector_does_not_mark_is_dropped_however_sure_the_rules_are() -> None:

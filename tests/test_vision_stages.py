@@ -716,6 +716,23 @@ def test_a_ghost_showing_only_its_lit_top_is_kept() -> None:
     assert len(ghosts) == 1 and 500 < ghosts[0].foot[0] < 540
 
 
+def test_ghosts_seen_with_their_shadows_do_not_set_the_size_of_a_pawn() -> None:
+    # Under a lamp overhead a ghost found by its outline takes in the soft shadow all
+    # round it (here radius 28 for a pawn of 20); the two demons say how large a pawn
+    # is, though the ghosts are more.
+    from dataclasses import replace
+
+    demons = [disc_blob("red", 0, 20), disc_blob("blue", 100, 20)]
+    ghosts = [replace(disc_blob(WHITE, 200 + 100 * k, 28), with_shadow=True) for k in range(3)]
+    separation = Separation({}, demons + ghosts, string_width=4.0, pawn_mask=np.zeros((1, 1), bool))
+    pawns = find_pawns(separation)
+    assert pawns.pawn_width == pytest.approx(40, rel=0.05)
+    assert len([p for p in pawns.pawns if p.kind == "ghost"]) == 3
+    # With no other pawn to go by, the ghosts are measured as they are.
+    alone = Separation({}, ghosts, string_width=4.0, pawn_mask=np.zeros((1, 1), bool))
+    assert find_pawns(alone).pawn_width == pytest.approx(56, rel=0.05)
+
+
 def test_pawns_seen_from_above_have_their_heads_up() -> None:
     disc = np.zeros((40, 40), np.uint8)
     cv2.circle(disc, (20, 20), 16, 1, -1)

@@ -27,6 +27,7 @@ none. This stage keeps what each is good at:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -44,6 +45,13 @@ ADD_SCORE = 0.4
 #: pawns as unsure: vision.overlay.LOW_CONFIDENCE); surer ones would only crowd the
 #: list a player checks first.
 UNSURE_ADDED = 0.6
+#: A mark from CONFIRM_FROM up to ADD_SCORE that no pawn kept stands at is scored
+#: again in eight views (vision.detect.look_again) and added from a mean of
+#: CONFIRMED_ADD_SCORE. On generated photos the pawns marked so faintly (a ghost on a
+#: light table, a demon beside its own shadow) mostly score 0.3-0.5 in the mean, and
+#: no other mark (a shadow, the lit rim of a cord) scored 0.35.
+CONFIRM_FROM = 0.25
+CONFIRMED_ADD_SCORE = 0.35
 #: A pawn the rules saw is kept when the detector marked it at least this much.
 #: (Keeping also the pawns the rules alone were sure of, as the first version did,
 #: kept mostly false ones: creature precision 98.8 -> 99.9 % on generated photos,
@@ -85,7 +93,11 @@ LOST_KNOT_SCORE = 0.4
 STRONGER_BY = 0.3
 
 
-def combine_pawns(seen: Pawns, detections: Detections) -> Pawns:
+def combine_pawns(
+    seen: Pawns,
+    detections: Detections,
+    look_again: Callable[[Detection], Detection] | None = None,
+) -> Pawns:
     """The pawns of the colour rules, checked against the detector's marks.
 
     Parameters
@@ -94,6 +106,11 @@ def combine_pawns(seen: Pawns, detections: Detections) -> Pawns:
         What the colour rules found.
     detections : Detections
         What the detector marked in the same photo (same pixels).
+    look_again : callable, optional
+        Scores a faint mark again (the reader passes :func:`vision.detect.look_again`
+        on the photo): a mark from :data:`CONFIRM_FROM` that no pawn kept stands at,
+        and no pawn of its colour within a pawn width, is added when that score is
+        at least :data:`CONFIRMED_ADD_SCORE`.
 
     Returns
     -------
@@ -116,11 +133,17 @@ def combine_pawns(seen: Pawns, detections: Detections) -> Pawns:
             pawn = replace(pawn, kind=mark.kind, colour=mark.colour)
         pawns.append(replace(pawn, foot=mark.xy, confidence=max(pawn.confidence, mark.score)))
     added: list[Detection] = []
-    for index, mark in enumerate(marks):
-        if index in taken or mark.score < ADD_SCORE:
+    for index, mark in enumerate(marks):  # strongest first
+        if index in taken or any(math.dist(mark.xy, p.foot) < SAME_PAWN * width for p in pawns):
             continue
-        if any(math.dist(mark.xy, p.foot) < SAME_PAWN * width for p in pawns):
-            continue
+        if mark.score < ADD_SCORE:
+            if look_again is None or mark.score < CONFIRM_FROM:
+                continue
+            if _beside_own_colour(mark, pawns, width):
+                continue
+            mark = look_again(mark)
+            if mark.score < CONFIRMED_ADD_SCORE:
+                continue
         pawns.append(SeenPawn(mark.kind, mark.colour, mark.xy, width, round(mark.score, 2)))
         added.append(mark)
     # The rules' doubts where they still hold for the pawns kept, then the pawns only
@@ -132,6 +155,13 @@ def combine_pawns(seen: Pawns, detections: Detections) -> Pawns:
         if mark.score < UNSURE_ADDED
     ]
     return Pawns(pawns, pawn_width=width, warnings=warnings)
+
+
+def _beside_own_colour(mark: Detection, pawns: list[SeenPawn], width: float) -> bool:
+    """Whether a pawn of the mark's colour stands within a pawn width of it: the
+    detector may mark one pawn twice, faintly beside surely (a pawn of another colour
+    may touch it)."""
+    return any(p.colour == mark.colour and math.dist(mark.xy, p.foot) < width for p in pawns)
 
 
 def _still_doubtful(remark: Remark, pawns: list[SeenPawn], width: float) -> bool:

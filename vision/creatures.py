@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from engine.board import Point
-from engine.colours import DEMON, GHOST, WHITE
+from engine.colours import DEMON, GHOST, SCORE_COLOURS, WHITE
 from vision.separate import PawnBlob, Separation
 
 #: A blob is taken for several pawns from this many single-pawn areas on.
@@ -117,9 +117,13 @@ def find_pawns(separation: Separation) -> Pawns:
     blobs = separation.pawns
     if not blobs:
         return Pawns([], pawn_width=7.0 * separation.string_width, warnings=[])
-    overall_area = _single_pawn_area(blobs, separation.string_width)
-    sizes = _single_pawn_sizes(blobs, separation.string_width, overall_area)
-    single_width = float(np.median([b.box[2] for b in blobs]))
+    # A ghost found by its outline is measured with its shadow (a soft halo all
+    # round under a lamp overhead): where pawns were found otherwise, they say how
+    # large one is.
+    measured = [b for b in blobs if not b.with_shadow] or blobs
+    overall_area = _single_pawn_area(measured, separation.string_width)
+    sizes = _single_pawn_sizes(measured, separation.string_width, overall_area)
+    single_width = float(np.median([b.box[2] for b in measured]))
     lean = lean_direction(blobs, overall_area)
     pawns: list[SeenPawn] = []
     warnings: list[Remark] = []
@@ -180,7 +184,9 @@ def _single_pawn_sizes(
     """
     radii = [_inscribed_radius(b.mask) for b in blobs]
     overall_radius = float(np.median(radii))
-    sizes = {}
+    # A colour with no blob measured (ghosts seen only with their shadows) has the
+    # photo's size.
+    sizes = {colour: (overall_area, overall_radius) for colour in SCORE_COLOURS}
     for colour in {b.colour for b in blobs}:
         same_colour = [b for b in blobs if b.colour == colour]
         if len(same_colour) < 3:

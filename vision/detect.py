@@ -53,6 +53,9 @@ SMALLER_PAWNS = 0.65
 RESCALE_GAIN = 1.5
 #: The longest side the network is given (pixels), whatever the pawn width says.
 MAX_INPUT_SIDE = 2400
+#: A faint mark is looked at again (:func:`look_again`) in eight views of the place
+#: round it, a half-width of CONFIRM_CROP pawns, turned and mirrored every way.
+CONFIRM_CROP = 6.0
 
 
 @dataclass(frozen=True)
@@ -67,13 +70,17 @@ class Detection:
     xy : (x, y)
         The pawn's foot, or the knot's centre, in the pixels of the image given.
     score : float
-        The heat map's peak (0..1).
+        The heat map's peak (0..1), or its mean over ``views`` views of the place.
+    views : int
+        How many views the score is the mean of: 1, or the eight turns and mirrors of
+        :func:`look_again`.
     """
 
     kind: str
     colour: str
     xy: Point
     score: float
+    views: int = 1
 
 
 @dataclass(frozen=True)
@@ -250,6 +257,73 @@ def detect_checking_size(
     if _pawns_marked(smaller, SURE_MARK) >= RESCALE_GAIN * max(sure, 1):
         return smaller
     return found
+
+
+def look_again(
+    rgb: NDArray[np.uint8], mark: Detection, width: float, model: DetectorModel | None = None
+) -> Detection:
+    """``mark`` scored again: by the mean over the eight turns and mirrors of the place
+    round it of the strongest mark of its kind and colour within :data:`SAME_PAWN` of
+    it (0 where a view marks none).
+
+    A pawn the detector marks faintly (a ghost on a light table, a demon beside its
+    own shadow) is marked in most views; what only happened to look like a pawn from
+    one side (a shadow, the lit rim of a cord) falls off in the others.
+
+    Parameters
+    ----------
+    rgb : (H, W, 3) uint8
+        The photo the mark was made in.
+    mark : Detection
+    width : float
+        The width of a pawn the detector looked for.
+    model : DetectorModel, optional
+
+    Returns
+    -------
+    Detection
+        The mark with the mean as its score and ``views`` 8.
+    """
+    model = model or load_detector()
+    reach = int(math.ceil(CONFIRM_CROP * width))
+    x, y = int(round(mark.xy[0])), int(round(mark.xy[1]))
+    left, top = max(0, x - reach), max(0, y - reach)
+    place = rgb[top : y + reach + 1, left : x + reach + 1]
+    total = 0.0
+    for turn in range(8):
+        view = _turned(place, turn)
+        best = 0.0
+        for seen in detect(view, width, model).pawns(MIN_SCORE):
+            if seen.kind != mark.kind or seen.colour != mark.colour:
+                continue
+            vx, vy = _turned_back(seen.xy, turn, view.shape)
+            if math.dist((vx + left, vy + top), mark.xy) < SAME_PAWN * width:
+                best = max(best, seen.score)
+        total += best
+    return Detection(mark.kind, mark.colour, mark.xy, total / 8, views=8)
+
+
+def _turned(image: NDArray[np.uint8], turn: int) -> NDArray[np.uint8]:
+    """One of the eight turns and mirrors of ``image``: transposed (``turn & 4``),
+    then mirrored left-right (``& 1``) and upside down (``& 2``)."""
+    if turn & 4:
+        image = image.transpose(1, 0, 2)
+    if turn & 1:
+        image = image[:, ::-1]
+    if turn & 2:
+        image = image[::-1]
+    return np.ascontiguousarray(image)
+
+
+def _turned_back(xy: Point, turn: int, shape: tuple[int, ...]) -> Point:
+    """Where the point ``xy`` of ``_turned(image, turn)`` (of ``shape``) is in ``image``."""
+    x, y = xy
+    height, width = shape[:2]
+    if turn & 2:
+        y = height - 1 - y
+    if turn & 1:
+        x = width - 1 - x
+    return (y, x) if turn & 4 else (x, y)
 
 
 def _pawns_marked(detections: Detections, min_score: float) -> int:

@@ -29,7 +29,13 @@ from engine.topology import build_board
 from vision.colour import LABEL_RGB, ColourMasks, classify_colours, draw_labels
 from vision.combine import combine_knots, combine_pawns, trace_with_cords
 from vision.creatures import Pawns, find_pawns
-from vision.detect import Detections, detect_checking_size, draw_detections
+from vision.detect import (
+    Detection,
+    Detections,
+    detect_checking_size,
+    draw_detections,
+    look_again,
+)
 from vision.errors import ReadError
 from vision.load import MIN_WORKING_SIDE, Photo, load_photo
 from vision.parts import find_parts
@@ -190,7 +196,11 @@ def read_photo(
         stages["detect"] = marks
         width = separation.string_width
         loops = stage("knots", lambda: combine_knots(traced, marks, width))
-        pawns = stage("combine", lambda: combine_pawns(seen, marks))
+
+        def look_again_at(mark: Detection) -> Detection:
+            return look_again(photo.rgb, mark, marks.pawn_width)
+
+        pawns = stage("combine", lambda: combine_pawns(seen, marks, look_again_at))
     board = stage("arrange", lambda: arrange(loops))
     if method == "classic+net":
         seen = pawns
