@@ -20,6 +20,7 @@ from vision.combine import (
     ADD_SCORE,
     CONFIRM_FROM,
     CONFIRMED_ADD_SCORE,
+    CONFIRMED_GHOST_SCORE,
     KEEP_SCORE,
     KNOT_SCORE,
     LOST_KNOT_SCORE,
@@ -299,6 +300,16 @@ def test_a_faint_mark_no_pawn_stands_at_is_added_when_a_second_look_confirms_it(
     assert looked == []
 
 
+def test_a_ghost_confirmed_a_little_more_faintly_than_a_demon_is_added() -> None:
+    """A ghost on a light table stays faintest in every view."""
+    between = (CONFIRMED_GHOST_SCORE + CONFIRMED_ADD_SCORE) / 2
+    nothing = Pawns([], WIDTH, [])
+    for colour, added in (("white", True), ("blue", False)):
+        faint = mark(colour, (80.0, 80.0), 0.3)
+        combined = combine_pawns(nothing, Detections([faint], WIDTH), looked_at_as(between, []))
+        assert bool(combined.pawns) is added, colour
+
+
 def test_a_faint_mark_beside_a_kept_pawn_of_its_colour_is_not_looked_at() -> None:
     """The detector may mark one pawn twice, faintly beside surely; a pawn of another
     colour may touch it, and a pawn the rules saw but the detector did not mark is
@@ -321,6 +332,25 @@ def test_a_faint_mark_beside_a_kept_pawn_of_its_colour_is_not_looked_at() -> Non
     rules = Pawns([seen("blue", (faint.xy[0] + 0.6 * WIDTH, 100.0))], WIDTH, [])
     alone = combine_pawns(rules, Detections([faint], WIDTH), looked_at_as(0.9, looked))
     assert [p.foot for p in alone.pawns] == [faint.xy] and looked == [faint]
+
+
+def test_a_rules_ghost_marked_faintly_beside_a_sure_ghost_mark_is_that_ghost() -> None:
+    """The rules may put a tall ghost's foot in its shadow, 0.9 of a width from the
+    detector's sure mark of it, where the detector also marks faintly."""
+    rules = Pawns([seen("white", (100.0, 100.0), 0.6)], WIDTH, [])
+    marks = [mark("white", (100.0 + 0.9 * WIDTH, 100.0), 0.7), mark("white", (101.0, 100.0), 0.15)]
+    [ghost] = combine_pawns(rules, Detections(marks, WIDTH)).pawns
+    assert ghost.foot == marks[0].xy
+    # A pawn of another colour touching it stays, and so does one marked more surely.
+    touching = Pawns([seen("red", (100.0, 100.0), 0.6)], WIDTH, [])
+    red_marks = [marks[0], mark("red", (101.0, 100.0), 0.15)]
+    assert len(combine_pawns(touching, Detections(red_marks, WIDTH)).pawns) == 2
+    surer = [marks[0], mark("white", (101.0, 100.0), CONFIRM_FROM + 0.05)]
+    assert len(combine_pawns(rules, Detections(surer, WIDTH)).pawns) == 2
+    # Two demons of a colour touching stand as near, one of them marked faintly.
+    demons = Pawns([seen("green", (100.0, 100.0), 0.7)], WIDTH, [])
+    green_marks = [mark("green", marks[0].xy, 0.7), mark("green", (101.0, 100.0), 0.15)]
+    assert len(combine_pawns(demons, Detections(green_marks, WIDTH)).pawns) == 2
 
 
 def test_a_pawn_the_detector_does_not_mark_is_dropped_however_sure_the_rules_are() -> None:

@@ -34,6 +34,7 @@ import numpy as np
 from shapely.geometry import LinearRing
 from shapely.geometry import Point as ShapelyPoint
 
+from engine.colours import GHOST
 from vision.creatures import NOT_A_PAWN, TOUCHING_PAWNS, Pawns, Remark, SeenPawn
 from vision.detect import SAME_PAWN, Detection, Detections, one_mark_per_pawn
 from vision.separate import Separation
@@ -47,11 +48,15 @@ ADD_SCORE = 0.4
 UNSURE_ADDED = 0.6
 #: A mark from CONFIRM_FROM up to ADD_SCORE that no pawn kept stands at is scored
 #: again in eight views (vision.detect.look_again) and added from a mean of
-#: CONFIRMED_ADD_SCORE. On generated photos the pawns marked so faintly (a ghost on a
-#: light table, a demon beside its own shadow) mostly score 0.3-0.5 in the mean, and
-#: no other mark (a shadow, the lit rim of a cord) scored 0.35.
+#: CONFIRMED_ADD_SCORE, a ghost from CONFIRMED_GHOST_SCORE. On generated photos the
+#: pawns marked so faintly (a ghost on a light table, a demon beside its own shadow)
+#: mostly score 0.3-0.5 in the mean, and no other mark (a shadow, the lit rim of a
+#: cord) scored 0.3. On the dev photos the long shadows of a blue mat under a warm
+#: lamp score 0.3-0.35 as blue demons; no ghost mark there scores 0.3, and a ghost on
+#: a white table stays faintest of all (0.30-0.34 in the mean).
 CONFIRM_FROM = 0.25
 CONFIRMED_ADD_SCORE = 0.35
+CONFIRMED_GHOST_SCORE = 0.3
 #: A pawn the rules saw is kept when the detector marked it at least this much.
 #: (Keeping also the pawns the rules alone were sure of, as the first version did,
 #: kept mostly false ones: creature precision 98.8 -> 99.9 % on generated photos,
@@ -110,7 +115,7 @@ def combine_pawns(
         Scores a faint mark again (the reader passes :func:`vision.detect.look_again`
         on the photo): a mark from :data:`CONFIRM_FROM` that no pawn kept stands at,
         and no pawn of its colour within a pawn width, is added when that score is
-        at least :data:`CONFIRMED_ADD_SCORE`.
+        at least :data:`CONFIRMED_ADD_SCORE` (a ghost :data:`CONFIRMED_GHOST_SCORE`).
 
     Returns
     -------
@@ -122,6 +127,7 @@ def combine_pawns(
     marks = one_mark_per_pawn(detections.pawns(min_score=0.0), width)
     taken: set[int] = set()
     pawns: list[SeenPawn] = []
+    faintly_marked: list[SeenPawn] = []
     for pawn in seen.pawns:
         index = _nearest(pawn.foot, marks, taken, SAME_PAWN * width)
         if index is None or marks[index].score < KEEP_SCORE:
@@ -132,6 +138,8 @@ def combine_pawns(
         if mark.colour != pawn.colour and mark.score >= SURE_COLOUR:
             pawn = replace(pawn, kind=mark.kind, colour=mark.colour)
         pawns.append(replace(pawn, foot=mark.xy, confidence=max(pawn.confidence, mark.score)))
+        if mark.score < CONFIRM_FROM and pawn.kind == GHOST:
+            faintly_marked.append(pawns[-1])
     added: list[Detection] = []
     for index, mark in enumerate(marks):  # strongest first
         if index in taken or any(math.dist(mark.xy, p.foot) < SAME_PAWN * width for p in pawns):
@@ -142,10 +150,18 @@ def combine_pawns(
             if _beside_own_colour(mark, pawns, width):
                 continue
             mark = look_again(mark)
-            if mark.score < CONFIRMED_ADD_SCORE:
+            least = CONFIRMED_GHOST_SCORE if mark.kind == GHOST else CONFIRMED_ADD_SCORE
+            if mark.score < least:
                 continue
         pawns.append(SeenPawn(mark.kind, mark.colour, mark.xy, width, round(mark.score, 2)))
         added.append(mark)
+    # The rules may put a tall ghost's foot in its shadow, most of a pawn width from
+    # the detector's surer mark of it, where the detector marks faintly too: the
+    # faint one is the same ghost. (Not so for demons: two of a colour touching stand
+    # as near, and one of them may be marked faintly.)
+    faint = {id(p) for p in faintly_marked}
+    surer = [p for p in pawns if id(p) not in faint]
+    pawns = [p for p in pawns if id(p) not in faint or not _beside_own_colour(p, surer, width)]
     # The rules' doubts where they still hold for the pawns kept, then the pawns only
     # the shape showed, and not surely.
     warnings = [w for w in seen.warnings if _still_doubtful(w, pawns, width)]
@@ -157,11 +173,15 @@ def combine_pawns(
     return Pawns(pawns, pawn_width=width, warnings=warnings)
 
 
-def _beside_own_colour(mark: Detection, pawns: list[SeenPawn], width: float) -> bool:
-    """Whether a pawn of the mark's colour stands within a pawn width of it: the
-    detector may mark one pawn twice, faintly beside surely (a pawn of another colour
-    may touch it)."""
-    return any(p.colour == mark.colour and math.dist(mark.xy, p.foot) < width for p in pawns)
+def _beside_own_colour(mark: Detection | SeenPawn, pawns: list[SeenPawn], width: float) -> bool:
+    """Whether another pawn of the colour of ``mark`` (a mark or a pawn) stands
+    within a pawn width of it: the detector may mark one pawn twice, faintly beside
+    surely (a pawn of another colour may touch it)."""
+    at = mark.xy if isinstance(mark, Detection) else mark.foot
+    return any(
+        p is not mark and p.colour == mark.colour and math.dist(at, p.foot) < width
+        for p in pawns
+    )
 
 
 def _still_doubtful(remark: Remark, pawns: list[SeenPawn], width: float) -> bool:

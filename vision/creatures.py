@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from engine.board import Point
-from engine.colours import DEMON, GHOST, SCORE_COLOURS, WHITE
+from engine.colours import DEMON, GHOST, WHITE
 from vision.separate import PawnBlob, Separation
 
 #: A blob is taken for several pawns from this many single-pawn areas on.
@@ -117,13 +117,9 @@ def find_pawns(separation: Separation) -> Pawns:
     blobs = separation.pawns
     if not blobs:
         return Pawns([], pawn_width=7.0 * separation.string_width, warnings=[])
-    # A ghost found by its outline is measured with its shadow (a soft halo all
-    # round under a lamp overhead): where pawns were found otherwise, they say how
-    # large one is.
-    measured = [b for b in blobs if not b.with_shadow] or blobs
-    overall_area = _single_pawn_area(measured, separation.string_width)
-    sizes = _single_pawn_sizes(measured, separation.string_width, overall_area)
-    single_width = float(np.median([b.box[2] for b in measured]))
+    overall_area = _single_pawn_area(blobs, separation.string_width)
+    sizes = _single_pawn_sizes(blobs, separation.string_width, overall_area)
+    single_width = float(np.median([b.box[2] for b in blobs]))
     lean = lean_direction(blobs, overall_area)
     pawns: list[SeenPawn] = []
     warnings: list[Remark] = []
@@ -168,7 +164,11 @@ def find_pawns(separation: Separation) -> Pawns:
                     max(blob.box[2], blob.box[3]) / 2,
                 )
             )
-    width = 2.0 * math.sqrt(overall_area / math.pi)
+    # A ghost found by its outline is measured with its shadow (a soft halo all
+    # round under a lamp overhead): where pawns were found otherwise, they say how
+    # wide one is.
+    measured = [b for b in blobs if not b.with_shadow] or blobs
+    width = 2.0 * math.sqrt(_single_pawn_area(measured, separation.string_width) / math.pi)
     return Pawns(pawns=pawns, pawn_width=width, warnings=warnings)
 
 
@@ -184,9 +184,7 @@ def _single_pawn_sizes(
     """
     radii = [_inscribed_radius(b.mask) for b in blobs]
     overall_radius = float(np.median(radii))
-    # A colour with no blob measured (ghosts seen only with their shadows) has the
-    # photo's size.
-    sizes = {colour: (overall_area, overall_radius) for colour in SCORE_COLOURS}
+    sizes = {}
     for colour in {b.colour for b in blobs}:
         same_colour = [b for b in blobs if b.colour == colour]
         if len(same_colour) < 3:
