@@ -54,7 +54,7 @@ from vision.detect import (
 from vision.errors import ReadError
 from vision.load import load_photo
 from vision.separate import Separation
-from vision.trace import Loop, Loops
+from vision.trace import Loop, Loops, too_short, trace_each
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
 
@@ -218,6 +218,19 @@ def test_a_faint_mark_on_a_pawn_is_marked_in_most_views_and_one_on_bare_table_is
         assert look_again(photo.rgb, mark(other, on_pawn.xy, 0.3), width).score < 0.2
     for xy in bare[:: max(1, len(bare) // 5)]:
         assert look_again(photo.rgb, mark("blue", xy, 0.3), width).score < 0.2
+    # A pawn near the photo's edge: the place round it is cut there, and the views are
+    # turned back to the photo's pixels all the same.
+    creature = truth["creatures"][0]
+    x, y = in_working(creature["xy"])
+    left, top = int(x - 1.2 * width), int(y - 1.5 * width)
+    corner = np.ascontiguousarray(photo.rgb[top:, left:])
+    at_edge = mark(creature["colour"], (x - left, y - top), 0.3)
+    assert look_again(corner, at_edge, width).score >= 0.5
+    # A mark off the photo has no pawn round it.
+    off = mark(creature["colour"], (-3 * width, y), 0.3)
+    assert look_again(photo.rgb, off, width).score == 0.0
+    with pytest.raises(ValueError, match="width"):
+        look_again(photo.rgb, at_edge, 0.0)
 
 
 # --- combining the detector's marks with the colour rules' pawns -------------------------
@@ -587,3 +600,20 @@ def test_a_loop_that_misses_a_sure_knot_on_its_cord_is_traced_again_on_the_cord_
     for marks in ([], [faint]):
         kept = trace_with_cords(separation, Detections(marks, WIDTH, {"blue": blue}))
         assert not blue_loop_fits(kept)
+
+
+def test_a_loop_far_shorter_than_the_others_is_traced_again_on_the_cord_map() -> None:
+    # A blue cord on a blue cloth: the rules see none of it, only a small ring of blue
+    # round a pawn off the board, which closes into a loop of its own (all of it seen).
+    ring = np.zeros((700, 900), np.uint8)
+    cv2.circle(ring, (810, 100), 60, 1, 5)
+    separation = separation_with(ring.astype(bool))
+    assert too_short(trace_each(separation)) == {"blue"}
+    blue = cord_map(ellipse_mask(*CORDS["blue"]))
+    loops = trace_with_cords(separation, Detections([], WIDTH, {"blue": blue}))
+    assert blue_loop_fits(loops)
+    assert not [w for w in loops.warnings if "shorter" in w]
+    # A cord map that sees no more than the ring leaves it, and says so.
+    kept = trace_with_cords(separation, Detections([], WIDTH, {"blue": cord_map(ring > 0)}))
+    assert not blue_loop_fits(kept)
+    assert "the blue loop is far shorter than the others" in kept.warnings

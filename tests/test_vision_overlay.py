@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from shapely.geometry import Point, Polygon
 
-from vision.overlay import COLOURS_RGB, _label_point, draw_overlay
+from vision.overlay import COLOURS_RGB, _label_point, _panel_rows, draw_overlay
 
 ROOT = Path(__file__).resolve().parents[1]
 TRUTH = ROOT / "sample_images" / "05_normal_violations.truth.json"
@@ -125,6 +125,32 @@ def test_the_panel_goes_where_the_board_is_not() -> None:
     darkened = (out < 60).all(axis=2)
     assert darkened[:400, :500].mean() < 0.05
     assert darkened[400:, :].mean() > 0.01 or darkened[:, 500:].mean() > 0.01
+
+
+def test_a_long_panel_that_would_hide_the_board_is_shortened() -> None:
+    # The board fills the photo but for a strip at the bottom: the list of twelve
+    # violations does not fit there, its short form (each rule once) does.
+    rules = ["two-demons-in-corner"] * 6 + ["demon-not-in-corner"] * 5 + ["ghost-in-outer-field"]
+    report = {
+        "lines": {"red": {"polyline": [[20, 20], [980, 20], [980, 520], [20, 520]],
+                          "knot": None}},
+        "crossings": [{"id": k, "xy": [60 + 90 * k, 270], "lines": ["blue", "red"]}
+                      for k in range(10)],
+        "scores": {"red": 3, "yellow": 0, "green": 0, "blue": 0, "white": 0},
+        "winners": ["red"],
+        "violations": [{"rule": rule, "creatures": []} for rule in rules],
+        "warnings": ["only 60% of the blue loop was seen; the rest is guessed"] * 6,
+    }
+    short = [text for text, _ in _panel_rows(report, short=True)]
+    assert " !1-!6 two-demons-in-corner" in short
+    assert " !7-!11 demon-not-in-corner" in short
+    assert " !12 ghost-in-outer-field" in short
+    assert short[-1] == "... and 6 warnings"
+    assert len(short) < len(_panel_rows(report))
+    out = draw_overlay(blank(1000, 900), report)
+    darkened = (out < 60).all(axis=2)
+    assert darkened[560:, :].mean() > 0.05  # the panel is in the strip ...
+    assert darkened[40:500, 40:960].mean() < 0.02  # ... and off the board
 
 
 def test_field_values_avoid_creatures() -> None:

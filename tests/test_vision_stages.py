@@ -728,6 +728,10 @@ def test_ghosts_seen_with_their_shadows_do_not_set_the_size_of_a_pawn() -> None:
     pawns = find_pawns(separation)
     assert pawns.pawn_width == pytest.approx(40, rel=0.05)
     assert len([p for p in pawns.pawns if p.kind == "ghost"]) == 3
+    # One scrap among many ghosts does not set the size.
+    with_scrap = [disc_blob("yellow", 0, 9)] + ghosts
+    scrap = Separation({}, with_scrap, string_width=4.0, pawn_mask=np.zeros((1, 1), bool))
+    assert find_pawns(scrap).pawn_width == pytest.approx(56, rel=0.05)
     # With no other pawn to go by, the ghosts are measured as they are.
     alone = Separation({}, ghosts, string_width=4.0, pawn_mask=np.zeros((1, 1), bool))
     assert find_pawns(alone).pawn_width == pytest.approx(56, rel=0.05)

@@ -11,7 +11,9 @@ none. This stage keeps what each is good at:
 - a pawn's foot is the detector's, when it marked the pawn (it was trained on exact
   feet; the rules guess the base from the blob's shape), and so are its kind and
   colour where the detector is sure (a ghost under a warm lamp is yellowish);
-- a pawn the detector marked clearly and the rules did not see at all is added;
+- a pawn the detector marked clearly and the rules did not see at all is added; one
+  it marked faintly is added when it is marked in most of eight turned and mirrored
+  views of its place (:func:`vision.detect.look_again`);
 - a pawn the rules saw and the detector did not mark at all is dropped (a lit patch
   of the table, a cup's rim, a shadow read as a pawn);
 - a loop the colour rules could not see, or saw little of (a cord on a table of its
@@ -38,7 +40,7 @@ from engine.colours import GHOST
 from vision.creatures import NOT_A_PAWN, TOUCHING_PAWNS, Pawns, Remark, SeenPawn
 from vision.detect import SAME_PAWN, Detection, Detections, one_mark_per_pawn
 from vision.separate import Separation
-from vision.trace import Loop, Loops, all_four, trace_each
+from vision.trace import Loop, Loops, all_four, too_short, trace_each
 
 #: A pawn the rules did not see is added when the detector is this sure of it.
 ADD_SCORE = 0.4
@@ -156,9 +158,10 @@ def combine_pawns(
         pawns.append(SeenPawn(mark.kind, mark.colour, mark.xy, width, round(mark.score, 2)))
         added.append(mark)
     # The rules may put a tall ghost's foot in its shadow, most of a pawn width from
-    # the detector's surer mark of it, where the detector marks faintly too: the
-    # faint one is the same ghost. (Not so for demons: two of a colour touching stand
-    # as near, and one of them may be marked faintly.)
+    # the detector's surer mark of it, or split a ghost and its shadow into two; the
+    # detector marks there faintly too: the faint one is the same ghost. (A field
+    # holds one ghost, so ghosts touching are rare; not so demons: two of a colour
+    # touching stand as near, and one of them may be marked faintly.)
     faint = {id(p) for p in faintly_marked}
     surer = [p for p in pawns if id(p) not in faint]
     pawns = [p for p in pawns if id(p) not in faint or not _beside_own_colour(p, surer, width)]
@@ -323,6 +326,16 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
             old, new = found[colour], again[colour]
             if new is not None and (old is None or new.seen > old.seen):
                 found[colour] = _with_knot_of(new, old, width)
+    # Only now are the others there to compare with (the rules may have seen too
+    # little of two colours to trace them).
+    short = [c for c in too_short(found) if c in detections.cords]
+    if short:
+        again = _trace_on_cords(separation, detections, short)
+        for colour in short:
+            new = again[colour]
+            if new is not None and colour not in too_short(found | {colour: new}):
+                found[colour] = _with_knot_of(new, found[colour], width)
+        weak += short
     lost = {
         colour: marks
         for colour, marks in _knots_off_loops(found, detections, width).items()

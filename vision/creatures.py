@@ -165,9 +165,10 @@ def find_pawns(separation: Separation) -> Pawns:
                 )
             )
     # A ghost found by its outline is measured with its shadow (a soft halo all
-    # round under a lamp overhead): where pawns were found otherwise, they say how
-    # wide one is.
-    measured = [b for b in blobs if not b.with_shadow] or blobs
+    # round under a lamp overhead): where enough pawns were found otherwise (a third
+    # of them, two at least: one scrap must not set the size), they say how wide one is.
+    unshadowed = [b for b in blobs if not b.with_shadow]
+    measured = unshadowed if len(unshadowed) >= max(2, len(blobs) / 3) else blobs
     width = 2.0 * math.sqrt(_single_pawn_area(measured, separation.string_width) / math.pi)
     return Pawns(pawns=pawns, pawn_width=width, warnings=warnings)
 

@@ -275,20 +275,29 @@ def look_again(
     rgb : (H, W, 3) uint8
         The photo the mark was made in.
     mark : Detection
+        The mark to score again (its kind, colour and place are kept).
     width : float
         The width of a pawn the detector looked for.
     model : DetectorModel, optional
+        The bundled detector when omitted.
 
     Returns
     -------
     Detection
         The mark with the mean as its score and ``views`` 8.
     """
+    if not math.isfinite(width) or width <= 0:
+        raise ValueError(f"width must be a positive number, got {width}")
     model = model or load_detector()
     reach = int(math.ceil(CONFIRM_CROP * width))
     x, y = int(round(mark.xy[0])), int(round(mark.xy[1]))
-    left, top = max(0, x - reach), max(0, y - reach)
-    place = rgb[top : y + reach + 1, left : x + reach + 1]
+    height, width_px = rgb.shape[:2]
+    left, top = min(max(0, x - reach), width_px), min(max(0, y - reach), height)
+    right, bottom = min(max(0, x + reach + 1), width_px), min(max(0, y + reach + 1), height)
+    place = rgb[top:bottom, left:right]
+    if min(place.shape[:2]) < width:
+        # Not a pawn's room round it in the photo (a mark off its edge): no pawn seen.
+        return Detection(mark.kind, mark.colour, mark.xy, 0.0, views=8)
     total = 0.0
     for turn in range(8):
         view = _turned(place, turn)

@@ -298,20 +298,29 @@ def _draw_violations(
 
 
 def _draw_panel(canvas: _Canvas, report: Mapping[str, Any]) -> None:
-    rows = _panel_rows(report)
-    if not rows:
-        return
+    """The scores, winners, violations and doubts in a box where it hides the least
+    of the board: the whole list where it hides nothing, else the short form (each
+    rule once with its numbers, the doubts counted) if that hides less."""
     u = canvas.unit
     size = 0.6
     font_scale = size * u
     thickness = max(1, round(font_scale * 1.6))
     line_height = round(30 * u)
-    width = max(cv2.getTextSize(t, _FONT, font_scale, thickness)[0][0] for t, _ in rows)
-    width += 24 * u
-    height = line_height * len(rows) + 16 * u
     image_h, image_w = canvas.image.shape[:2]
-    width, height = min(width, image_w), min(height, image_h)
-    x0, y0 = _emptiest_corner(canvas, width, height, margin=8 * u)
+    best: tuple[int, list[tuple[str, _Colour]], _Point, int, int] | None = None
+    for rows in (_panel_rows(report), _panel_rows(report, short=True)):
+        if not rows:
+            return
+        width = max(cv2.getTextSize(t, _FONT, font_scale, thickness)[0][0] for t, _ in rows)
+        width = min(width + 24 * u, image_w)
+        height = min(line_height * len(rows) + 16 * u, image_h)
+        place, hides = _emptiest_corner(canvas, width, height, margin=8 * u)
+        if best is None or hides < best[0]:
+            best = (hides, rows, place, width, height)
+        if hides == 0:
+            break
+    assert best is not None
+    _, rows, (x0, y0), width, height = best
     # Darken the box rather than painting it over, so the photo still shows through.
     box = canvas.image[y0 : y0 + height, x0 : x0 + width]
     box[:] = (box * 0.3).astype(np.uint8)
@@ -319,7 +328,9 @@ def _draw_panel(canvas: _Canvas, report: Mapping[str, Any]) -> None:
         canvas.text(text, (x0 + 12 * u, y0 + line_height * (i + 1)), size, colour)
 
 
-def _panel_rows(report: Mapping[str, Any]) -> list[tuple[str, _Colour]]:
+def _panel_rows(report: Mapping[str, Any], short: bool = False) -> list[tuple[str, _Colour]]:
+    """The panel's lines; ``short``: each violated rule once with the numbers of its
+    violations, and the doubts only counted."""
     rows: list[tuple[str, _Colour]] = []
     scores = report.get("scores") or {}
     winners = set(report.get("winners") or [])
@@ -330,8 +341,14 @@ def _panel_rows(report: Mapping[str, Any]) -> list[tuple[str, _Colour]]:
     violations = report.get("violations") or []
     if violations:
         rows.append((f"{len(violations)} violation{'s' * (len(violations) != 1)}:", _ALARM))
+        numbers: dict[str, list[int]] = {}
         for number, violation in enumerate(violations, start=1):
-            rows.append((f" !{number} {violation.get('rule', '?')}", _ALARM))
+            numbers.setdefault(str(violation.get("rule", "?")), []).append(number)
+            if not short:
+                rows.append((f" !{number} {violation.get('rule', '?')}", _ALARM))
+        if short:
+            for rule, listed in numbers.items():
+                rows.append((f" {_number_list(listed)} {rule}", _ALARM))
     doubtful = sum(
         _is_doubtful(item)
         for key in ("crossings", "creatures")
@@ -340,16 +357,28 @@ def _panel_rows(report: Mapping[str, Any]) -> list[tuple[str, _Colour]]:
     if doubtful:
         rows.append((f"{doubtful} unsure item{'s' * (doubtful != 1)} (?)", _DOUBT))
     warnings = report.get("warnings") or []
-    for warning in warnings[:4]:
+    shown = 0 if short else 4
+    for warning in warnings[:shown]:
         text = str(warning)
         rows.append(((text[:44] + "...") if len(text) > 47 else text, _DOUBT))
-    if len(warnings) > 4:
-        rows.append((f"... and {len(warnings) - 4} more warnings", _DOUBT))
+    if len(warnings) > shown:
+        more = " more" if shown else ""
+        rows.append((f"... and {len(warnings) - shown}{more} warnings", _DOUBT))
     return rows
 
 
-def _emptiest_corner(canvas: _Canvas, width: int, height: int, margin: int) -> _Point:
-    """The top-left of a ``width`` × ``height`` box where it hides the least of the board.
+def _number_list(numbers: list[int]) -> str:
+    """"!3", "!1,!4" or "!8-!11": the violations' numbers as the rings show them."""
+    if len(numbers) > 2 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"!{numbers[0]}-!{numbers[-1]}"
+    return ",".join(f"!{n}" for n in numbers)
+
+
+def _emptiest_corner(
+    canvas: _Canvas, width: int, height: int, margin: int
+) -> tuple[_Point, int]:
+    """The top-left of a ``width`` × ``height`` box where it hides the least of the
+    board, and how much it hides there (the weights of :attr:`_Canvas.occupied`).
 
     Tries the four corners and the middles of the four edges, in that order of
     preference.
@@ -361,7 +390,7 @@ def _emptiest_corner(canvas: _Canvas, width: int, height: int, margin: int) -> _
     places = [(left, top), (right, top), (left, bottom), (right, bottom),
               (centre_x, top), (centre_x, bottom), (left, centre_y), (right, centre_y)]
     if not canvas.occupied:
-        return places[0]
+        return places[0], 0
     xyw = np.asarray(canvas.occupied, dtype=np.int64)
 
     def hidden(place: _Point) -> int:
@@ -370,4 +399,5 @@ def _emptiest_corner(canvas: _Canvas, width: int, height: int, margin: int) -> _
         inside = inside_x & (xyw[:, 1] >= y) & (xyw[:, 1] < y + height)
         return int(xyw[inside, 2].sum())
 
-    return min(places, key=hidden)  # ties keep the order above: top-left first
+    best = min(places, key=hidden)  # ties keep the order above: top-left first
+    return best, hidden(best)

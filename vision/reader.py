@@ -242,9 +242,7 @@ def least_seen(loops: Loops) -> float:
 
 def longest_bridge_share(loop: Loop) -> float:
     """The share of the loop's length that its longest bridge spans."""
-    closed = np.vstack([loop.points, loop.points[:1]])
-    length = max(float(np.linalg.norm(np.diff(closed, axis=0), axis=1).sum()), 1e-9)
-    return max((math.dist(a, b) for a, b in loop.bridges), default=0.0) / length
+    return max((math.dist(a, b) for a, b in loop.bridges), default=0.0) / max(loop.length, 1e-9)
 
 
 def less_guessed(new: Loops | None, old: Loops | None) -> bool:

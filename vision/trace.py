@@ -54,6 +54,12 @@ KNOT_HOLE_WIDTHS2 = 5.0
 SPUR_RETURN_WIDTHS = 2.0
 SPUR_MIN_WIDTHS = 2.5
 SPUR_MAX_WIDTHS = 16.0
+#: The four cords are about as long (in 438 generated photos and the 18 dev photos the
+#: shortest loop is at least 0.78 of the four's median length), so a loop shorter than
+#: this share of the median of the other three is no cord: a small loop round a pawn
+#: of the colour, where the cord itself was not seen (a yellow cord on a yellow cloth).
+#: (The combine stage traces it again on the cord map.)
+MIN_LENGTH_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,12 @@ class Loop:
     seen: float = 1.0
     knot_confidence: float = 0.0
     spurs: list[Point] = field(default_factory=list)
+
+    @property
+    def length(self) -> float:
+        """The closed polyline's length, working pixels."""
+        closed = np.vstack([self.points, self.points[:1]])
+        return float(np.linalg.norm(np.diff(closed, axis=0), axis=1).sum())
 
 
 @dataclass(frozen=True)
@@ -171,14 +183,30 @@ def all_four(found: dict[str, Loop | None]) -> Loops:
             f"no {' or '.join(missing)} string"
         )
     warnings = []
+    short = too_short(dict(loops))
     for colour, loop in loops.items():
         if loop.knot is None:
             warnings.append(f"no knot found on the {colour} loop")
+        if colour in short:
+            warnings.append(f"the {colour} loop is far shorter than the others")
         if loop.seen < 0.8:
             warnings.append(
                 f"only {loop.seen:.0%} of the {colour} loop was seen; the rest is guessed"
             )
     return Loops(loops=loops, warnings=warnings)
+
+
+def too_short(found: dict[str, Loop | None]) -> set[str]:
+    """The colours whose loop is shorter than :data:`MIN_LENGTH_SHARE` of the median
+    length of the other loops found (at least two others are needed to tell)."""
+    lengths = {colour: loop.length for colour, loop in found.items() if loop is not None}
+    short = set()
+    for colour, length in lengths.items():
+        others = [other for c, other in lengths.items() if c != colour]
+        if len(others) >= 2 and length < MIN_LENGTH_SHARE * float(np.median(others)):
+            short.add(colour)
+    return short
+
 
 
 # --- skeleton → segments ------------------------------------------------------------
