@@ -61,6 +61,7 @@ from shapely.ops import polylabel
 from engine.board import Board, Creature, Point
 from engine.colours import DEMON, GHOST, LINE_COLOURS, WHITE
 from engine.errors import BoardError
+from engine.topology import LEAVING_REACH
 
 FloatArray = NDArray[np.float64]
 
@@ -82,7 +83,7 @@ SAME_SPOT: Final = 0.5
 OFF_BOARD_CLEARANCE: Final = 5.0
 #: Where a string's direction at a crossing is taken, and where a sector's field is
 #: looked up when the board has no sectors: fractions of the longest loop's length.
-_TANGENT: Final = 1e-4
+_TANGENT: Final = LEAVING_REACH
 _PROBE: Final = 2e-3
 #: Sectors narrower than this (half-angle, radians) count as this wide for the snug depth.
 _MIN_HALF_ANGLE: Final = math.radians(8.0)

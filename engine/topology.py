@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 import numpy as np
 import shapely
@@ -29,6 +30,10 @@ from engine.geometry import as_points, ring_crossings, signed_area
 
 FloatArray = NDArray[np.float64]
 
+
+#: A string's direction at a crossing is taken this far along it (a fraction of the
+#: longest loop's length); engine.placement looks in the same place.
+LEAVING_REACH: Final = 1e-4
 
 def build_board(
     lines: Mapping[str, Sequence[Sequence[float]]],
@@ -269,8 +274,12 @@ class _PlanarGraph:
                 self.outgoing[origin].append(len(self.origin) - 1)
 
     def _sort_outgoing(self, loops: Mapping[str, _Loop]) -> None:
+        # Each string's direction just beyond the vertex, where engine.placement looks
+        # for it too (LEAVING_REACH of the longest loop along it): the first vertex of
+        # the polyline after the crossing may lie a hair behind it, and point back.
+        reach = LEAVING_REACH * max(loop.length for loop in loops.values())
         for v, half_edges in enumerate(self.outgoing):
-            half_edges.sort(key=self._leaving_angle)
+            half_edges.sort(key=lambda h: self._leaving_angle(h, reach))
             if self.is_crossing[v]:
                 colours = [self.edge_colour[h // 2] for h in half_edges]
                 if colours[0] == colours[1] or colours[1] == colours[2]:
@@ -279,14 +288,18 @@ class _PlanarGraph:
                         f"at {_fmt(self.vertex_xy[v])}"
                     )
 
-    def _leaving_angle(self, half_edge: int) -> float:
+    def _leaving_angle(self, half_edge: int, reach: float) -> float:
+        """The direction from the half-edge's origin to its point ``reach`` along it
+        (at most halfway along a shorter edge)."""
         points = self.geometry[half_edge]
-        start = points[0]
-        for point in points[1:]:
-            dx, dy = point - start
-            if dx * dx + dy * dy > 0:
-                return math.atan2(dy, dx)
-        raise LayoutError("an edge of the layout has no length")
+        steps = np.linalg.norm(np.diff(points, axis=0), axis=1)
+        along = np.concatenate([[0.0], np.cumsum(steps)])
+        if along[-1] <= 0:
+            raise LayoutError("an edge of the layout has no length")
+        at = min(reach, along[-1] / 2)
+        x = float(np.interp(at, along, points[:, 0]))
+        y = float(np.interp(at, along, points[:, 1]))
+        return math.atan2(y - points[0][1], x - points[0][0])
 
     def twin(self, half_edge: int) -> int:
         return half_edge ^ 1

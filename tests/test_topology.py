@@ -8,10 +8,12 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from shapely.geometry import Point, Polygon
 
 from engine.board import Board
 from engine.errors import LayoutError
 from engine.legality import LOOP_CROSSES_TOO_FEW, find_violations
+from engine.placement import BoardGeometry, Foot, locate_creatures
 from engine.topology import build_board
 
 
@@ -207,6 +209,28 @@ def test_loop_crossing_nothing_inside_a_field_makes_a_hole() -> None:
 #   would contain a closed curve through the crossing separating the two halves of one
 #   loop at it, yet the loop joins them without passing the crossing. So geometry never
 #   produces it; a report may still list a crossing twice for one field (test_report.py).
+
+
+def test_sectors_agree_with_the_fields_when_a_vertex_lies_a_hair_past_a_crossing() -> None:
+    # The green line's first vertex past the crossing at (0, 0) is 0.07 px away and a
+    # hair below, while the line runs on a hair above: seen from the crossing, that
+    # vertex points across the -x axis from the way the line goes (a traced loop,
+    # resampled a string width apart, does this now and then).
+    green = [(300, 0.1), (3.623, 0.18), (-0.072, -0.004), (-3.77, 0.185), (-300, 0.5),
+             (-300, 300), (300, 300)]
+    yellow = [(0, -200), (0, 150), (400, 150), (400, -200)]
+    board = build_board({"green": green, "yellow": yellow}, {"green": None, "yellow": None})
+    geometry = BoardGeometry(board)
+    crossing = min(board.crossings, key=lambda c: math.hypot(*c.xy))
+    polygons = {f.id: Polygon(f.polygon) for f in board.fields if f.polygon is not None}
+    for dx, dy in ((-20, -20), (20, -20), (20, 20), (-20, 20)):
+        foot = (crossing.xy[0] + dx, crossing.xy[1] + dy)
+        inside = [i for i, polygon in polygons.items() if polygon.contains(Point(foot))]
+        field = inside[0] if inside else 0
+        located = locate_creatures(board, [Foot("demon", "green", foot)], pawn_radius=8.0)[0]
+        assert located.creature.crossing == crossing.id
+        assert located.creature.field == field, (dx, dy)
+    assert geometry.field_at((-20.0, 20.0)) != 0
 
 
 def test_no_field_owns_two_sectors_of_a_crossing(ring: Board, flower: Board) -> None:

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from engine.board import Point
 from engine.colours import DEMON, GHOST, WHITE
-from vision.networks import thread_network
+from vision.networks import run_on_part, thread_network
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "calibration" / "pawnnet.onnx"
 #: What the heat maps mark, in the network's output order (then the foot offsets).
@@ -197,46 +197,34 @@ def detect(
     -------
     Detections
     """
-    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
-        raise ValueError(f"expected an (H, W, 3) uint8 RGB image, got {rgb.shape} {rgb.dtype}")
     if not math.isfinite(pawn_width) or pawn_width <= 0:
         raise ValueError(f"pawn_width must be a positive number, got {pawn_width}")
     model = model or load_detector()
     rows, columns = box or (slice(0, rgb.shape[0]), slice(0, rgb.shape[1]))
-    part = rgb[rows, columns]
-    top, left = rows.start or 0, columns.start or 0
-    h, w = part.shape[:2]
+    h, w = rgb[rows, columns].shape[:2]
     # A pawn width far too small (a photo of something else) must not blow the image up.
-    scale = min(model.pawn_px / pawn_width, MAX_INPUT_SIDE / max(h, w))
-    size = (max(int(round(w * scale)), 8), max(int(round(h * scale)), 8))
-    scaled = cv2.resize(part, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-    m = model.side_multiple
-    # Padded with the edge repeated: the border looks like more of the same table.
-    padded = cv2.copyMakeBorder(scaled, 0, -size[1] % m, 0, -size[0] % m, cv2.BORDER_REPLICATE)
-    net = model.network()
-    net.setInput(detector_input(np.asarray(padded, np.uint8), model.pawn_px)[None])
-    output = net.forward()[0]
+    scale = min(model.pawn_px / pawn_width, MAX_INPUT_SIDE / max(h, w, 1))
+    output, view = run_on_part(
+        model.network(),
+        rgb,
+        box,
+        scale,
+        model.side_multiple,
+        lambda image: detector_input(image, model.pawn_px),
+    )
     found = []
     for obj, score, (x, y) in peaks(output[: len(OBJECTS) + 2], model.stride):
-        if x >= size[0] or y >= size[1]:
-            continue  # in the padding
-        # Back to the photo's pixels (pixel centres: x' + 0.5 = (x + 0.5) / scale).
-        xy = (left + (x + 0.5) * w / size[0] - 0.5, top + (y + 0.5) * h / size[1] - 0.5)
+        if not view.inside(x, y):
+            continue
         kind = KNOT if obj == KNOT else GHOST if obj == WHITE else DEMON
-        found.append(Detection(kind, "" if obj == KNOT else obj, xy, score))
+        found.append(Detection(kind, "" if obj == KNOT else obj, view.to_photo(x, y), score))
     found.sort(key=lambda d: -d.score)
     cords = {}
     if model.cords:
-        # All cord maps at once, channels last: up to the padded input, cut to the
-        # scaled part, back to the part's pixels.
         logits = output[len(OBJECTS) + 2 : len(OBJECTS) + 2 + len(model.cords)]
-        sure = (255.0 / (1.0 + np.exp(-logits))).astype(np.float32).transpose(1, 2, 0)
-        grown = cv2.resize(sure, (padded.shape[1], padded.shape[0]))[: size[1], : size[0]]
-        back = cv2.resize(grown, (w, h)).reshape(h, w, len(model.cords)).astype(np.uint8)
-        for index, colour in enumerate(model.cords):
-            whole = np.zeros(rgb.shape[:2], np.uint8)
-            whole[rows, columns] = back[:, :, index]
-            cords[colour] = whole
+        sure = (255.0 / (1.0 + np.exp(-logits))).astype(np.float32)
+        maps = view.maps_to_photo(sure, model.stride, rgb.shape)
+        cords = dict(zip(model.cords, maps, strict=True))
     return Detections(found=found, pawn_width=pawn_width, cords=cords)
 
 

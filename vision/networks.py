@@ -4,10 +4,14 @@ module, so that reading a photo needs no deep-learning framework."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
+from numpy.typing import NDArray
 
 
 def thread_network(path: Path, local: threading.local) -> Any:
@@ -18,3 +22,98 @@ def thread_network(path: Path, local: threading.local) -> Any:
         net = cv2.dnn.readNetFromONNX(str(path))
         local.net = net
     return net
+
+
+@dataclass(frozen=True)
+class ScaledPart:
+    """How a part of a photo was given to a network: cut out, scaled, padded.
+
+    Attributes
+    ----------
+    box : (rows, columns) slices
+        The part of the photo.
+    part_size : (width, height)
+        The part's size in the photo's pixels.
+    size : (width, height)
+        Its size once scaled (the network's input is padded beyond it).
+    padded_size : (width, height)
+        The network's input size.
+    """
+
+    box: tuple[slice, slice]
+    part_size: tuple[int, int]
+    size: tuple[int, int]
+    padded_size: tuple[int, int]
+
+    def to_photo(self, x: float, y: float) -> tuple[float, float]:
+        """A point of the network's input in the photo's pixels (pixel centres:
+        x' + 0.5 = (x + 0.5) / scale)."""
+        (w, h), (sw, sh) = self.part_size, self.size
+        top, left = self.box[0].start or 0, self.box[1].start or 0
+        return (left + (x + 0.5) * w / sw - 0.5, top + (y + 0.5) * h / sh - 0.5)
+
+    def inside(self, x: float, y: float) -> bool:
+        """Whether a point of the input is in the scaled part (not in the padding)."""
+        return x < self.size[0] and y < self.size[1]
+
+    def maps_to_photo(
+        self, maps: NDArray[np.float32], stride: int, shape: tuple[int, ...]
+    ) -> list[NDArray[np.uint8]]:
+        """Output maps (C, h, w) of sureness 0..255, one output pixel per ``stride``
+        input pixels, as images of the photo's ``shape`` (0 outside the part).
+
+        One bilinear warp straight from the output to the part's pixels: an output
+        pixel's centre u is input pixel (u + 0.5) * stride - 0.5 (see :meth:`to_photo`).
+        """
+        (w, h), (sw, sh) = self.part_size, self.size
+        ax, ay = sw / (w * stride), sh / (h * stride)
+        to_output = np.array([[ax, 0, 0.5 * ax - 0.5], [0, ay, 0.5 * ay - 0.5]], np.float32)
+        images: list[NDArray[np.uint8]] = []
+        for start in range(0, maps.shape[0], 4):  # OpenCV warps up to four channels
+            chunk = np.ascontiguousarray(maps[start : start + 4].transpose(1, 2, 0))
+            back = cv2.warpAffine(
+                chunk,
+                to_output,
+                (w, h),
+                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                borderMode=cv2.BORDER_REPLICATE,
+            )
+            back = np.asarray(back, np.float32).reshape(h, w, -1).astype(np.uint8)
+            for index in range(back.shape[2]):
+                if (h, w) == tuple(shape[:2]):
+                    images.append(np.ascontiguousarray(back[:, :, index]))
+                    continue
+                whole = np.zeros(shape[:2], np.uint8)
+                whole[self.box] = back[:, :, index]
+                images.append(whole)
+        return images
+
+
+def run_on_part(
+    net: Any,
+    rgb: NDArray[np.uint8],
+    box: tuple[slice, slice] | None,
+    scale: float,
+    side_multiple: int,
+    network_input: Callable[[NDArray[np.uint8]], NDArray[np.float32]],
+    min_side: int = 8,
+) -> tuple[NDArray[np.float32], ScaledPart]:
+    """Run ``net`` on a part of ``rgb`` (all of it when ``box`` is None) scaled by
+    ``scale``, its sides padded to a multiple of ``side_multiple`` with the edge
+    repeated (the border looks like more of the same table). ``network_input`` makes
+    the input (C, H, W) from the scaled RGB. Returns the output of the one image and
+    how the part was given."""
+    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
+        raise ValueError(f"expected an (H, W, 3) uint8 RGB image, got {rgb.shape} {rgb.dtype}")
+    rows, columns = box or (slice(0, rgb.shape[0]), slice(0, rgb.shape[1]))
+    part = rgb[rows, columns]
+    h, w = part.shape[:2]
+    size = (max(int(round(w * scale)), min_side), max(int(round(h * scale)), min_side))
+    shrink = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    scaled = cv2.resize(part, size, interpolation=shrink)
+    m = side_multiple
+    padded = cv2.copyMakeBorder(scaled, 0, -size[1] % m, 0, -size[0] % m, cv2.BORDER_REPLICATE)
+    net.setInput(network_input(np.asarray(padded, np.uint8))[None])
+    output = np.asarray(net.forward()[0], np.float32)
+    view = ScaledPart((rows, columns), (w, h), size, (padded.shape[1], padded.shape[0]))
+    return output, view
