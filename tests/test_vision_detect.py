@@ -26,6 +26,7 @@ from vision.combine import (
     LOST_KNOT_SCORE,
     OWN_CORD_KNOT_SCORE,
     STRONGER_BY,
+    STRONGER_BY_BESIDE_PAWN,
     SURE_COLOUR,
     UNSURE_ADDED,
     combine_knots,
@@ -513,6 +514,23 @@ def test_a_knot_mark_where_two_cords_cross_is_the_knot_of_the_surer_one_only() -
     combined = combine_knots(Loops({"red": red, "blue": blue}, []), marks, string_width=5.0)
     assert combined.loops["red"].knot == pytest.approx((300.0, 201.0), abs=1.5)
     assert combined.loops["blue"].knot == pytest.approx((300.0, 380.0), abs=1.0)
+
+
+def test_a_tracers_knot_beside_a_pawn_of_its_colour_yields_to_a_clearly_stronger_mark() -> None:
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    faint, elsewhere = mark("", (301.0, 200.0), 0.25), mark("", (200.0, 98.0), 0.25 + 0.2)
+    marks = Detections([faint, elsewhere], WIDTH)
+    # Alone, the tracer's knot keeps its faint mark: the other is not STRONGER_BY stronger.
+    alone = combine_knots(loops, marks, 5.0, Pawns([], WIDTH, []))
+    assert alone.loops["red"].knot == pytest.approx((300.0, 200.0), abs=1.0)
+    # A red pawn stands beside it: its base may be the lump the tracer took.
+    beside = Pawns([seen("red", (330.0, 215.0)), seen("blue", (200.0, 60.0))], WIDTH, [])
+    assert STRONGER_BY_BESIDE_PAWN < 0.2 < STRONGER_BY
+    knot = combine_knots(loops, marks, 5.0, beside).loops["red"].knot
+    assert knot == pytest.approx((200.0, 100.0), abs=1.0)
+    # A pawn of another colour there changes nothing.
+    blue = Pawns([seen("blue", (330.0, 215.0))], WIDTH, [])
+    assert combine_knots(loops, marks, 5.0, blue).loops["red"].knot == alone.loops["red"].knot
 
 
 def test_with_no_mark_near_the_tracers_knot_the_strongest_mark_on_the_loop_is_taken() -> None:

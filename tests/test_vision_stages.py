@@ -8,6 +8,7 @@ says what the stage must find, and would fail if the stage found something else.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -43,6 +44,7 @@ from vision.trace import (
     close_loop,
     drop_detours,
     find_knot,
+    follow_bridges,
     skeleton_segments,
     trace_loops,
     without_spurs,
@@ -501,6 +503,40 @@ def test_trace_bends_a_long_gap_as_the_string_bends() -> None:
     assert len(loop.bridges) == 1
     radii = np.hypot((loop.points[:, 0] - 450) / 300, (loop.points[:, 1] - 350) / 200)
     assert np.abs(radii - 1).max() < 0.02  # a straight bridge is 11 % inside
+
+
+def test_a_long_bridge_follows_the_cord_where_a_cord_map_shows_it() -> None:
+    # The string found has a long gap where the cord dips inwards (a bay, hidden to
+    # the colour rules); a cord map sees the bay faintly. The bridge cuts across it.
+    bay = ellipse((450, 350), (300, 200), n=720)
+    t = np.radians(np.arange(0, 360, 0.5))
+    dip = np.exp(-(((t - np.radians(315)) / np.radians(9)) ** 2))
+    bay = bay - 45 * dip[:, None] * (bay - (450, 350)) / np.hypot(*(bay - (450, 350)).T)[:, None]
+    seen = np.zeros((SIZE[1], SIZE[0]), np.uint8)
+    cv2.polylines(seen, [bay.round().astype(np.int32)], True, 1, 5)
+    hidden = (t > np.radians(295)) & (t < np.radians(335))
+    for x, y in bay[hidden].round():
+        cv2.circle(seen, (int(x), int(y)), 6, 0, -1)
+    segments, _ = skeleton_segments(seen.astype(bool), min_length=7)
+    loop = close_loop("red", segments, width=5.0)
+    assert len(loop.bridges) == 1
+    evidence = np.zeros_like(seen)
+    cv2.polylines(evidence, [bay.round().astype(np.int32)], True, 120, 5)
+
+    def worst_miss(points: np.ndarray) -> float:
+        return float(np.min(np.linalg.norm(bay[hidden][:, None] - points[None], axis=2),
+                            axis=1).max())
+
+    assert worst_miss(loop.points) > 20  # the bridge cuts the bay
+    followed = follow_bridges(loop, evidence, width=5.0)
+    assert worst_miss(followed.points) < 6  # within a string width all along
+    # Traced the other way round, it is the same.
+    backwards = replace(loop, points=loop.points[::-1], bridges=[(b, a) for a, b in loop.bridges])
+    assert worst_miss(follow_bridges(backwards, evidence, width=5.0).points) < 6
+    # Where the map sees nothing in the gap (a pawn hides it), the bridge stays.
+    blind = evidence.copy()
+    blind[:, 600:] = 0
+    assert follow_bridges(loop, blind, width=5.0) is loop
 
 
 def arc(start_deg: float, end_deg: float) -> Segment:

@@ -22,7 +22,7 @@ import math
 import random
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -248,6 +248,67 @@ def export_onnx(net: torch.nn.Module, path: Path, channels: int, crop: int, outp
     )
 
 
+def fit(
+    net: torch.nn.Module,
+    batches: Callable[[int], Iterable[Sequence[torch.Tensor]]],
+    loss_parts: Callable[[Sequence[torch.Tensor]], Sequence[torch.Tensor]],
+    weights: Sequence[float],
+    names: Sequence[str],
+    *,
+    steps: int,
+    lr: float,
+    checkpoint: Path,
+    milestone: Callable[[], None],
+    warmup: int = 0,
+) -> None:
+    """Train ``net`` for ``steps`` steps (AdamW, cosine schedule after ``warmup``
+    steps), going on from ``checkpoint`` where one is saved.
+
+    ``batches(seed)`` gives the batches from a seed (the step started at, so that a
+    resumed run does not see the same crops again); ``loss_parts`` the named parts of
+    a batch's loss (printed), summed with ``weights``. The state is saved every 1000
+    steps; ``milestone`` (validation and export) runs every 2000 and at the end.
+    """
+    optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    checkpoint.parent.mkdir(parents=True, exist_ok=True)
+    start = 0
+    if checkpoint.exists():
+        state = torch.load(checkpoint)
+        net.load_state_dict(state["net"])
+        optimiser.load_state_dict(state["optimiser"])
+        start = state["step"]
+
+    def rate(s: int) -> float:
+        ramp = min(1.0, (s + 1) / warmup) if warmup else 1.0
+        return ramp * 0.5 * (1 + math.cos(math.pi * min(s / steps, 1.0)))
+
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, rate)
+    for _ in range(start):
+        schedule.step()
+    began = time.time()
+    running = [0.0] * len(names)
+    for step, batch in enumerate(batches(start), start=start + 1):
+        if step > steps:
+            break
+        parts = loss_parts(batch)
+        optimiser.zero_grad()
+        sum(w * part for w, part in zip(weights, parts, strict=True)).backward()
+        optimiser.step()
+        schedule.step()
+        running = [0.98 * r + 0.02 * v.item() for r, v in zip(running, parts, strict=True)]
+        if step % 100 == 0:
+            losses_now = ", ".join(f"{n} {r:.4f}" for n, r in zip(names, running, strict=True))
+            speed = (step - start) / (time.time() - began)
+            print(f"step {step}: {losses_now}, {speed:.2f} steps/s", file=sys.stderr, flush=True)
+        if step % 1000 == 0 or step == steps:
+            torch.save(
+                {"net": net.state_dict(), "optimiser": optimiser.state_dict(), "step": step},
+                checkpoint,
+            )
+        if step % 2000 == 0 or step == steps:
+            milestone()
+
+
 def export(net: PixelNet, out: Path, figures: dict[str, Any]) -> None:
     """Write ``pixelnet.onnx`` and ``pixelnet.json`` into ``out``."""
     export_onnx(net, out / "pixelnet.onnx", channels=3, crop=CROP, output="logits")
@@ -284,44 +345,25 @@ def main(argv: list[str] | None = None) -> int:
     shuffled = random.Random(args.seed).sample(names, len(names))
     held, train = shuffled[: args.held_out], shuffled[args.held_out :]
     net = PixelNet()
-    checkpoint = args.checkpoint or args.out / "pixelnet.pt"
-    checkpoint.parent.mkdir(parents=True, exist_ok=True)
-    start = 0
-    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    if checkpoint.exists():
-        state = torch.load(checkpoint)
-        net.load_state_dict(state["net"])
-        optimiser.load_state_dict(state["optimiser"])
-        start = state["step"]
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimiser, lambda s: 0.5 * (1 + math.cos(math.pi * min(s / args.steps, 1.0)))
+
+    def milestone() -> None:
+        figures = validate(net, held)
+        print(json.dumps(figures), file=sys.stderr, flush=True)
+        export(net, args.out, figures)
+
+    fit(
+        net,
+        lambda start: DataLoader(
+            Crops(train, args.seed + start), batch_size=args.batch, num_workers=1
+        ),
+        lambda batch: losses(net(batch[0]), batch[1], batch[2]),
+        (1.0, FOOT_WEIGHT),
+        ("class loss", "foot loss"),
+        steps=args.steps,
+        lr=args.lr,
+        checkpoint=args.checkpoint or args.out / "pixelnet.pt",
+        milestone=milestone,
     )
-    for _ in range(start):
-        schedule.step()
-    loader = DataLoader(Crops(train, args.seed + start), batch_size=args.batch, num_workers=1)
-    began = time.time()
-    running = [0.0, 0.0]
-    for step, (img, lab, foot) in enumerate(loader, start=start + 1):
-        if step > args.steps:
-            break
-        classes, foot_loss = losses(net(img), lab, foot)
-        optimiser.zero_grad()
-        (classes + FOOT_WEIGHT * foot_loss).backward()
-        optimiser.step()
-        schedule.step()
-        running = [0.98 * r + 0.02 * v.item() for r, v in zip(running, (classes, foot_loss),
-                                                                 strict=True)]
-        if step % 100 == 0:
-            rate = (step - start) / (time.time() - began)
-            print(f"step {step}: class loss {running[0]:.4f}, foot loss {running[1]:.4f}, "
-                  f"{rate:.2f} steps/s", file=sys.stderr, flush=True)
-        if step % 1000 == 0 or step == args.steps:
-            torch.save({"net": net.state_dict(), "optimiser": optimiser.state_dict(),
-                        "step": step}, checkpoint)
-        if step % 2000 == 0 or step == args.steps:
-            figures = validate(net, held)
-            print(json.dumps(figures), file=sys.stderr, flush=True)
-            export(net, args.out, figures)
     return 0
 
 

@@ -24,7 +24,6 @@ import json
 import math
 import random
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,7 @@ from torch.utils.data import DataLoader, IterableDataset
 
 from synth.labels import BACKGROUND, KNOT, PIXEL_CLASSES
 from training.detector_model import CORDS, IN_CHANNELS, OBJECTS, PAWN_PX, STRIDE, PawnDetector
-from training.train import export_onnx, vary_look
+from training.train import export_onnx, fit, vary_look
 from vision.detect import detector_input, peaks
 
 #: Input crop side (a multiple of 8): eight pawns across.
@@ -432,54 +431,26 @@ def main(argv: list[str] | None = None) -> int:
     shuffled = random.Random(args.seed).sample(names, len(names))
     held = shuffled[: args.held_out]
     net = PawnDetector()
-    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    checkpoint = args.checkpoint or args.out / "pawnnet.pt"
-    checkpoint.parent.mkdir(parents=True, exist_ok=True)
-    start = 0
-    if checkpoint.exists():
-        state = torch.load(checkpoint)
-        net.load_state_dict(state["net"])
-        optimiser.load_state_dict(state["optimiser"])
-        start = state["step"]
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimiser,
-        lambda s: (
-            min(1.0, (s + 1) / 300) * 0.5 * (1 + math.cos(math.pi * min(s / args.steps, 1.0)))
+
+    def milestone() -> None:
+        figures = validate(net, held)
+        print(json.dumps(figures), file=sys.stderr, flush=True)
+        export(net, args.out, figures)
+
+    fit(
+        net,
+        lambda start: DataLoader(
+            Crops(args.data, held, args.seed + start), batch_size=args.batch, num_workers=1
         ),
+        lambda batch: losses(net(batch[0]), *batch[1:]),
+        (1.0, OFFSET_WEIGHT, CORD_WEIGHT),
+        ("heat loss", "offset loss", "cord loss"),
+        steps=args.steps,
+        lr=args.lr,
+        checkpoint=args.checkpoint or args.out / "pawnnet.pt",
+        milestone=milestone,
+        warmup=300,
     )
-    for _ in range(start):
-        schedule.step()
-    loader = DataLoader(
-        Crops(args.data, held, args.seed + start), batch_size=args.batch, num_workers=1
-    )
-    began = time.time()
-    running = [0.0, 0.0, 0.0]
-    for step, (img, heat, offsets, mask, cords) in enumerate(loader, start=start + 1):
-        if step > args.steps:
-            break
-        parts = losses(net(img), heat, offsets, mask, cords)
-        optimiser.zero_grad()
-        (parts[0] + OFFSET_WEIGHT * parts[1] + CORD_WEIGHT * parts[2]).backward()
-        optimiser.step()
-        schedule.step()
-        running = [0.98 * r + 0.02 * v.item() for r, v in zip(running, parts, strict=True)]
-        if step % 100 == 0:
-            rate = (step - start) / (time.time() - began)
-            print(
-                f"step {step}: heat loss {running[0]:.4f}, offset loss {running[1]:.4f}, "
-                f"cord loss {running[2]:.4f}, {rate:.2f} steps/s",
-                file=sys.stderr,
-                flush=True,
-            )
-        if step % 1000 == 0 or step == args.steps:
-            torch.save(
-                {"net": net.state_dict(), "optimiser": optimiser.state_dict(), "step": step},
-                checkpoint,
-            )
-        if step % 2000 == 0 or step == args.steps:
-            figures = validate(net, held)
-            print(json.dumps(figures), file=sys.stderr, flush=True)
-            export(net, args.out, figures)
     return 0
 
 

@@ -60,32 +60,30 @@ class ScaledPart:
         self, maps: NDArray[np.float32], stride: int, shape: tuple[int, ...]
     ) -> list[NDArray[np.uint8]]:
         """Output maps (C, h, w) of sureness 0..255, one output pixel per ``stride``
-        input pixels, as images of the photo's ``shape`` (0 outside the part).
+        input pixels, as images of the photo's ``shape`` (0 outside the part): all at
+        once, channels last, up to the padded input, cut to the scaled part, back to
+        the part's pixels.
 
-        One bilinear warp straight from the output to the part's pixels: an output
-        pixel's centre u is input pixel (u + 0.5) * stride - 0.5 (see :meth:`to_photo`).
+        (One bilinear warp straight from the output to the part's pixels is as exact
+        and no faster, and its sharper maps changed four readings of 648 for the worse
+        and two for the better: the readings hang on these maps at 128.)
         """
-        (w, h), (sw, sh) = self.part_size, self.size
-        ax, ay = sw / (w * stride), sh / (h * stride)
-        to_output = np.array([[ax, 0, 0.5 * ax - 0.5], [0, ay, 0.5 * ay - 0.5]], np.float32)
+        count = maps.shape[0]
+        (pw, ph) = self.padded_size
+        if (maps.shape[2] * stride, maps.shape[1] * stride) != (pw, ph):
+            raise ValueError(f"maps of {maps.shape[1:]} are not the input's {ph, pw} / {stride}")
+        grown = cv2.resize(maps.transpose(1, 2, 0), self.padded_size)
+        grown = grown.reshape(self.padded_size[1], self.padded_size[0], count)
+        back = cv2.resize(grown[: self.size[1], : self.size[0]], self.part_size)
+        back = back.reshape(self.part_size[1], self.part_size[0], count).astype(np.uint8)
         images: list[NDArray[np.uint8]] = []
-        for start in range(0, maps.shape[0], 4):  # OpenCV warps up to four channels
-            chunk = np.ascontiguousarray(maps[start : start + 4].transpose(1, 2, 0))
-            back = cv2.warpAffine(
-                chunk,
-                to_output,
-                (w, h),
-                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                borderMode=cv2.BORDER_REPLICATE,
-            )
-            back = np.asarray(back, np.float32).reshape(h, w, -1).astype(np.uint8)
-            for index in range(back.shape[2]):
-                if (h, w) == tuple(shape[:2]):
-                    images.append(np.ascontiguousarray(back[:, :, index]))
-                    continue
-                whole = np.zeros(shape[:2], np.uint8)
-                whole[self.box] = back[:, :, index]
-                images.append(whole)
+        for index in range(count):
+            if back.shape[:2] == tuple(shape[:2]):
+                images.append(np.ascontiguousarray(back[:, :, index]))
+                continue
+            whole = np.zeros(shape[:2], np.uint8)
+            whole[self.box] = back[:, :, index]
+            images.append(whole)
         return images
 
 

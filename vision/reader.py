@@ -195,12 +195,13 @@ def read_photo(
         seen, traced, marks = pawns, loops, strings.detections
         stages["detect"] = marks
         width = separation.string_width
-        loops = stage("knots", lambda: combine_knots(traced, marks, width))
 
         def look_again_at(mark: Detection) -> Detection:
             return look_again(photo.rgb, mark, marks.pawn_width)
 
         pawns = stage("combine", lambda: combine_pawns(seen, marks, look_again_at))
+        kept = pawns
+        loops = stage("knots", lambda: combine_knots(traced, marks, width, kept))
     board = stage("arrange", lambda: arrange(loops))
     if method == "classic+net":
         seen = pawns

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from scipy.ndimage import gaussian_filter1d  # type: ignore[import-untyped]
 from shapely import make_valid
 from shapely.geometry import LinearRing, Polygon
+from skimage.graph import MCP_Geometric
 from skimage.morphology import skeletonize
 
 from engine.board import Point
@@ -54,6 +55,15 @@ KNOT_HOLE_WIDTHS2 = 5.0
 SPUR_RETURN_WIDTHS = 2.0
 SPUR_MIN_WIDTHS = 2.5
 SPUR_MAX_WIDTHS = 16.0
+#: A bridge at least this many string widths long is laid again along the cheapest way
+#: through a map of how sure it is that the cord is there (:func:`follow_bridges`), and
+#: that way kept where it runs on evidence FOLLOW_GAIN surer on average (0..1) than the
+#: bridge did, at most FOLLOW_MAX_DETOUR times as long.
+FOLLOW_MIN_WIDTHS = 5.0
+FOLLOW_GAIN = 0.2
+FOLLOW_MAX_DETOUR = 1.5
+#: Crossing a pixel with no evidence costs this much more than one on a sure cord.
+FOLLOW_BARE_COST = 20.0
 #: The four cords are about as long (in 438 generated photos and the 18 dev photos the
 #: shortest loop is at least 0.78 of the four's median length), so a loop shorter than
 #: this share of the median of the other three is no cord: a small loop round a pawn
@@ -606,6 +616,80 @@ def bridge_curve(
     h00, h10 = 2 * t**3 - 3 * t**2 + 1, t**3 - 2 * t**2 + t
     h01, h11 = -2 * t**3 + 3 * t**2, t**3 - t**2
     return np.asarray(h00 * start + h10 * length * leaving + h01 * end + h11 * length * arriving)
+
+
+def follow_bridges(loop: Loop, evidence: NDArray[np.uint8], width: float) -> Loop:
+    """The loop with its long bridges laid along the cord where ``evidence`` shows it.
+
+    A bridge guesses the cord's way across a gap in the string found (a smooth curve
+    from the directions at both ends). Where another source (a cord map, 0..255 for
+    how sure it is of this cord) sees the cord in the gap faintly, the cheapest way
+    across through that map (cost 1 on a sure cord, ``1 + FOLLOW_BARE_COST`` on bare
+    table) is taken instead when it runs on clearly surer evidence than the bridge and
+    is not a long detour (:data:`FOLLOW_GAIN`, :data:`FOLLOW_MAX_DETOUR`). Under a pawn
+    neither way shows the cord, and the bridge stays.
+    """
+    points = loop.points
+    count = len(points)
+    changed = False
+    for a, b in loop.bridges:
+        gap = math.dist(a, b)
+        if gap < FOLLOW_MIN_WIDTHS * width:
+            continue
+        ia = int(np.argmin(np.linalg.norm(points - a, axis=1)))
+        ib = int(np.argmin(np.linalg.norm(points - b, axis=1)))
+        # The bridge is the shorter way round the loop from one end to the other.
+        if (ib - ia) % count > (ia - ib) % count:
+            ia, ib = ib, ia
+        stretch = points[(ia + np.arange((ib - ia) % count + 1)) % count]
+        path = _cheapest_way(evidence, points[ia], points[ib], max(6 * width, 0.5 * gap))
+        if path is None or _path_length(path) > FOLLOW_MAX_DETOUR * max(_path_length(stretch), 1.0):
+            continue
+        if _mean_evidence(evidence, path) < _mean_evidence(evidence, stretch) + FOLLOW_GAIN:
+            continue
+        # Put the way found in place of the bridge: the loop from ib round to ia, then
+        # it; not where the loop would then cross itself (a way along another stretch
+        # of the same cord).
+        rest = points[(ib + np.arange((ia - ib) % count + 1)) % count]
+        candidate = np.vstack([rest, path[1:-1]])
+        if not LinearRing(candidate).is_simple:
+            continue
+        points, count, changed = candidate, len(candidate), True
+    if not changed:
+        return loop
+    return replace(loop, points=smooth_closed(points, spacing=max(width, 2.0), sigma=1.0))
+
+
+def _cheapest_way(
+    evidence: NDArray[np.uint8], start: Points, end: Points, margin: float
+) -> Points | None:
+    """The cheapest 8-connected way from ``start`` to ``end`` through ``evidence``
+    within their box grown by ``margin``, as (x, y) pixel centres; None when an end is
+    outside the image."""
+    h, w = evidence.shape
+    ends = np.array([start, end]).round().astype(int)
+    if (ends < 0).any() or (ends[:, 0] >= w).any() or (ends[:, 1] >= h).any():
+        return None
+    left, top = np.maximum(ends.min(axis=0) - int(margin), 0)
+    right, bottom = np.minimum(ends.max(axis=0) + int(margin) + 1, (w, h))
+    sure = evidence[top:bottom, left:right].astype(np.float32) / 255.0
+    cost = 1.0 + FOLLOW_BARE_COST * (1.0 - sure) ** 2
+    walker = MCP_Geometric(cost)
+    (sx, sy), (ex, ey) = ends - (left, top)
+    walker.find_costs([(sy, sx)], [(ey, ex)])
+    way = np.array(walker.traceback((ey, ex)), float)
+    return np.asarray(way[:, ::-1] + (left, top))
+
+
+def _mean_evidence(evidence: NDArray[np.uint8], path: Points) -> float:
+    h, w = evidence.shape
+    xs = np.clip(path[:, 0].round().astype(int), 0, w - 1)
+    ys = np.clip(path[:, 1].round().astype(int), 0, h - 1)
+    return float(evidence[ys, xs].mean()) / 255.0 if len(path) else 0.0
+
+
+def _path_length(path: Points) -> float:
+    return float(np.linalg.norm(np.diff(path, axis=0), axis=1).sum())
 
 
 def without_lobes(points: Points, width: float) -> Points:
