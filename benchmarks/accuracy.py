@@ -112,10 +112,8 @@ def stage_points(reading: Any) -> StagePoints:
     from vision.combine import ADD_SCORE, KNOT_SCORE
     from vision.detect import one_mark_per_pawn
 
-    scale = reading.photo.scale
-
     def in_photo(xy: Sequence[float]) -> tuple[float, float]:
-        return ((xy[0] + 0.5) * scale - 0.5, (xy[1] + 0.5) * scale - 0.5)
+        return reading.photo.to_original([(xy[0], xy[1])])[0]
 
     pawns = reading.stages["creatures"]
     loops = reading.stages["trace"].loops.values()

@@ -79,12 +79,17 @@ def run(args: argparse.Namespace) -> int:
 
 def score_photo(photo: Path, *, as_json: bool, overlay: Path | None, debug: Path | None) -> int:
     """Read one photo; write the overlay and debug pictures; then print the result."""
+    from vision.load import load_photo
     from vision.overlay import draw_overlay
     from vision.reader import draw_stages
 
     reading = _read(photo)
     if overlay is not None:
-        drawn = draw_overlay(reading.photo.rgb, reading.report, reading.photo.scale)
+        backdrop = reading.photo
+        if backdrop.cut:
+            # The board was read from a part of the photo: draw on the whole of it.
+            backdrop = load_photo(photo)
+        drawn = draw_overlay(backdrop.rgb, reading.report, backdrop.scale)
         _write_picture(drawn, overlay)
     if debug is not None:
         try:
@@ -218,9 +223,13 @@ def results(photos: Sequence[Path]) -> Iterator[dict[str, Any]]:
         except Exception as error:  # noqa: BLE001 - a bug on one photo must not stop the rest
             reading = f"internal error: {type(error).__name__}: {_one_line(error)}"
         if isinstance(reading, str):
-            yield {"photo": str(photo), "error": reading}
+            result = {"photo": str(photo), "error": reading}
         else:
-            yield {"photo": str(photo), **reading.report}
+            result = {"photo": str(photo), **reading.report}
+        # A reading holds every stage's images (hundreds of MB for a photo read at full
+        # size): let it go before the next photo is read, not when it is replaced.
+        del reading
+        yield result
 
 
 @contextmanager

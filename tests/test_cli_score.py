@@ -210,6 +210,35 @@ def test_one_photo_as_json_overlay_and_debug(
     assert "load.png" in written and len(written) >= 3
 
 
+def test_the_overlay_of_a_photo_read_from_its_board_part_shows_the_whole_photo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A board small in the photo is read again at full size from its part of the photo
+    # (vision.reader.board_box); the overlay still shows all of the photo.
+    with Image.open(GOOD_TOO) as sample:
+        board = np.asarray(sample.convert("RGB"))
+    height, width = board.shape[:2]
+    large = np.pad(board, ((height // 2, height // 2), (width // 2, width // 2), (0, 0)), "edge")
+    photo, overlay = tmp_path / "far.jpg", tmp_path / "overlay.png"
+    Image.fromarray(large).save(photo, quality=95)
+    status, out, err = score([str(photo), "--json", "--overlay", str(overlay)], capsys)
+    assert status == 0, err
+    with Image.open(overlay) as drawn:
+        # The whole photo at the half-size decode, not the cut-out read at full size.
+        assert drawn.size == (large.shape[1] // 2, large.shape[0] // 2)
+        drawn_rgb = np.asarray(drawn.convert("RGB"))
+    # The corners of the photo, far from the board, are drawn as they are (but for the
+    # one that may hold the score panel).
+    halved = large[::2, ::2].astype(int)
+    ends = (slice(0, 100), slice(-100, None))
+    alike = [
+        np.abs(drawn_rgb[rows, columns] - halved[rows, columns]).mean() < 8
+        for rows in ends
+        for columns in ends
+    ]
+    assert sum(alike) >= 3
+
+
 def test_one_photo_summary(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = score([str(GOOD_TOO)], capsys)
     assert status == 0, err

@@ -236,6 +236,60 @@ def test_exif_rotated_jpeg_matches_the_upright_jpeg(orientation: int) -> None:
     assert np.abs(rotated.rgb.astype(int) - straight.rgb).mean() < 1.0
 
 
+# --- a part of the photo -----------------------------------------------------------------
+
+
+def test_a_box_keeps_the_same_pixels_as_the_whole_photo() -> None:
+    data = encode(Image.fromarray(pattern(1280, 960)), "PNG")
+    whole = load_photo(data, min_working_side=640)  # scale 2
+    part = load_photo(data, min_working_side=640, box=(301.0, 99.5, 900.0, 700.0))
+    assert part.cut and not whole.cut
+    assert whole.scale == part.scale == 2.0 and part.size == whole.size
+    left, top = part.origin
+    # Working pixel 150 holds original pixels 300 and 301; 450 holds 900 and 901.
+    assert (left, top) == (150, 49)
+    assert part.rgb.shape == (351 - 49, 451 - 150, 3)
+    height, width = part.rgb.shape[:2]
+    assert np.array_equal(part.rgb, whole.rgb[top : top + height, left : left + width])
+
+
+def test_to_original_puts_the_same_point_in_the_same_place() -> None:
+    data = encode(Image.fromarray(pattern(1280, 960)), "PNG")
+    whole = load_photo(data, min_working_side=640)
+    part = load_photo(data, min_working_side=640, box=(301.0, 99.5, 900.0, 700.0))
+    left, top = part.origin
+    in_part = [(0.0, 0.0), (10.5, 20.0)]
+    in_whole = [(x + left, y + top) for x, y in in_part]
+    assert part.to_original(in_part) == whole.to_original(in_whole)
+    # Working pixel 0 covers original pixels 0 and 1: its centre is 0.5.
+    assert whole.to_original([(0.0, 0.0)]) == [(0.5, 0.5)]
+    assert part.working_long_side == whole.working_long_side == 640
+
+
+def test_a_box_is_clipped_to_the_photo() -> None:
+    data = encode(Image.fromarray(pattern(640, 480)), "PNG")
+    part = load_photo(data, box=(-50.0, 400.0, 10_000.0, 10_000.0))
+    assert part.origin == (0, 400)
+    assert part.rgb.shape == (80, 640, 3)
+
+
+@pytest.mark.parametrize("orientation", [3, 6, 8])
+def test_a_box_is_in_the_upright_photo(orientation: int) -> None:
+    upright = Image.fromarray(pattern(640, 480))
+    stored, exif = with_orientation(upright, orientation)
+    part = load_photo(encode(stored, "PNG", exif=exif), box=(50.0, 40.0, 200.0, 130.0))
+    assert part.origin == (50, 40)
+    assert np.array_equal(part.rgb, np.asarray(upright)[40:131, 50:201])
+
+
+@pytest.mark.parametrize(
+    "box", [(10.0, 10.0, 10.0, 50.0), (10.0, 60.0, 50.0, 20.0), (0.0, 0.0, float("nan"), 9.0)]
+)
+def test_an_empty_box_is_refused(box: tuple[float, float, float, float]) -> None:
+    with pytest.raises(ValueError, match="box"):
+        load_photo(encode(Image.fromarray(pattern(640, 480)), "PNG"), box=box)
+
+
 # --- bad files ----------------------------------------------------------------------------
 
 

@@ -218,6 +218,31 @@ def test_a_loop_mostly_guessed_at_the_reduced_decode_is_read_at_full_size() -> N
     assert len(combined.report["crossings"]) == len(truth["crossings"])
 
 
+def test_a_board_small_in_a_large_photo_is_read_again_from_its_part_of_the_photo() -> None:
+    # The sample in the middle of a photo of four times its area (the table's edge
+    # pixels repeated): at the half-size decode its strings are under 3 px, and the
+    # photo is read again at full size, cut to the board. The report is still in the
+    # whole photo's pixels.
+    bgr = cv2.imread(str(EXACT_SAMPLE))
+    height, width = bgr.shape[:2]
+    left, top = width // 2, height // 2
+    large = cv2.copyMakeBorder(bgr, top, top, left, left, cv2.BORDER_REPLICATE)
+    ok, encoded = cv2.imencode(".jpg", large, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert ok
+    reading = read_photo(encoded.tobytes())
+    photo = reading.photo
+    assert photo.scale == 1.0 and photo.cut
+    assert photo.rgb.shape[0] * photo.rgb.shape[1] < height * width
+    assert reading.report["image"] == {"width": large.shape[1], "height": large.shape[0]}
+    truth = truth_of(EXACT_SAMPLE)
+    assert reading.report["scores"] == truth["scores"]
+    assert len(reading.report["crossings"]) == len(truth["crossings"])
+    true_points = [c["xy"] for c in truth["crossings"]]
+    for crossing in reading.report["crossings"]:
+        x, y = crossing["xy"]
+        assert min(np.hypot(x - left - tx, y - top - ty) for tx, ty in true_points) < 4.0
+
+
 @pytest.mark.parametrize(
     "data, message",
     [

@@ -83,7 +83,10 @@ def to_lab(rgb: NDArray[np.uint8]) -> FloatImage:
 
 
 def model_table(
-    lab: FloatImage, window_fraction: float = 0.06, foreground: NDArray[np.bool_] | None = None
+    lab: FloatImage,
+    window_fraction: float = 0.06,
+    foreground: NDArray[np.bool_] | None = None,
+    long_side: int | None = None,
 ) -> FloatImage:
     """The table without strings and pawns: a wide median of the photo.
 
@@ -99,7 +102,8 @@ def model_table(
     height, width = lab.shape[:2]
     size = (max(width // 8, 8), max(height // 8, 8))
     small = np.asarray(cv2.resize(lab, size, interpolation=cv2.INTER_AREA), np.float32)
-    window = max(int(max(height, width) / 8 * window_fraction) | 1, 3)
+    long_side = long_side or max(height, width)
+    window = max(int(long_side / 8 * window_fraction) | 1, 3)
     if foreground is not None:
         share = cv2.resize(foreground.astype(np.float32), size, interpolation=cv2.INTER_AREA)
         covered = np.asarray(cv2.dilate(share, np.ones((3, 3), np.uint8))) > 0.02
@@ -158,7 +162,9 @@ def table_distance(residual: FloatImage, sample_step: int = 7) -> FloatImage:
     return distance
 
 
-def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMasks:
+def classify_colours(
+    rgb: NDArray[np.uint8], profile: ColourProfile, long_side: int | None = None
+) -> ColourMasks:
     """Label every pixel as table, one of the four line colours, or white.
 
     Parameters
@@ -176,11 +182,11 @@ def classify_colours(rgb: NDArray[np.uint8], profile: ColourProfile) -> ColourMa
         raise ValueError(f"expected an (H, W, 3) uint8 RGB image, got {rgb.shape} {rgb.dtype}")
     lab = to_lab(rgb)
     # The first model is needed only for its residual, computed in its place.
-    first = model_table(lab)
+    first = model_table(lab, long_side=long_side)
     first_residual = np.subtract(lab, first, out=first)
     foreground = table_distance(first_residual) > profile.min_contrast
     del first, first_residual  # 12 bytes a pixel: the largest part of this stage's peak
-    table = model_table(lab, foreground=foreground)
+    table = model_table(lab, foreground=foreground, long_side=long_side)
     residual = lab - table
     distance = table_distance(residual)
     # Only a pixel unlike the table can be string or ghost, and those are a few per

@@ -18,8 +18,10 @@ large that decoding it would be a risk (checked from the header, before decoding
 from __future__ import annotations
 
 import io
+import math
 import os
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,12 +78,32 @@ class Photo:
         ``(width, height)`` of the original photo as a person sees it (EXIF applied).
     format : str
         ``"jpeg"``, ``"png"``, ``"webp"``, ``"heic"`` or Pillow's name in lower case.
+    origin : (x, y) of int
+        Where ``rgb`` starts in the whole working image: (0, 0) unless the photo was
+        cut to a box (:func:`load_photo`'s ``box``). Working pixel ``x`` of ``rgb`` has
+        its centre at ``(x + origin[0] + 0.5) * scale - 0.5`` in the original photo.
+    cut : bool
+        Whether ``rgb`` is only a part of the photo (cut to a box).
     """
 
     rgb: np.ndarray
     scale: float
     size: tuple[int, int]
     format: str
+    origin: tuple[int, int] = (0, 0)
+    cut: bool = False
+
+    @property
+    def working_long_side(self) -> int:
+        """The long side of the whole photo in working pixels (more than ``rgb``'s if cut)."""
+        if not self.cut:
+            return int(max(self.rgb.shape[:2]))
+        return int(round(max(self.size) / self.scale))
+
+    def to_original(self, points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+        """Points in ``rgb``'s pixels as pixels of the original photo (pixel centres)."""
+        (ox, oy), s = self.origin, self.scale
+        return [((x + ox + 0.5) * s - 0.5, (y + oy + 0.5) * s - 0.5) for x, y in points]
 
 
 def load_photo(
@@ -89,6 +111,7 @@ def load_photo(
     *,
     min_working_side: int = MIN_WORKING_SIDE,
     max_pixels: int = 120_000_000,
+    box: tuple[float, float, float, float] | None = None,
 ) -> Photo:
     """Decode a photo, upright, as 8-bit RGB at a reduced working resolution.
 
@@ -101,6 +124,9 @@ def load_photo(
         is the largest of 1, 2, 4, 8 that keeps it (1 when the photo is smaller).
     max_pixels : int, optional
         Photos with more pixels than this are refused before they are decoded.
+    box : (left, top, right, bottom), optional
+        Keep only this part of the photo (original pixels, upright; clipped to the
+        photo): the working image is cut to it, and ``origin`` says where it was.
 
     Returns
     -------
@@ -112,7 +138,7 @@ def load_photo(
         The file cannot be read, is empty, is not an image, is truncated or damaged,
         is smaller than 320×240 or larger than ``max_pixels``.
     ValueError
-        ``min_working_side`` or ``max_pixels`` is not positive.
+        ``min_working_side`` or ``max_pixels`` is not positive, or ``box`` is empty.
     """
     if min_working_side < 1 or max_pixels < 1:
         raise ValueError("min_working_side and max_pixels must be positive")
@@ -129,9 +155,36 @@ def load_photo(
         image = image.transpose(upright)
     if orientation in (5, 6, 7, 8):
         width, height = height, width
+    origin = (0, 0)
+    if box is not None:
+        # The working pixels that hold any of the box.
+        left, top, right, bottom = (int(v) for v in _working_box(box, scale, image.size))
+        image = image.crop((left, top, right, bottom))
+        origin = (left, top)
     rgb = _to_rgb8(image)
     name = _FORMAT_NAMES.get(fmt, fmt.lower())
-    return Photo(rgb=rgb, scale=float(scale), size=(width, height), format=name)
+    return Photo(
+        rgb=rgb,
+        scale=float(scale),
+        size=(width, height),
+        format=name,
+        origin=origin,
+        cut=box is not None,
+    )
+
+
+def _working_box(
+    box: tuple[float, float, float, float], scale: int, working_size: tuple[int, int]
+) -> tuple[int, int, int, int]:
+    """The box (original pixels) as working pixels, clipped; at least one pixel."""
+    if not all(math.isfinite(v) for v in box) or box[2] <= box[0] or box[3] <= box[1]:
+        raise ValueError(f"box must be (left, top, right, bottom) with right > left, not {box}")
+    w, h = working_size
+    left = min(max(int(math.floor(box[0] / scale)), 0), w - 1)
+    top = min(max(int(math.floor(box[1] / scale)), 0), h - 1)
+    right = min(max(int(math.ceil((box[2] + 1) / scale)), left + 1), w)
+    bottom = min(max(int(math.ceil((box[3] + 1) / scale)), top + 1), h)
+    return left, top, right, bottom
 
 
 def working_scale(size: tuple[int, int], min_working_side: int) -> int:

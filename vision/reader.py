@@ -26,7 +26,7 @@ from engine.errors import EngineError, LayoutError
 from engine.placement import Foot, Location, locate_creatures
 from engine.report import board_to_report
 from engine.topology import build_board
-from vision.colour import LABEL_RGB, ColourMasks, classify_colours, draw_labels
+from vision.colour import LABEL_RGB, ColourMasks, bounding_box, classify_colours, draw_labels
 from vision.combine import combine_knots, combine_pawns, trace_with_cords
 from vision.creatures import Pawns, find_pawns
 from vision.detect import (
@@ -53,6 +53,11 @@ MIN_SEEN_SHARE = 0.5
 #: ... or with one gap bridged across more than this share of its loop (a pawn hides
 #: a few per cent).
 MAX_BRIDGE_SHARE = 0.15
+#: The finer reading looks at the box round the strings and pawns of the first, grown by
+#: this many pawn widths (a pawn half seen at the edge of the first reading is whole).
+BOX_MARGIN_PAWNS = 4.0
+#: ... and round every pawn the detector marks at least this much.
+BOX_MARK = 0.2
 #: Ways of turning pixels into strings, knots and pawns (see read_photo).
 METHODS = frozenset({"classic", "classic+detector", "net", "classic+net"})
 DEFAULT_METHOD = "classic+detector"
@@ -132,11 +137,18 @@ def read_photo(
 
     profile = profile or load_profile()
 
-    def read_strings(min_working_side: int = MIN_WORKING_SIDE, last_try: bool = False) -> _Strings:
-        """Load, colour, separate and trace at a working resolution (with the detector,
-        first find the pawns and cords it marks). Unless it is the last try, the loops
-        are None where they cannot be read at it: strings too thin, or a loop lost."""
-        photo = stage("load", lambda: load_photo(source, min_working_side=min_working_side))
+    def read_strings(
+        min_working_side: int = MIN_WORKING_SIDE,
+        last_try: bool = False,
+        box: tuple[float, float, float, float] | None = None,
+    ) -> _Strings:
+        """Load (only ``box`` of the photo, if given), colour, separate and trace at a
+        working resolution (with the detector, first find the pawns and cords it marks).
+        Unless it is the last try, the loops are None where they cannot be read at it:
+        strings too thin, or a loop lost."""
+        photo = stage(
+            "load", lambda: load_photo(source, min_working_side=min_working_side, box=box)
+        )
         masks: Any
         if method == "net":
             masks = stage("pixels", lambda: classify_pixels(photo.rgb))
@@ -144,17 +156,20 @@ def read_photo(
             separation = parts.separation
             pawns = parts.pawns
         else:
-            masks = stage("colour", lambda: classify_colours(photo.rgb, profile))
+            long_side = photo.working_long_side
+            masks = stage("colour", lambda: classify_colours(photo.rgb, profile, long_side))
             separation = stage("separate", lambda: separate(masks))
             pawns = stage("creatures", lambda: find_pawns(separation))
         found = _Strings(photo, masks, separation, pawns, None, None)
         last_try = last_try or photo.scale <= 1
-        if 0 < separation.measured_width < MIN_STRING_WIDTH and not last_try:
-            return found
         marks = None
         if method == "classic+detector":
+            # Also where the strings are too thin to trace: the pawns it marks tell
+            # where the board is (board_box), and a pawn is wide at any resolution.
             marks = stage("detect", lambda: detect_checking_size(photo.rgb, pawns.pawn_width))
             found = replace(found, detections=marks)
+        if 0 < separation.measured_width < MIN_STRING_WIDTH and not last_try:
+            return found
 
         def trace() -> Loops:
             if marks is None:
@@ -175,9 +190,12 @@ def read_photo(
         # a loop lost or mostly guessed at it (a thin cord of nearly the table's hue
         # keeps its colour only on its lit side, too thin to count at half size): read
         # the photo again at twice the resolution, and keep the reading that saw more
-        # of its worst-seen loop.
+        # of its worst-seen loop. Only the board's part of the photo is read again: such
+        # a board is small in the photo, and the whole of it at full size costs seconds
+        # and more than a gigabyte.
+        finer_side, box = next_working_side(strings.photo), board_box(strings)
         try:
-            finer = read_strings(next_working_side(strings.photo), last_try=True)
+            finer = read_strings(finer_side, last_try=True, box=box)
         except ReadError:
             if loops is None:
                 raise
@@ -227,6 +245,31 @@ def next_working_side(photo: Photo) -> int:
     """The ``min_working_side`` that decodes ``photo`` at the next finer scale (half
     its reduction: 2 from 4, 1 from 2)."""
     return max(photo.size) // max(int(photo.scale) // 2, 1)
+
+
+def board_box(strings: _Strings) -> tuple[float, float, float, float] | None:
+    """The part of the photo (original pixels) that holds every coloured string and
+    pawn found (by the colour rules or the detector), with BOX_MARGIN_PAWNS pawn widths
+    round it; None when nothing was found."""
+    found = strings.separation.pawn_mask.copy()
+    for mask in strings.separation.strings.values():
+        found |= mask
+    if strings.detections is not None:
+        # The detector finds the pawns the colour rules miss (a green pawn on green
+        # felt), also those standing away from the board.
+        height, width = found.shape
+        for mark in strings.detections.pawns(min_score=BOX_MARK):
+            x, y = min(max(int(mark.xy[0]), 0), width - 1), min(max(int(mark.xy[1]), 0), height - 1)
+            found[y, x] = True
+    margin = int(math.ceil(BOX_MARGIN_PAWNS * strings.pawns.pawn_width))
+    box = bounding_box(found, margin)
+    if box is None:
+        return None
+    rows, columns = box
+    (left, top), (right, bottom) = strings.photo.to_original(
+        [(columns.start - 0.5, rows.start - 0.5), (columns.stop - 0.5, rows.stop - 0.5)]
+    )
+    return (left, top, right, bottom)
 
 
 def mostly_guessed(loops: Loops) -> bool:
@@ -283,12 +326,7 @@ def make_report(
 ) -> dict[str, Any]:
     """The CONTRACT report in the original photo's pixels, with confidences and warnings."""
     board = board.with_creatures(tuple(location.creature for location in located))
-    scale = photo.scale
-
-    def to_photo(points: Sequence[Point]) -> list[Point]:
-        # Pixel centres: working pixel x covers original pixels [x*s, (x+1)*s).
-        return [((x + 0.5) * scale - 0.5, (y + 0.5) * scale - 0.5) for x, y in points]
-
+    to_photo = photo.to_original
     report = board_to_report(board.transformed(to_photo), image_size=photo.size)
     width = separation.string_width
     for crossing in report["crossings"]:
