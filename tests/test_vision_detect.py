@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -22,6 +23,7 @@ from vision.combine import (
     CONFIRMED_ADD_SCORE,
     CONFIRMED_GHOST_SCORE,
     KEEP_SCORE,
+    KNOT_CONTEST,
     KNOT_SCORE,
     LOST_KNOT_SCORE,
     OWN_CORD_KNOT_SCORE,
@@ -635,3 +637,43 @@ def test_a_loop_far_shorter_than_the_others_is_traced_again_on_the_cord_map() ->
     kept = trace_with_cords(separation, Detections([], WIDTH, {"blue": cord_map(ring > 0)}))
     assert not blue_loop_fits(kept)
     assert "the blue loop is far shorter than the others" in kept.warnings
+
+
+def test_a_knot_chosen_on_a_faint_mark_is_looked_at_again_with_the_tracers_knot() -> None:
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    faint = mark("", (200.0, 97.0), 0.22)
+    assert faint.score < KNOT_CONTEST
+    marks = Detections([faint], WIDTH)
+    # Without a second look, a mark with none at the tracer's knot is the knot.
+    first = combine_knots(loops, marks, 5.0).loops["red"].knot
+    assert first == pytest.approx((200.0, 100.0), abs=1.0)
+    looked: list[tuple[float, float]] = []
+
+    def seen_better_at_the_tracers_knot(candidate: Detection) -> Detection:
+        looked.append(candidate.xy)
+        score = 0.5 if math.dist(candidate.xy, (300.0, 200.0)) < 5 else 0.05
+        return Detection(candidate.kind, candidate.colour, candidate.xy, score, views=8)
+
+    knot = combine_knots(loops, marks, 5.0, look_again=seen_better_at_the_tracers_knot)
+    assert knot.loops["red"].knot == (300.0, 200.0)
+    assert len(looked) == 2
+    # Looked at again, the faint mark stands: it is the knot.
+    def seen_better_at_the_mark(candidate: Detection) -> Detection:
+        score = 0.5 if math.dist(candidate.xy, faint.xy) < 5 else 0.05
+        return Detection(candidate.kind, candidate.colour, candidate.xy, score, views=8)
+
+    knot = combine_knots(loops, marks, 5.0, look_again=seen_better_at_the_mark)
+    assert knot.loops["red"].knot == pytest.approx((200.0, 100.0), abs=1.0)
+    # A sure mark is not looked at again ...
+    sure = Detections([mark("", (200.0, 97.0), KNOT_CONTEST + 0.1)], WIDTH)
+    looked.clear()
+    combine_knots(loops, sure, 5.0, look_again=seen_better_at_the_tracers_knot)
+    assert looked == []
+    # ... nor a faint one on a knot the separate stage found by its shape.
+    shaped = replace(loops.loops["red"], knot_confidence=1.0)
+    agreeing = Detections([mark("", (301.0, 203.0), 0.2), mark("", (200.0, 97.0), 0.4)], WIDTH)
+    # (looked at again, the mark elsewhere would win)
+    knot = combine_knots(
+        Loops({"red": shaped}, []), agreeing, 5.0, look_again=seen_better_at_the_mark
+    )
+    assert knot.loops["red"].knot == pytest.approx((300.0, 203.0), abs=1.0)

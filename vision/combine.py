@@ -38,7 +38,7 @@ from shapely.geometry import Point as ShapelyPoint
 
 from engine.colours import GHOST
 from vision.creatures import NOT_A_PAWN, TOUCHING_PAWNS, Pawns, Remark, SeenPawn
-from vision.detect import SAME_PAWN, Detection, Detections, one_mark_per_pawn
+from vision.detect import KNOT, SAME_PAWN, Detection, Detections, one_mark_per_pawn
 from vision.separate import Separation
 from vision.trace import Loop, Loops, all_four, follow_bridges, too_short, trace_each
 
@@ -103,6 +103,13 @@ STRONGER_BY = 0.3
 #: lump as thick as a knot's (on the generated sets the knot 829 -> 829, 827 -> 830 of
 #: 840, development set and dev photos unchanged, measured offline on their marks).
 STRONGER_BY_BESIDE_PAWN = 0.15
+#: A knot chosen on a mark fainter than this is looked at again in eight views with
+#: the other likeliest places on its loop (at most KNOT_CONTENDERS marks, and the
+#: tracer's knot).
+KNOT_CONTEST = 0.45
+KNOT_CONTENDERS = 3
+#: ... and another is taken only if its mean over the eight views is this much higher.
+KNOT_SWITCH_BY = 0.1
 BESIDE_PAWN = 1.5
 
 
@@ -217,7 +224,11 @@ def _nearest(
 
 
 def combine_knots(
-    loops: Loops, detections: Detections, string_width: float, pawns: Pawns | None = None
+    loops: Loops,
+    detections: Detections,
+    string_width: float,
+    pawns: Pawns | None = None,
+    look_again: Callable[[Detection], Detection] | None = None,
 ) -> Loops:
     """The loops with the knots the detector marked on them.
 
@@ -230,7 +241,10 @@ def combine_knots(
     (:data:`STRONGER_BY_BESIDE_PAWN` where the tracer's knot lies within
     :data:`BESIDE_PAWN` pawn widths of one of ``pawns`` of the loop's colour); with no
     mark near the tracer's knot, its strongest mark; with no mark on it, the tracer's
-    knot stays. The knot is put on the loop, at its point nearest the mark.
+    knot stays. Given ``look_again`` (:func:`vision.detect.look_again` bound to the
+    photo), a knot chosen on a faint mark is put in question against the loop's other
+    likeliest marks and the tracer's knot (:func:`_knot_looked_at_again`). The knot is
+    put on the loop, at its point nearest the mark.
     """
     rings = {colour: LinearRing(np.asarray(loop.points)) for colour, loop in loops.loops.items()}
     marked: dict[str, list[Detection]] = {colour: [] for colour in rings}
@@ -258,6 +272,8 @@ def combine_knots(
             if any(math.dist(loop.knot, f) < BESIDE_PAWN * pawns.pawn_width for f in feet):
                 stronger_by = STRONGER_BY_BESIDE_PAWN
         chosen = _knot_mark(loop.knot, marked[colour], string_width, stronger_by)
+        if look_again is not None:
+            chosen = _knot_looked_at_again(loop, marked[colour], chosen, string_width, look_again)
         if chosen is None:
             loops_with_knots[colour] = loop
             continue
@@ -311,6 +327,45 @@ def _knot_mark(
             if strongest.score - best_agreeing.score <= stronger_by:
                 return best_agreeing
     return strongest
+
+
+def _knot_looked_at_again(
+    loop: Loop,
+    marks: list[Detection],
+    chosen: Detection | None,
+    string_width: float,
+    look_again: Callable[[Detection], Detection],
+) -> Detection | None:
+    """Where the choice of a loop's knot rests on a faint mark (under
+    :data:`KNOT_CONTEST`), it is looked at again in eight views with the other
+    likeliest marks and the tracer's knot, and the one marked clearly more in the mean
+    (by :data:`KNOT_SWITCH_BY`) is taken instead (None: the tracer's knot). A knot
+    half hidden or in a shadow is marked faintly from one side and more from the
+    others; a lump that only looked like a knot falls off. A faint mark on a knot the
+    separate stage found by its shape (a lump with two tails) is not put in question."""
+    traced = loop.knot
+    if chosen is None or chosen.score >= KNOT_CONTEST:
+        return chosen
+    near_traced = traced is not None and (
+        math.dist(chosen.xy, traced) <= AGREE_WIDTHS * string_width
+    )
+    if near_traced and loop.knot_confidence >= 1.0:
+        return chosen
+    others = sorted((m for m in marks if m is not chosen), key=lambda m: -m.score)
+    candidates = others[: KNOT_CONTENDERS - 1]
+    if traced is not None and not near_traced and not any(
+        math.dist(m.xy, traced) <= AGREE_WIDTHS * string_width for m in candidates
+    ):
+        candidates.append(Detection(KNOT, "", traced, 0.0))
+    if not candidates:
+        return chosen
+    chosen_mean = look_again(chosen).score
+    best_mean, best = max(((look_again(m).score, m) for m in candidates), key=lambda p: p[0])
+    if best_mean < chosen_mean + KNOT_SWITCH_BY:
+        return chosen
+    if traced is not None and best.xy == traced and best.score == 0.0:
+        return None
+    return best
 
 
 def trace_with_cords(separation: Separation, detections: Detections) -> Loops:

@@ -250,9 +250,9 @@ def detect_checking_size(
 def look_again(
     rgb: NDArray[np.uint8], mark: Detection, width: float, model: DetectorModel | None = None
 ) -> Detection:
-    """``mark`` scored again: by the mean over the eight turns and mirrors of the place
-    round it of the strongest mark of its kind and colour within :data:`SAME_PAWN` of
-    it (0 where a view marks none).
+    """``mark`` (a pawn's or a knot's) scored again: by the mean over the eight turns
+    and mirrors of the place round it of the strongest mark of its kind and colour
+    within :data:`SAME_PAWN` of it (0 where a view marks none).
 
     A pawn the detector marks faintly (a ghost on a light table, a demon beside its
     own shadow) is marked in most views; what only happened to look like a pawn from
@@ -290,8 +290,8 @@ def look_again(
     for turn in range(8):
         view = _turned(place, turn)
         best = 0.0
-        for seen in detect(view, width, model).pawns(MIN_SCORE):
-            if seen.kind != mark.kind or seen.colour != mark.colour:
+        for seen in detect(view, width, model).found:
+            if seen.kind != mark.kind or seen.colour != mark.colour or seen.score < MIN_SCORE:
                 continue
             vx, vy = _turned_back(seen.xy, turn, view.shape)
             if math.dist((vx + left, vy + top), mark.xy) < SAME_PAWN * width:

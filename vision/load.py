@@ -98,7 +98,8 @@ class Photo:
         """The long side of the whole photo in working pixels (more than ``rgb``'s if cut)."""
         if not self.cut:
             return int(max(self.rgb.shape[:2]))
-        return int(round(max(self.size) / self.scale))
+        # As the decoder rounds: a partial last block is a working pixel too.
+        return -(-max(self.size) // int(self.scale))
 
     def to_original(self, points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
         """Points in ``rgb``'s pixels as pixels of the original photo (pixel centres)."""
@@ -125,8 +126,10 @@ def load_photo(
     max_pixels : int, optional
         Photos with more pixels than this are refused before they are decoded.
     box : (left, top, right, bottom), optional
-        Keep only this part of the photo (original pixels, upright; clipped to the
-        photo): the working image is cut to it, and ``origin`` says where it was.
+        Keep only this part of the photo (original pixel coordinates, upright, the
+        right and bottom ones inclusive; clipped to the photo): the working image is
+        cut to the working pixels that hold any of it, and ``origin`` says where they
+        were.
 
     Returns
     -------

@@ -219,7 +219,7 @@ def read_photo(
 
         pawns = stage("combine", lambda: combine_pawns(seen, marks, look_again_at))
         kept = pawns
-        loops = stage("knots", lambda: combine_knots(traced, marks, width, kept))
+        loops = stage("knots", lambda: combine_knots(traced, marks, width, kept, look_again_at))
     board = stage("arrange", lambda: arrange(loops))
     if method == "classic+net":
         seen = pawns
