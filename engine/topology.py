@@ -35,6 +35,7 @@ FloatArray = NDArray[np.float64]
 #: longest loop's length); engine.placement looks in the same place.
 LEAVING_REACH: Final = 1e-4
 
+
 def build_board(
     lines: Mapping[str, Sequence[Sequence[float]]],
     knots: Mapping[str, Sequence[float] | None] | None = None,

@@ -258,7 +258,8 @@ def fit(
     steps: int,
     lr: float,
     checkpoint: Path,
-    milestone: Callable[[], None],
+    validate: Callable[[], dict[str, Any]],
+    export: Callable[[dict[str, Any]], None],
     warmup: int = 0,
 ) -> None:
     """Train ``net`` for ``steps`` steps (AdamW, cosine schedule after ``warmup``
@@ -267,7 +268,8 @@ def fit(
     ``batches(seed)`` gives the batches from a seed (the step started at, so that a
     resumed run does not see the same crops again); ``loss_parts`` the named parts of
     a batch's loss (printed), summed with ``weights``. The state is saved every 1000
-    steps; ``milestone`` (validation and export) runs every 2000 and at the end.
+    steps; every 2000 and at the end the net is validated (``validate()``'s figures
+    printed) and exported with them (``export(figures)``).
     """
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     checkpoint.parent.mkdir(parents=True, exist_ok=True)
@@ -306,7 +308,23 @@ def fit(
                 checkpoint,
             )
         if step % 2000 == 0 or step == steps:
-            milestone()
+            figures = validate()
+            print(json.dumps(figures), file=sys.stderr, flush=True)
+            export(figures)
+
+
+def held_out(names: Sequence[Path], count: int, seed: int) -> tuple[list[Path], list[Path]]:
+    """``count`` of the examples kept for validation, chosen by ``seed``, and the rest.
+
+    Raises
+    ------
+    ValueError
+        When there are no more than ``count`` examples.
+    """
+    if len(names) <= count:
+        raise ValueError(f"holds {len(names)} examples; more than --held-out {count} needed")
+    shuffled = random.Random(seed).sample(list(names), len(names))
+    return shuffled[:count], shuffled[count:]
 
 
 def export(net: PixelNet, out: Path, figures: dict[str, Any]) -> None:
@@ -340,17 +358,11 @@ def main(argv: list[str] | None = None) -> int:
     random.seed(args.seed)
     names = sorted(p.with_name(p.name[: -len(".feet.json")])
                    for p in args.data.glob("*.feet.json"))
-    if len(names) <= args.held_out:
-        parser.error(f"{args.data} holds {len(names)} examples; more than --held-out needed")
-    shuffled = random.Random(args.seed).sample(names, len(names))
-    held, train = shuffled[: args.held_out], shuffled[args.held_out :]
+    try:
+        held, train = held_out(names, args.held_out, args.seed)
+    except ValueError as error:
+        parser.error(f"{args.data} {error}")
     net = PixelNet()
-
-    def milestone() -> None:
-        figures = validate(net, held)
-        print(json.dumps(figures), file=sys.stderr, flush=True)
-        export(net, args.out, figures)
-
     fit(
         net,
         lambda start: DataLoader(
@@ -362,7 +374,8 @@ def main(argv: list[str] | None = None) -> int:
         steps=args.steps,
         lr=args.lr,
         checkpoint=args.checkpoint or args.out / "pixelnet.pt",
-        milestone=milestone,
+        validate=lambda: validate(net, held),
+        export=lambda figures: export(net, args.out, figures),
     )
     return 0
 

@@ -22,8 +22,6 @@ import argparse
 import itertools
 import json
 import math
-import random
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,7 +35,7 @@ from torch.utils.data import DataLoader, IterableDataset
 
 from synth.labels import BACKGROUND, KNOT, PIXEL_CLASSES
 from training.detector_model import CORDS, IN_CHANNELS, OBJECTS, PAWN_PX, STRIDE, PawnDetector
-from training.train import export_onnx, fit, vary_look
+from training.train import export_onnx, fit, held_out, vary_look
 from vision.detect import detector_input, peaks
 
 #: Input crop side (a multiple of 8): eight pawns across.
@@ -426,17 +424,11 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.manual_seed(args.seed)
     names = example_names(args.data)
-    if len(names) <= args.held_out:
-        parser.error(f"{args.data} holds {len(names)} examples; more than --held-out needed")
-    shuffled = random.Random(args.seed).sample(names, len(names))
-    held = shuffled[: args.held_out]
+    try:
+        held, _ = held_out(names, args.held_out, args.seed)
+    except ValueError as error:
+        parser.error(f"{args.data} {error}")
     net = PawnDetector()
-
-    def milestone() -> None:
-        figures = validate(net, held)
-        print(json.dumps(figures), file=sys.stderr, flush=True)
-        export(net, args.out, figures)
-
     fit(
         net,
         lambda start: DataLoader(
@@ -448,7 +440,8 @@ def main(argv: list[str] | None = None) -> int:
         steps=args.steps,
         lr=args.lr,
         checkpoint=args.checkpoint or args.out / "pawnnet.pt",
-        milestone=milestone,
+        validate=lambda: validate(net, held),
+        export=lambda figures: export(net, args.out, figures),
         warmup=300,
     )
     return 0

@@ -103,6 +103,7 @@ STRONGER_BY = 0.3
 #: lump as thick as a knot's (on the generated sets the knot 829 -> 829, 827 -> 830 of
 #: 840, development set and dev photos unchanged, measured offline on their marks).
 STRONGER_BY_BESIDE_PAWN = 0.15
+BESIDE_PAWN = 1.5
 #: A knot chosen on a mark fainter than this is looked at again in eight views with
 #: the other likeliest places on its loop (at most KNOT_CONTENDERS marks, and the
 #: tracer's knot).
@@ -110,7 +111,6 @@ KNOT_CONTEST = 0.45
 KNOT_CONTENDERS = 3
 #: ... and another is taken only if its mean over the eight views is this much higher.
 KNOT_SWITCH_BY = 0.1
-BESIDE_PAWN = 1.5
 
 
 def combine_pawns(
@@ -321,7 +321,7 @@ def _knot_mark(
         return None
     strongest = max(marks, key=lambda m: m.score)
     if traced is not None:
-        agreeing = [m for m in marks if math.dist(m.xy, traced) <= AGREE_WIDTHS * string_width]
+        agreeing = [m for m in marks if _agrees(m.xy, traced, string_width)]
         if agreeing:
             best_agreeing = max(agreeing, key=lambda m: m.score)
             if strongest.score - best_agreeing.score <= stronger_by:
@@ -346,26 +346,29 @@ def _knot_looked_at_again(
     traced = loop.knot
     if chosen is None or chosen.score >= KNOT_CONTEST:
         return chosen
-    near_traced = traced is not None and (
-        math.dist(chosen.xy, traced) <= AGREE_WIDTHS * string_width
-    )
+    near_traced = traced is not None and _agrees(chosen.xy, traced, string_width)
     if near_traced and loop.knot_confidence >= 1.0:
         return chosen
     others = sorted((m for m in marks if m is not chosen), key=lambda m: -m.score)
     candidates = others[: KNOT_CONTENDERS - 1]
-    if traced is not None and not near_traced and not any(
-        math.dist(m.xy, traced) <= AGREE_WIDTHS * string_width for m in candidates
+    tracers_knot = None
+    if traced is not None and not any(
+        _agrees(m.xy, traced, string_width) for m in [chosen, *candidates]
     ):
-        candidates.append(Detection(KNOT, "", traced, 0.0))
+        tracers_knot = Detection(KNOT, "", traced, 0.0)
+        candidates.append(tracers_knot)
     if not candidates:
         return chosen
     chosen_mean = look_again(chosen).score
     best_mean, best = max(((look_again(m).score, m) for m in candidates), key=lambda p: p[0])
     if best_mean < chosen_mean + KNOT_SWITCH_BY:
         return chosen
-    if traced is not None and best.xy == traced and best.score == 0.0:
-        return None
-    return best
+    return None if best is tracers_knot else best
+
+
+def _agrees(xy: tuple[float, float], traced: tuple[float, float], string_width: float) -> bool:
+    """Whether a mark at ``xy`` is the tracer's knot at ``traced`` seen again."""
+    return math.dist(xy, traced) <= AGREE_WIDTHS * string_width
 
 
 def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
