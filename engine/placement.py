@@ -34,9 +34,10 @@ Ambiguity (the best guess is always given)
     corner's snug spot lies within ``SAME_SPOT`` radii of another candidate corner's
     spot in the same field (a sliver of a field, whose corners all hold their pawn in
     about the same place: where the foot stands cannot tell them apart). Between
-    corners that fit about equally, a pawn snug in the best one goes to the nearest
-    crossing; a loose one to the best fit among the crossings of its colour (a photo's
-    perspective makes a clear corner on the table look about equal to another).
+    corners that fit about equally, a demon goes to a crossing of its own colour where
+    one is among them: a pawn snug in the best corner to the nearest such crossing, a
+    loose one to the best fit (a photo's perspective makes a clear corner on the table
+    look about equal to another).
 
 Off the board
     A creature is off the board (a prediction in front of a player) when its foot lies
@@ -309,13 +310,16 @@ class BoardGeometry:
             ambiguity = BETWEEN_CORNERS_AMBIGUITY
         elif len(close) > 1:
             ambiguity = BETWEEN_CORNERS_AMBIGUITY
-            # Corners that fit about equally well. Where the pawn stands snug, it is in
-            # the corner of the nearest crossing (in a small field a pawn may be snug in
-            # several); otherwise the photo does not say, so the rules do: a demon
-            # belongs at a crossing of its own colour, and of those the best fit.
+            # Corners that fit about equally well: the foot does not say, so the rules
+            # do: a demon belongs at a crossing of its own colour. Of those, where the
+            # pawn stands snug, the nearest (in a small field a pawn may be snug in
+            # several); otherwise the best fit. (The nearest of all the close corners,
+            # as before, put a foot read a tenth of a radius off into a foreign corner
+            # half as deep: with the truth's feet moved 0.12 radii at random, 0.57 ->
+            # 0.34 % of demons misplaced on generated boards, none on the dev photos.)
             own = [c for c in close if colour in self.board.crossings[c.crossing].lines]
             if best.score < BETWEEN_CORNERS:
-                best = min(close, key=lambda c: c.distance)
+                best = min(own or close, key=lambda c: c.distance)
             elif own:
                 best = own[0]
         return _DemonPlace(best.field, best.crossing, best.sector, best.distance, ambiguity)

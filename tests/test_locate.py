@@ -330,7 +330,8 @@ def test_between_two_corners_the_demon_goes_to_a_crossing_of_its_colour() -> Non
 def test_between_two_corners_of_its_colour_a_loose_demon_goes_to_the_better_fit() -> None:
     """Not snug in either of two corners of its colour that fit about equally, a demon
     goes to the one it fits better, though the other crossing be nearer (a far corner
-    of a narrow sector holds its pawn deeper). Snug in both, it goes to the nearer."""
+    of a narrow sector holds its pawn deeper). Snug in both, it goes to the nearer of
+    its colour's crossings, though another colour's be nearer still."""
     loose = snug = 0
     radius = 9.5
     for seed in range(12):
@@ -361,7 +362,7 @@ def test_between_two_corners_of_its_colour_a_loose_demon_goes_to_the_better_fit(
                         lines = {c.crossing: board.crossings[c.crossing].lines for c in close}
                         own = [c for c in close if colour in lines[c.crossing]]
                         best_fit = (own or close)[0]
-                        nearest = min(close, key=lambda c: c.distance)
+                        nearest = min(own or close, key=lambda c: c.distance)
                         if nearest is best_fit:
                             continue  # both rules agree; not this test's case
                         feet = [Foot("demon", colour, foot)]
@@ -374,3 +375,52 @@ def test_between_two_corners_of_its_colour_a_loose_demon_goes_to_the_better_fit(
                             assert where.crossing == nearest.crossing
                             snug += 1
     assert loose > 0 and snug > 0
+
+
+def test_snug_between_corners_a_demon_goes_to_its_own_colour_before_a_nearer_other() -> None:
+    """Snug between corners that fit about equally, where the nearest crossing is not
+    of the demon's colour and another close one is, the demon goes to its colour's: a
+    foot read a tenth of a radius off must not move it into a foreign corner."""
+    decided = 0
+    radius = 9.5
+    for seed in range(12):
+        board = random_layout(seed).board()
+        geometry = BoardGeometry(board)
+        for field in board.fields:
+            if field.outer:
+                continue
+            corners = sorted(set(field.corners))
+            for a in corners:
+                for b in corners:
+                    if a == b:
+                        continue
+                    pa = geometry.corner_point(field.id, a, 1.25 * radius)
+                    pb = geometry.corner_point(field.id, b, 1.25 * radius)
+                    for t in np.linspace(0.3, 0.7, 9):
+                        foot = (pa[0] + t * (pb[0] - pa[0]), pa[1] + t * (pb[1] - pa[1]))
+                        found = geometry._candidates(foot, radius)
+                        fits = sorted(
+                            (c for c in found if c.field == field.id), key=lambda c: c.score
+                        )
+                        if len(fits) < 2 or fits[0].score >= 0.5:
+                            continue
+                        if geometry._on_string(foot, radius) or len(found) != len(fits):
+                            continue
+                        close = [c for c in fits if c.score - fits[0].score < 0.5]
+                        nearest = min(close, key=lambda c: c.distance)
+                        # A colour at a close crossing but not at the nearest one.
+                        colours = {
+                            colour
+                            for c in close
+                            for colour in board.crossings[c.crossing].lines
+                        } - set(board.crossings[nearest.crossing].lines)
+                        for colour in sorted(colours):
+                            own = [c for c in close if colour in board.crossings[c.crossing].lines]
+                            expected = min(own, key=lambda c: c.distance).crossing
+                            [where] = locate_creatures(
+                                board, [Foot("demon", colour, foot)], pawn_radius=radius
+                            )
+                            assert where.ambiguity == "between-corners"
+                            assert where.crossing == expected != nearest.crossing
+                            decided += 1
+    assert decided > 0
