@@ -410,9 +410,7 @@ def test_snug_between_corners_a_demon_goes_to_its_own_colour_before_a_nearer_oth
                         nearest = min(close, key=lambda c: c.distance)
                         # A colour at a close crossing but not at the nearest one.
                         colours = {
-                            colour
-                            for c in close
-                            for colour in board.crossings[c.crossing].lines
+                            colour for c in close for colour in board.crossings[c.crossing].lines
                         } - set(board.crossings[nearest.crossing].lines)
                         for colour in sorted(colours):
                             own = [c for c in close if colour in board.crossings[c.crossing].lines]

@@ -17,8 +17,13 @@ import numpy as np
 import pytest
 
 from engine.colours import DEMON, GHOST
+from engine.layout import random_layout
+from engine.placement import BoardGeometry
 from vision.combine import (
     ADD_SCORE,
+    CENTRE_REACH,
+    CENTRED_GHOST_FROM,
+    CENTRED_GHOST_SCORE,
     CONFIRM_FROM,
     CONFIRMED_ADD_SCORE,
     CONFIRMED_GHOST_SCORE,
@@ -31,6 +36,7 @@ from vision.combine import (
     STRONGER_BY_BESIDE_PAWN,
     SURE_COLOUR,
     UNSURE_ADDED,
+    add_centred_ghosts,
     combine_knots,
     combine_pawns,
     trace_with_cords,
@@ -314,6 +320,41 @@ def test_a_faint_mark_no_pawn_stands_at_is_added_when_a_second_look_confirms_it(
     unlooked = combine_pawns(nothing, Detections([fainter], WIDTH), looked_at_as(0.9, looked))
     assert unlooked.pawns == []
     assert looked == []
+
+
+def test_a_ghost_marked_faintly_at_the_centre_of_an_empty_field_is_added() -> None:
+    """A ghost stands in a field's centre: a faint ghost mark there, confirmed in the
+    eight views, is a ghost; not in a field that has one, not off the centre, not under
+    CENTRED_GHOST_FROM, not when the views do not confirm it."""
+    board = random_layout(3).board()  # millimetres; pawns 40 mm wide
+    geometry = BoardGeometry(board)
+    first, second = [f.id for f in board.fields if not f.outer][:2]
+    centre, other_centre = geometry.field_centre(first), geometry.field_centre(second)
+    faint = mark("white", (centre[0] + 5.0, centre[1]), (CENTRED_GHOST_FROM + 0.4) / 2)
+    nothing = Pawns([], WIDTH, [])
+    looked: list[Detection] = []
+    sure = looked_at_as((CENTRED_GHOST_SCORE + 1.0) / 2, looked)
+
+    added = add_centred_ghosts(board, nothing, Detections([faint], WIDTH), sure)
+    assert looked == [faint]
+    assert [(p.kind, p.foot) for p in added.pawns] == [(GHOST, faint.xy)]
+    assert "taken for the centre of its field" in added.warnings[0].text
+
+    unconfirmed = looked_at_as(CENTRED_GHOST_SCORE - 0.05, [])
+    assert add_centred_ghosts(board, nothing, Detections([faint], WIDTH), unconfirmed) == nothing
+    # The field has its ghost already (read elsewhere in it): the mark is not looked at.
+    looked.clear()
+    has_ghost = Pawns([seen("white", (centre[0], centre[1] + 30.0))], WIDTH, [])
+    assert geometry.field_at(has_ghost.pawns[0].foot) == first
+    kept = add_centred_ghosts(board, has_ghost, Detections([faint], WIDTH), sure)
+    assert kept == has_ghost and looked == []
+    # Off the centre, too faint, or a demon's mark: not looked at.
+    off = mark("white", (other_centre[0] + 1.5 * CENTRE_REACH * WIDTH, other_centre[1]), 0.3)
+    too_faint = mark("white", centre, CENTRED_GHOST_FROM - 0.05)
+    demon = mark("red", centre, 0.3)
+    for marks in ([off], [too_faint], [demon]):
+        added = add_centred_ghosts(board, nothing, Detections(marks, WIDTH), sure)
+        assert added == nothing and looked == [], marks
 
 
 def test_a_ghost_confirmed_a_little_more_faintly_than_a_demon_is_added() -> None:
@@ -657,6 +698,7 @@ def test_a_knot_chosen_on_a_faint_mark_is_looked_at_again_with_the_tracers_knot(
     knot = combine_knots(loops, marks, 5.0, look_again=seen_better_at_the_tracers_knot)
     assert knot.loops["red"].knot == (300.0, 200.0)
     assert len(looked) == 2
+
     # Looked at again, the faint mark stands: it is the knot.
     def seen_better_at_the_mark(candidate: Detection) -> Detection:
         score = 0.5 if math.dist(candidate.xy, faint.xy) < 5 else 0.05

@@ -27,7 +27,7 @@ from engine.placement import Foot, Location, locate_creatures
 from engine.report import board_to_report
 from engine.topology import build_board
 from vision.colour import LABEL_RGB, ColourMasks, bounding_box, classify_colours, draw_labels
-from vision.combine import combine_knots, combine_pawns, trace_with_cords
+from vision.combine import add_centred_ghosts, combine_knots, combine_pawns, trace_with_cords
 from vision.creatures import Pawns, find_pawns
 from vision.detect import (
     Detection,
@@ -221,6 +221,10 @@ def read_photo(
         kept = pawns
         loops = stage("knots", lambda: combine_knots(traced, marks, width, kept, look_again_at))
     board = stage("arrange", lambda: arrange(loops))
+    if strings.detections is not None:
+        # Only now are the fields known: a ghost stands in a field's centre.
+        combined = pawns
+        pawns = stage("ghosts", lambda: add_centred_ghosts(board, combined, marks, look_again_at))
     if method == "classic+net":
         seen = pawns
         pawns = stage("second look", lambda: add_missed_pawns(seen, photo, loops, separation))
