@@ -16,9 +16,9 @@ import cv2
 import numpy as np
 import pytest
 
-from engine.colours import DEMON, GHOST
+from engine.colours import DEMON, GHOST, LINE_COLOURS
 from engine.layout import random_layout
-from engine.placement import BoardGeometry
+from engine.placement import BoardGeometry, Foot, locate_creatures
 from vision.combine import (
     ADD_SCORE,
     CENTRE_REACH,
@@ -27,6 +27,8 @@ from vision.combine import (
     CONFIRM_FROM,
     CONFIRMED_ADD_SCORE,
     CONFIRMED_GHOST_SCORE,
+    CORNERED_DEMON_FROM,
+    CORNERED_DEMON_SCORE,
     KEEP_SCORE,
     KNOT_CONTEST,
     KNOT_SCORE,
@@ -37,6 +39,7 @@ from vision.combine import (
     SURE_COLOUR,
     UNSURE_ADDED,
     add_centred_ghosts,
+    add_cornered_demons,
     combine_knots,
     combine_pawns,
     trace_with_cords,
@@ -355,6 +358,49 @@ def test_a_ghost_marked_faintly_at_the_centre_of_an_empty_field_is_added() -> No
     for marks in ([off], [too_faint], [demon]):
         added = add_centred_ghosts(board, nothing, Detections(marks, WIDTH), sure)
         assert added == nothing and looked == [], marks
+
+
+def clear_corner(board, radius: float) -> tuple[tuple[float, float], tuple[str, ...]]:
+    """A point a demon of a crossing's colour stands clearly in that crossing's corner,
+    and the crossing's colours."""
+    geometry = BoardGeometry(board)
+    for field in board.fields:
+        for crossing in field.corners if not field.outer else ():
+            lines = board.crossings[crossing].lines
+            xy = geometry.corner_point(field.id, crossing, 1.25 * radius)
+            [where] = locate_creatures(board, [Foot(DEMON, lines[0], xy)], pawn_radius=radius)
+            if where.crossing == crossing and where.ambiguity is None:
+                return xy, lines
+    raise AssertionError("no clear corner on this layout")
+
+
+def test_a_demon_marked_faintly_clearly_in_a_corner_of_its_colour_is_added() -> None:
+    """A demon stands in a corner of its colour: a faint mark there, confirmed in the
+    eight views, is a demon; not of a colour the crossing lacks, not beside a pawn read,
+    not under CORNERED_DEMON_FROM, not when the views do not confirm it."""
+    board = random_layout(3).board()  # millimetres; pawns 40 mm wide
+    xy, lines = clear_corner(board, WIDTH / 2)
+    faint = mark(lines[0], xy, (CORNERED_DEMON_FROM + 0.4) / 2)
+    nothing = Pawns([], WIDTH, [])
+    looked: list[Detection] = []
+    sure = looked_at_as((CORNERED_DEMON_SCORE + 1.0) / 2, looked)
+
+    added = add_cornered_demons(board, nothing, Detections([faint], WIDTH), sure)
+    assert looked == [faint]
+    assert [(p.kind, p.colour, p.foot) for p in added.pawns] == [(DEMON, lines[0], xy)]
+    assert "taken for standing in its corner" in added.warnings[0].text
+
+    unconfirmed = looked_at_as(CORNERED_DEMON_SCORE - 0.05, [])
+    assert add_cornered_demons(board, nothing, Detections([faint], WIDTH), unconfirmed) == nothing
+    looked.clear()
+    foreign = mark(min(set(LINE_COLOURS) - set(lines)), xy, faint.score)
+    too_faint = mark(lines[0], xy, CORNERED_DEMON_FROM - 0.05)
+    for marks in ([foreign], [too_faint]):
+        added = add_cornered_demons(board, nothing, Detections(marks, WIDTH), sure)
+        assert added == nothing and looked == [], marks
+    beside = Pawns([seen(lines[1], (xy[0] + 0.8 * WIDTH, xy[1]))], WIDTH, [])
+    assert add_cornered_demons(board, beside, Detections([faint], WIDTH), sure) == beside
+    assert looked == []
 
 
 def test_a_ghost_confirmed_a_little_more_faintly_than_a_demon_is_added() -> None:

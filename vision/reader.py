@@ -27,7 +27,13 @@ from engine.placement import Foot, Location, locate_creatures
 from engine.report import board_to_report
 from engine.topology import build_board
 from vision.colour import LABEL_RGB, ColourMasks, bounding_box, classify_colours, draw_labels
-from vision.combine import add_centred_ghosts, combine_knots, combine_pawns, trace_with_cords
+from vision.combine import (
+    add_centred_ghosts,
+    add_cornered_demons,
+    combine_knots,
+    combine_pawns,
+    trace_with_cords,
+)
 from vision.creatures import Pawns, find_pawns
 from vision.detect import (
     Detection,
@@ -225,6 +231,10 @@ def read_photo(
         # Only now are the fields known: a ghost stands in a field's centre.
         combined = pawns
         pawns = stage("ghosts", lambda: add_centred_ghosts(board, combined, marks, look_again_at))
+        with_ghosts = pawns
+        pawns = stage(
+            "demons", lambda: add_cornered_demons(board, with_ghosts, marks, look_again_at)
+        )
     if method == "classic+net":
         seen = pawns
         pawns = stage("second look", lambda: add_missed_pawns(seen, photo, loops, separation))
