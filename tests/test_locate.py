@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import math
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.board import Board
+from engine.board import Board, Point
 from engine.errors import BoardError, EngineError
 from engine.game import Game
 from engine.layout import random_layout
@@ -327,6 +329,33 @@ def test_between_two_corners_the_demon_goes_to_a_crossing_of_its_colour() -> Non
     assert decided > 0
 
 
+def feet_between_two_corners(radius: float) -> Iterator[tuple[Board, int, int, Point, list]]:
+    """On 12 random layouts, feet on the way between the snug spots of two corners (at
+    crossings a < b) of one bounded field, off the strings, where two or more of that
+    field's corners, and no other field's, fit about equally (within 0.5 radii):
+    (board, a, b, foot, the corners that fit about equally, best fit first)."""
+    for seed in range(12):
+        board = random_layout(seed).board()
+        geometry = BoardGeometry(board)
+        for field in board.fields:
+            if field.outer:
+                continue
+            corners = sorted(set(field.corners))
+            for a, b in itertools.combinations(corners, 2):
+                pa = geometry.corner_point(field.id, a, 1.25 * radius)
+                pb = geometry.corner_point(field.id, b, 1.25 * radius)
+                for t in np.linspace(0.3, 0.7, 9):
+                    foot = (pa[0] + t * (pb[0] - pa[0]), pa[1] + t * (pb[1] - pa[1]))
+                    found = geometry._candidates(foot, radius)
+                    fits = sorted((c for c in found if c.field == field.id), key=lambda c: c.score)
+                    if len(fits) < 2 or fits[1].score - fits[0].score >= 0.5:
+                        continue
+                    if geometry._on_string(foot, radius) or len(found) != len(fits):
+                        continue
+                    close = [c for c in fits if c.score - fits[0].score < 0.5]
+                    yield board, a, b, foot, close
+
+
 def test_between_two_corners_of_its_colour_a_loose_demon_goes_to_the_better_fit() -> None:
     """Not snug in either of two corners of its colour that fit about equally, a demon
     goes to the one it fits better, though the other crossing be nearer (a far corner
@@ -334,46 +363,24 @@ def test_between_two_corners_of_its_colour_a_loose_demon_goes_to_the_better_fit(
     its colour's crossings, though another colour's be nearer still."""
     loose = snug = 0
     radius = 9.5
-    for seed in range(12):
-        board = random_layout(seed).board()
-        geometry = BoardGeometry(board)
-        for field in board.fields:
-            if field.outer:
-                continue
-            for a in set(field.corners):
-                for b in set(field.corners):
-                    shared = set(board.crossings[a].lines) & set(board.crossings[b].lines)
-                    if a >= b or not shared:
-                        continue
-                    colour = min(shared)
-                    pa = geometry.corner_point(field.id, a, 1.25 * radius)
-                    pb = geometry.corner_point(field.id, b, 1.25 * radius)
-                    for t in np.linspace(0.3, 0.7, 9):
-                        foot = (pa[0] + t * (pb[0] - pa[0]), pa[1] + t * (pb[1] - pa[1]))
-                        found = geometry._candidates(foot, radius)
-                        fits = sorted(
-                            (c for c in found if c.field == field.id), key=lambda c: c.score
-                        )
-                        if len(fits) < 2 or fits[1].score - fits[0].score >= 0.5:
-                            continue
-                        if geometry._on_string(foot, radius) or len(found) != len(fits):
-                            continue
-                        close = [c for c in fits if c.score - fits[0].score < 0.5]
-                        lines = {c.crossing: board.crossings[c.crossing].lines for c in close}
-                        own = [c for c in close if colour in lines[c.crossing]]
-                        best_fit = (own or close)[0]
-                        nearest = min(own or close, key=lambda c: c.distance)
-                        if nearest is best_fit:
-                            continue  # both rules agree; not this test's case
-                        feet = [Foot("demon", colour, foot)]
-                        [where] = locate_creatures(board, feet, pawn_radius=radius)
-                        assert where.ambiguity == "between-corners"
-                        if fits[0].score >= 0.5:
-                            assert where.crossing == best_fit.crossing
-                            loose += 1
-                        else:
-                            assert where.crossing == nearest.crossing
-                            snug += 1
+    for board, a, b, foot, close in feet_between_two_corners(radius):
+        shared = set(board.crossings[a].lines) & set(board.crossings[b].lines)
+        if not shared:
+            continue
+        colour = min(shared)
+        own = [c for c in close if colour in board.crossings[c.crossing].lines]
+        best_fit = (own or close)[0]
+        nearest = min(own or close, key=lambda c: c.distance)
+        if nearest is best_fit:
+            continue  # both rules agree; not this test's case
+        [where] = locate_creatures(board, [Foot("demon", colour, foot)], pawn_radius=radius)
+        assert where.ambiguity == "between-corners"
+        if close[0].score >= 0.5:
+            assert where.crossing == best_fit.crossing
+            loose += 1
+        else:
+            assert where.crossing == nearest.crossing
+            snug += 1
     assert loose > 0 and snug > 0
 
 
@@ -383,42 +390,19 @@ def test_snug_between_corners_a_demon_goes_to_its_own_colour_before_a_nearer_oth
     foot read a tenth of a radius off must not move it into a foreign corner."""
     decided = 0
     radius = 9.5
-    for seed in range(12):
-        board = random_layout(seed).board()
-        geometry = BoardGeometry(board)
-        for field in board.fields:
-            if field.outer:
-                continue
-            corners = sorted(set(field.corners))
-            for a in corners:
-                for b in corners:
-                    if a == b:
-                        continue
-                    pa = geometry.corner_point(field.id, a, 1.25 * radius)
-                    pb = geometry.corner_point(field.id, b, 1.25 * radius)
-                    for t in np.linspace(0.3, 0.7, 9):
-                        foot = (pa[0] + t * (pb[0] - pa[0]), pa[1] + t * (pb[1] - pa[1]))
-                        found = geometry._candidates(foot, radius)
-                        fits = sorted(
-                            (c for c in found if c.field == field.id), key=lambda c: c.score
-                        )
-                        if len(fits) < 2 or fits[0].score >= 0.5:
-                            continue
-                        if geometry._on_string(foot, radius) or len(found) != len(fits):
-                            continue
-                        close = [c for c in fits if c.score - fits[0].score < 0.5]
-                        nearest = min(close, key=lambda c: c.distance)
-                        # A colour at a close crossing but not at the nearest one.
-                        colours = {
-                            colour for c in close for colour in board.crossings[c.crossing].lines
-                        } - set(board.crossings[nearest.crossing].lines)
-                        for colour in sorted(colours):
-                            own = [c for c in close if colour in board.crossings[c.crossing].lines]
-                            expected = min(own, key=lambda c: c.distance).crossing
-                            [where] = locate_creatures(
-                                board, [Foot("demon", colour, foot)], pawn_radius=radius
-                            )
-                            assert where.ambiguity == "between-corners"
-                            assert where.crossing == expected != nearest.crossing
-                            decided += 1
+    for board, _, _, foot, close in feet_between_two_corners(radius):
+        if close[0].score >= 0.5:
+            continue
+        nearest = min(close, key=lambda c: c.distance)
+        # A colour at a close crossing but not at the nearest one.
+        colours = {colour for c in close for colour in board.crossings[c.crossing].lines} - set(
+            board.crossings[nearest.crossing].lines
+        )
+        for colour in sorted(colours):
+            own = [c for c in close if colour in board.crossings[c.crossing].lines]
+            expected = min(own, key=lambda c: c.distance).crossing
+            [where] = locate_creatures(board, [Foot("demon", colour, foot)], pawn_radius=radius)
+            assert where.ambiguity == "between-corners"
+            assert where.crossing == expected != nearest.crossing
+            decided += 1
     assert decided > 0

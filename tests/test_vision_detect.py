@@ -338,25 +338,25 @@ def test_a_ghost_marked_faintly_at_the_centre_of_an_empty_field_is_added() -> No
     looked: list[Detection] = []
     sure = looked_at_as((CENTRED_GHOST_SCORE + 1.0) / 2, looked)
 
-    added = add_centred_ghosts(board, nothing, Detections([faint], WIDTH), sure)
+    added = add_centred_ghosts(geometry, nothing, Detections([faint], WIDTH), sure)
     assert looked == [faint]
     assert [(p.kind, p.foot) for p in added.pawns] == [(GHOST, faint.xy)]
     assert "taken for the centre of its field" in added.warnings[0].text
 
     unconfirmed = looked_at_as(CENTRED_GHOST_SCORE - 0.05, [])
-    assert add_centred_ghosts(board, nothing, Detections([faint], WIDTH), unconfirmed) == nothing
+    assert add_centred_ghosts(geometry, nothing, Detections([faint], WIDTH), unconfirmed) == nothing
     # The field has its ghost already (read elsewhere in it): the mark is not looked at.
     looked.clear()
     has_ghost = Pawns([seen("white", (centre[0], centre[1] + 30.0))], WIDTH, [])
     assert geometry.field_at(has_ghost.pawns[0].foot) == first
-    kept = add_centred_ghosts(board, has_ghost, Detections([faint], WIDTH), sure)
+    kept = add_centred_ghosts(geometry, has_ghost, Detections([faint], WIDTH), sure)
     assert kept == has_ghost and looked == []
     # Off the centre, too faint, or a demon's mark: not looked at.
     off = mark("white", (other_centre[0] + 1.5 * CENTRE_REACH * WIDTH, other_centre[1]), 0.3)
     too_faint = mark("white", centre, CENTRED_GHOST_FROM - 0.05)
     demon = mark("red", centre, 0.3)
     for marks in ([off], [too_faint], [demon]):
-        added = add_centred_ghosts(board, nothing, Detections(marks, WIDTH), sure)
+        added = add_centred_ghosts(geometry, nothing, Detections(marks, WIDTH), sure)
         assert added == nothing and looked == [], marks
 
 
@@ -379,27 +379,31 @@ def test_a_demon_marked_faintly_clearly_in_a_corner_of_its_colour_is_added() -> 
     eight views, is a demon; not of a colour the crossing lacks, not beside a pawn read,
     not under CORNERED_DEMON_FROM, not when the views do not confirm it."""
     board = random_layout(3).board()  # millimetres; pawns 40 mm wide
+    geometry = BoardGeometry(board)
     xy, lines = clear_corner(board, WIDTH / 2)
     faint = mark(lines[0], xy, (CORNERED_DEMON_FROM + 0.4) / 2)
     nothing = Pawns([], WIDTH, [])
     looked: list[Detection] = []
     sure = looked_at_as((CORNERED_DEMON_SCORE + 1.0) / 2, looked)
 
-    added = add_cornered_demons(board, nothing, Detections([faint], WIDTH), sure)
+    added = add_cornered_demons(geometry, nothing, Detections([faint], WIDTH), sure)
     assert looked == [faint]
     assert [(p.kind, p.colour, p.foot) for p in added.pawns] == [(DEMON, lines[0], xy)]
     assert "taken for standing in its corner" in added.warnings[0].text
 
     unconfirmed = looked_at_as(CORNERED_DEMON_SCORE - 0.05, [])
-    assert add_cornered_demons(board, nothing, Detections([faint], WIDTH), unconfirmed) == nothing
+    unconfirmed_added = add_cornered_demons(
+        geometry, nothing, Detections([faint], WIDTH), unconfirmed
+    )
+    assert unconfirmed_added == nothing
     looked.clear()
     foreign = mark(min(set(LINE_COLOURS) - set(lines)), xy, faint.score)
     too_faint = mark(lines[0], xy, CORNERED_DEMON_FROM - 0.05)
     for marks in ([foreign], [too_faint]):
-        added = add_cornered_demons(board, nothing, Detections(marks, WIDTH), sure)
+        added = add_cornered_demons(geometry, nothing, Detections(marks, WIDTH), sure)
         assert added == nothing and looked == [], marks
     beside = Pawns([seen(lines[1], (xy[0] + 0.8 * WIDTH, xy[1]))], WIDTH, [])
-    assert add_cornered_demons(board, beside, Detections([faint], WIDTH), sure) == beside
+    assert add_cornered_demons(geometry, beside, Detections([faint], WIDTH), sure) == beside
     assert looked == []
 
 

@@ -36,7 +36,6 @@ import numpy as np
 from shapely.geometry import LinearRing
 from shapely.geometry import Point as ShapelyPoint
 
-from engine.board import Board
 from engine.colours import DEMON, GHOST, WHITE
 from engine.placement import BoardGeometry, Foot
 from vision.creatures import NOT_A_PAWN, TOUCHING_PAWNS, Pawns, Remark, SeenPawn
@@ -213,14 +212,14 @@ def combine_pawns(
 
 
 def add_centred_ghosts(
-    board: Board,
+    geometry: BoardGeometry,
     pawns: Pawns,
     detections: Detections,
     look_again: Callable[[Detection], Detection],
 ) -> Pawns:
     """``pawns`` with the ghosts faintly marked at the centre of a field none stands in.
 
-    For each bounded field of ``board`` in which no ghost of ``pawns`` stands, the
+    For each bounded field of the board in which no ghost of ``pawns`` stands, the
     detector's ghost marks from :data:`CENTRED_GHOST_FROM` within :data:`CENTRE_REACH`
     pawn widths of its centre that no pawn stands at are looked at again
     (``look_again``, nearest the centre first); the first whose mean reaches
@@ -228,8 +227,9 @@ def add_centred_ghosts(
 
     Parameters
     ----------
-    board : Board
-        The board the loops make (with field polygons), working pixels.
+    geometry : BoardGeometry
+        Of the board the loops make, working pixels (shared with the place stage,
+        whose caches it fills).
     pawns : Pawns
         The pawns read so far (:func:`combine_pawns`).
     detections : Detections
@@ -242,7 +242,7 @@ def add_centred_ghosts(
     Pawns
     """
     width = detections.pawn_width
-    geometry = BoardGeometry(board)
+    board = geometry.board
     with_ghost = {geometry.field_at(p.foot) for p in pawns.pawns if p.kind == GHOST}
     marks = _unread_marks(detections, pawns, GHOST, CENTRED_GHOST_FROM, SAME_PAWN * width)
     added: list[SeenPawn] = []
@@ -262,7 +262,7 @@ def add_centred_ghosts(
 
 
 def add_cornered_demons(
-    board: Board,
+    geometry: BoardGeometry,
     pawns: Pawns,
     detections: Detections,
     look_again: Callable[[Detection], Detection],
@@ -276,7 +276,7 @@ def add_cornered_demons(
     result as :func:`add_centred_ghosts`.
     """
     width = detections.pawn_width
-    geometry = BoardGeometry(board)
+    board = geometry.board
     added: list[SeenPawn] = []
     for mark in _unread_marks(detections, pawns, DEMON, CORNERED_DEMON_FROM, width):
         if any(math.dist(mark.xy, p.foot) < width for p in added):

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from calibration.profile import ColourProfile, load_profile
 from engine.board import Board, Point
 from engine.errors import EngineError, LayoutError
-from engine.placement import Foot, Location, locate_creatures
+from engine.placement import BoardGeometry, Foot, Location
 from engine.report import board_to_report
 from engine.topology import build_board
 from vision.colour import LABEL_RGB, ColourMasks, bounding_box, classify_colours, draw_labels
@@ -227,18 +227,23 @@ def read_photo(
         kept = pawns
         loops = stage("knots", lambda: combine_knots(traced, marks, width, kept, look_again_at))
     board = stage("arrange", lambda: arrange(loops))
+    # One geometry for the stages that locate points on the board (its caches of rays
+    # and sectors are filled once).
+    geometry = BoardGeometry(board)
     if strings.detections is not None:
         # Only now are the fields known: a ghost stands in a field's centre.
         combined = pawns
-        pawns = stage("ghosts", lambda: add_centred_ghosts(board, combined, marks, look_again_at))
+        pawns = stage(
+            "ghosts", lambda: add_centred_ghosts(geometry, combined, marks, look_again_at)
+        )
         with_ghosts = pawns
         pawns = stage(
-            "demons", lambda: add_cornered_demons(board, with_ghosts, marks, look_again_at)
+            "demons", lambda: add_cornered_demons(geometry, with_ghosts, marks, look_again_at)
         )
     if method == "classic+net":
         seen = pawns
         pawns = stage("second look", lambda: add_missed_pawns(seen, photo, loops, separation))
-    located = stage("place", lambda: place(board, pawns))
+    located = stage("place", lambda: place(geometry, pawns))
     report = stage("report", lambda: make_report(board, located, pawns, loops, separation, photo))
     return Reading(report=report, photo=photo, stages=stages, timings=timings)
 
@@ -321,11 +326,11 @@ def arrange(loops: Loops) -> Board:
         raise ReadError(f"the traced strings do not form a legal layout: {error}") from error
 
 
-def place(board: Board, pawns: Pawns) -> list[Location]:
+def place(geometry: BoardGeometry, pawns: Pawns) -> list[Location]:
     """Each pawn's field and corner, through the engine's sector-based locator."""
     feet = [Foot(p.kind, p.colour, p.foot) for p in pawns.pawns]
     try:
-        return locate_creatures(board, feet, pawn_radius=pawns.pawn_width / 2)
+        return geometry.locate(feet, pawn_radius=pawns.pawn_width / 2)
     except EngineError as error:
         raise ReadError(f"cannot place the pawns on the board: {error}") from error
 
