@@ -18,7 +18,12 @@ import pytest
 
 from engine.colours import DEMON, GHOST, LINE_COLOURS
 from engine.layout import random_layout
-from engine.placement import BoardGeometry, Foot, locate_creatures
+from engine.placement import (
+    FAR_FROM_CORNERS_AMBIGUITY,
+    BoardGeometry,
+    Foot,
+    locate_creatures,
+)
 from vision.combine import (
     ADD_SCORE,
     CENTRE_REACH,
@@ -65,6 +70,7 @@ from vision.detect import (
 )
 from vision.errors import ReadError
 from vision.load import load_photo
+from vision.reader import EDGE_OF_REACH, PAWN_WIDTH_DOUBT, place
 from vision.separate import Separation
 from vision.trace import Loop, Loops, too_short, trace_each
 
@@ -405,6 +411,48 @@ def test_a_demon_marked_faintly_clearly_in_a_corner_of_its_colour_is_added() -> 
     beside = Pawns([seen(lines[1], (xy[0] + 0.8 * WIDTH, xy[1]))], WIDTH, [])
     assert add_cornered_demons(geometry, beside, Detections([faint], WIDTH), sure) == beside
     assert looked == []
+
+
+def just_beyond_reach(board, radius: float) -> tuple[tuple[float, float], int, tuple[str, ...]]:
+    """A point on a corner's bisector where a demon of the crossing's colour is away
+    from every corner with pawns of ``radius`` but in that corner with pawns
+    PAWN_WIDTH_DOUBT times as wide; the crossing and its colours."""
+    geometry = BoardGeometry(board)
+    for field in board.fields:
+        for crossing in field.corners if not field.outer else ():
+            lines = board.crossings[crossing].lines
+            apex = board.crossings[crossing].xy
+            snug = geometry.corner_point(field.id, crossing, 1.25 * radius)
+            step = ((snug[0] - apex[0]) / 20, (snug[1] - apex[1]) / 20)
+            for k in range(20, 120):
+                xy = (apex[0] + k * step[0], apex[1] + k * step[1])
+                foot = [Foot(DEMON, lines[0], xy)]
+                [narrow] = geometry.locate(foot, pawn_radius=radius)
+                if narrow.crossing is None:
+                    [wide] = geometry.locate(foot, pawn_radius=PAWN_WIDTH_DOUBT * radius)
+                    if narrow.field == field.id and wide.crossing == crossing:
+                        return xy, crossing, lines
+                    break
+    raise AssertionError("no corner on this layout with such a point")
+
+
+def test_a_demon_just_beyond_its_own_corners_reach_is_counted_there_with_a_doubt() -> None:
+    """The pawn width read from a photo may be too small: a demon of the crossing's
+    colour just beyond the corner's reach goes into it, marked EDGE_OF_REACH; one of a
+    colour the crossing lacks, or one twice as far, stays away from every corner."""
+    board = random_layout(3).board()  # millimetres; pawns 40 mm wide
+    geometry = BoardGeometry(board)
+    xy, crossing, lines = just_beyond_reach(board, WIDTH / 2)
+    foreign = min(set(LINE_COLOURS) - set(lines))
+    apex = board.crossings[crossing].xy
+    twice = (2 * xy[0] - apex[0], 2 * xy[1] - apex[1])
+    pawns = Pawns([seen(lines[0], xy), seen(foreign, xy), seen(lines[1], twice)], WIDTH, [])
+
+    own, other, far = place(geometry, pawns)
+    assert (own.crossing, own.ambiguity) == (crossing, EDGE_OF_REACH)
+    assert own.creature.crossing == crossing
+    assert (other.crossing, other.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
+    assert (far.crossing, far.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
 
 
 def test_a_ghost_confirmed_a_little_more_faintly_than_a_demon_is_added() -> None:
