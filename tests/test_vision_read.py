@@ -193,6 +193,8 @@ def test_a_thin_dark_cord_lost_at_the_reduced_decode_is_read_at_full_size() -> N
     reading = read_photo(encoded.tobytes(), method="classic")
     assert reading.photo.scale == 1.0
     assert len(reading.report["crossings"]) == len(truth["crossings"])
+    # Of the colour stage only its labels are kept once the strings are separated.
+    assert reading.stages["colour"].lab.size == 0
     # The detector's cord map sees the cord at the reduced decode already.
     combined = read_photo(encoded.tobytes(), method="classic+detector")
     assert len(combined.report["crossings"]) == len(truth["crossings"])

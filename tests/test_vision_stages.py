@@ -23,6 +23,7 @@ from vision.colour import (
     ColourMasks,
     _of_hue,
     classify_colours,
+    draw_labels,
     table_distance,
 )
 from vision.creatures import UP, find_pawns, foot_of_blob, lean_direction
@@ -107,6 +108,20 @@ def test_colour_labels_strings_pawns_and_ghosts() -> None:
     assert masks.labels[350, 300] == LABEL_COLOURS.index("blue")
     # The table stays table almost everywhere, noise and all.
     assert (masks.labels[20:120, 20:120] == 0).mean() > 0.99
+
+
+def test_the_labels_kept_after_separating_are_the_same_without_the_images() -> None:
+    """What the reader keeps of the colour stage once the separate stage has read it:
+    the same labels and drawing, without the photo in Lab and the table model."""
+    image = table()
+    draw_string(image, ellipse((450, 350), (300, 200)), "red")
+    draw_pawn(image, (300, 350), "blue")
+    masks = classify_colours(image, load_profile())
+    kept = masks.labels_only()
+    assert masks.lab.shape == (SIZE[1], SIZE[0], 3) and masks.table.shape == masks.lab.shape
+    assert kept.lab.size == 0 and kept.table.size == 0 and kept.of_table_hue is None
+    assert kept.labels is masks.labels and kept.mask("red").sum() == masks.mask("red").sum() > 0
+    assert np.array_equal(draw_labels(kept), draw_labels(masks))
 
 
 def test_distance_to_the_table_is_the_same_in_bands() -> None:

@@ -13,7 +13,7 @@ separate stage then reads by shape.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -66,6 +66,13 @@ class ColourMasks:
     table_hue_colour: str | None = None
     of_table_hue: NDArray[np.bool_] | None = field(default=None, repr=False)
     profile: ColourProfile | None = field(default=None, repr=False)
+
+    def labels_only(self) -> ColourMasks:
+        """These masks without the photo in Lab and the table model (24 bytes a pixel,
+        most of a reading's memory), which only the separate stage reads: what the
+        reader keeps after it, for the debug drawing (:func:`draw_labels`)."""
+        empty = np.zeros((0, 0, 3), np.float32)
+        return replace(self, lab=empty, table=empty, of_table_hue=None)
 
     def mask(self, colour: str) -> NDArray[np.bool_]:
         """Boolean mask of the pixels of ``colour`` (a line colour or ``"white"``)."""

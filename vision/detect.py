@@ -120,8 +120,13 @@ class DetectorModel:
     cords: tuple[str, ...] = ()
     _local: threading.local = field(default_factory=threading.local, repr=False, compare=False)
 
-    def network(self) -> Any:
-        """This thread's copy of the network (an OpenCV net runs one input at a time)."""
+    def network(self, keep: bool = True) -> Any:
+        """This thread's copy of the network (an OpenCV net runs one input at a time);
+        with ``keep=False`` a copy of its own, let go when the caller drops it. OpenCV
+        keeps the buffers of the largest input a net has run, 300-500 MB for a whole
+        photo, where loading a net takes a few milliseconds."""
+        if not keep:
+            return cv2.dnn.readNetFromONNX(str(self.path))
         return thread_network(self.path, self._local)
 
 
@@ -204,8 +209,10 @@ def detect(
     h, w = rgb[rows, columns].shape[:2]
     # A pawn width far too small (a photo of something else) must not blow the image up.
     scale = min(model.pawn_px / pawn_width, MAX_INPUT_SIDE / max(h, w, 1))
+    # A net of its own for the whole photo: the thread's copy, kept for the small
+    # views of look_again, would hold on to this input's buffers.
     output, view = run_on_part(
-        model.network(),
+        model.network(keep=False),
         rgb,
         box,
         scale,

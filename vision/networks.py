@@ -74,15 +74,18 @@ class ScaledPart:
             raise ValueError(f"maps of {maps.shape[1:]} are not the input's {ph, pw} / {stride}")
         grown = cv2.resize(maps.transpose(1, 2, 0), self.padded_size)
         grown = grown.reshape(self.padded_size[1], self.padded_size[0], count)
-        back = cv2.resize(grown[: self.size[1], : self.size[0]], self.part_size)
-        back = back.reshape(self.part_size[1], self.part_size[0], count).astype(np.uint8)
+        scaled = grown[: self.size[1], : self.size[0]]
         images: list[NDArray[np.uint8]] = []
         for index in range(count):
+            # One map at a time: all of them at once in float at the part's size is
+            # 16 bytes a pixel, the largest allocation of a photo read at full size.
+            grown_one = cv2.resize(np.ascontiguousarray(scaled[:, :, index]), self.part_size)
+            back: NDArray[np.uint8] = np.asarray(grown_one, np.float32).astype(np.uint8)
             if back.shape[:2] == tuple(shape[:2]):
-                images.append(np.ascontiguousarray(back[:, :, index]))
+                images.append(back)
                 continue
             whole = np.zeros(shape[:2], np.uint8)
-            whole[self.box] = back[:, :, index]
+            whole[self.box] = back
             images.append(whole)
         return images
 
