@@ -191,6 +191,10 @@ def test_a_photo_looked_at_for_pawns_twice_their_size_is_looked_at_again() -> No
     assert len(checked.pawns(min_score=SURE_MARK)) >= len(truth["creatures"]) - 1
     # At the right size one look is enough.
     assert detect_checking_size(photo.rgb, width).pawn_width == width
+    # Far too large (a width guessed from the strings), it looks smaller twice.
+    twice = detect_checking_size(photo.rgb, 3.4 * width)
+    assert twice.pawn_width == pytest.approx(SMALLER_PAWNS**2 * 3.4 * width)
+    assert len(twice.pawns(min_score=SURE_MARK)) >= len(truth["creatures"]) - 1
 
 
 @pytest.mark.parametrize("turn", range(8))
