@@ -190,6 +190,7 @@ def detect(
     pawn_width: float,
     model: DetectorModel | None = None,
     box: tuple[slice, slice] | None = None,
+    own_network: bool = True,
 ) -> Detections:
     """Find the pawns and knots of a photo.
 
@@ -203,6 +204,10 @@ def detect(
         The bundled detector when omitted.
     box : (rows, columns) slices, optional
         Look only inside this part of the photo (coordinates stay the photo's).
+    own_network : bool, optional
+        Run a network loaded for this look and let go after it (the default: OpenCV
+        keeps the buffers of the largest input a network ran, 300-500 MB for a whole
+        photo); False runs the thread's kept copy (small views, many of them).
 
     Returns
     -------
@@ -215,10 +220,10 @@ def detect(
     h, w = rgb[rows, columns].shape[:2]
     # A pawn width far too small (a photo of something else) must not blow the image up.
     scale = min(model.pawn_px / pawn_width, MAX_INPUT_SIDE / max(h, w, 1))
-    # A net of its own for the whole photo: the thread's copy, kept for the small
-    # views of look_again, would hold on to this input's buffers.
+    # A net of its own for a whole photo: the thread's copy, kept for the small views
+    # of look_again, would hold on to this input's buffers.
     output, view = run_on_part(
-        model.network(keep=False),
+        model.network(keep=not own_network),
         rgb,
         box,
         scale,
@@ -305,7 +310,7 @@ def look_again(
     for turn in range(8):
         view = _turned(place, turn)
         best = 0.0
-        for seen in detect(view, width, model).found:
+        for seen in detect(view, width, model, own_network=False).found:
             if seen.kind != mark.kind or seen.colour != mark.colour or seen.score < MIN_SCORE:
                 continue
             vx, vy = _turned_back(seen.xy, turn, view.shape)

@@ -61,8 +61,8 @@ class ScaledPart:
     ) -> list[NDArray[np.uint8]]:
         """Output maps (C, h, w) of sureness 0..255, one output pixel per ``stride``
         input pixels, as images of the photo's ``shape`` (0 outside the part): all at
-        once, channels last, up to the padded input, cut to the scaled part, back to
-        the part's pixels.
+        once, channels last, up to the padded input, cut to the scaled part, then one
+        at a time back to the part's pixels.
 
         (One bilinear warp straight from the output to the part's pixels is as exact
         and no faster, and its sharper maps changed four readings of 648 for the worse

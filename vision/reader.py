@@ -370,9 +370,12 @@ def _own_corner_within_doubt(
     geometry: BoardGeometry, foot: Foot, location: Location, radius: float
 ) -> Location:
     """``location`` of a demon away from every corner, or the corner of its own colour
-    it stands in with a pawn radius PAWN_WIDTH_DOUBT times ``radius``."""
+    it stands in with a pawn radius PAWN_WIDTH_DOUBT times ``radius`` (in the field it
+    stands in)."""
     wider = geometry.locate([foot], pawn_radius=PAWN_WIDTH_DOUBT * radius)[0]
     if wider.crossing is None or foot.colour not in geometry.board.crossings[wider.crossing].lines:
+        return location
+    if wider.field != location.field:  # on a string with the wider pawn: not in its field
         return location
     return replace(wider, ambiguity=EDGE_OF_REACH)
 
