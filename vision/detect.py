@@ -126,12 +126,12 @@ class DetectorModel:
     cords: tuple[str, ...] = ()
     _local: threading.local = field(default_factory=threading.local, repr=False, compare=False)
 
-    def network(self, keep: bool = True) -> Any:
+    def network(self, own: bool = False) -> Any:
         """This thread's copy of the network (an OpenCV net runs one input at a time);
-        with ``keep=False`` a copy of its own, let go when the caller drops it. OpenCV
+        with ``own`` a copy of the caller's own, let go when the caller drops it. OpenCV
         keeps the buffers of the largest input a net has run, 300-500 MB for a whole
         photo, where loading a net takes a few milliseconds."""
-        if not keep:
+        if own:
             return cv2.dnn.readNetFromONNX(str(self.path))
         return thread_network(self.path, self._local)
 
@@ -223,7 +223,7 @@ def detect(
     # A net of its own for a whole photo: the thread's copy, kept for the small views
     # of look_again, would hold on to this input's buffers.
     output, view = run_on_part(
-        model.network(keep=not own_network),
+        model.network(own=own_network),
         rgb,
         box,
         scale,
