@@ -354,6 +354,42 @@ def test_a_cord_of_the_mats_own_hue_is_found_by_shape() -> None:
     assert np.abs(radii - 1).max() < 0.03
 
 
+@pytest.mark.parametrize("by_shape", [frozenset({"blue"}), frozenset()])
+def test_a_cord_found_by_shape_is_traced_apart_from_the_other_loops(
+    by_shape: frozenset[str],
+) -> None:
+    # A cord found as thin lines of its hue (on a mat of its colour) takes in the
+    # shadow another cord casts beside it, a line of the same hue. Where its own
+    # cord is seen only in dashes, the tracer would follow the unbroken shadow; traced
+    # apart from the other loops, it bridges its own dashes instead.
+    _, loops = four_loops()
+    strings = {}
+    for colour, points in loops.items():
+        mask = np.zeros((SIZE[1], SIZE[0]), np.uint8)
+        cv2.polylines(mask, [points.round().astype(np.int32)], True, 1, 5)
+        strings[colour] = mask.astype(bool)
+    dashes = np.zeros((SIZE[1], SIZE[0]), bool)
+    for left in range(0, SIZE[0], 50):
+        dashes[:, left : left + 28] = True
+    shadow = np.zeros((SIZE[1], SIZE[0]), np.uint8)
+    cv2.polylines(shadow, [(loops["green"] + 13).round().astype(np.int32)], True, 1, 4)
+    strings["blue"] = (strings["blue"] & dashes) | shadow.astype(bool)
+    separation = Separation(
+        strings=strings,
+        pawns=[],
+        string_width=5.0,
+        pawn_mask=np.zeros((SIZE[1], SIZE[0]), bool),
+        measured_width=5.0,
+        by_shape=by_shape,
+    )
+    blue = trace_loops(separation).loops["blue"].points
+    radii = np.hypot((blue[:, 0] - 450) / 260, (blue[:, 1] - 420) / 120)
+    if by_shape:
+        assert np.abs(radii - 1).max() < 0.05
+    else:  # what the corridor prevents: the loop strays along the shadow
+        assert np.abs(radii - 1).max() > 0.5
+
+
 def test_a_dull_navy_cord_on_beige_is_found_by_shape() -> None:
     # Dark navy on a beige table keeps too little chroma to be labelled blue, but it
     # is a thin dark line, and its hue turns away from the table's (a shadow's keeps

@@ -41,7 +41,15 @@ from engine.placement import BoardGeometry, Foot
 from vision.creatures import NOT_A_PAWN, TOUCHING_PAWNS, Pawns, Remark, SeenPawn
 from vision.detect import KNOT, SAME_PAWN, Detection, Detections, one_mark_per_pawn
 from vision.separate import Separation
-from vision.trace import Loop, Loops, all_four, follow_bridges, too_short, trace_each
+from vision.trace import (
+    Loop,
+    Loops,
+    all_four,
+    apart_from_the_others,
+    follow_bridges,
+    too_short,
+    trace_each,
+)
 
 #: A pawn the rules did not see is added when the detector is this sure of it.
 ADD_SCORE = 0.4
@@ -523,12 +531,14 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
     width = separation.string_width
     weak = [c for c, loop in found.items() if loop is None or loop.seen < WEAK_SEEN]
     weak = [c for c in weak if c in detections.cords]
+    on_cords = set()
     if weak:
         again = _trace_on_cords(separation, detections, weak)
         for colour in weak:
             old, new = found[colour], again[colour]
             if new is not None and (old is None or new.seen > old.seen):
                 found[colour] = _with_knot_of(new, old, width)
+                on_cords.add(colour)
     # Only now are the others there to compare with (the rules may have seen too
     # little of two colours to trace them).
     short = [c for c in too_short(found) if c in detections.cords]
@@ -538,7 +548,9 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
             new = again[colour]
             if new is not None and colour not in too_short(found | {colour: new}):
                 found[colour] = _with_knot_of(new, found[colour], width)
+                on_cords.add(colour)
         weak += short
+    found = apart_from_the_others(separation, found, traced_on=on_cords)
     lost = {
         colour: marks
         for colour, marks in _knots_off_loops(found, detections, width).items()

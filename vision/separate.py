@@ -168,6 +168,10 @@ class Separation:
     knots : dict of colour to (x, y)
         Knot lumps found by their shape, by the colour of their string (the tracer
         looks for the others on the traced loops).
+    by_shape : frozenset of str
+        The colours whose string was (also) looked for as thin lines of its hue (on a
+        table of that hue, or too dull to be labelled): any other cord seen as such a
+        line, and the shadows cords cast, pass for it too.
     """
 
     strings: dict[str, BoolImage]
@@ -176,6 +180,7 @@ class Separation:
     pawn_mask: BoolImage = field(repr=False)
     measured_width: float = 0.0
     knots: dict[str, Point] = field(default_factory=dict)
+    by_shape: frozenset[str] = frozenset()
 
 
 def estimate_string_width(masks: ColourMasks) -> float:
@@ -298,6 +303,7 @@ def separate(masks: ColourMasks) -> Separation:
     pawns: list[PawnBlob] = []
     pawn_mask = np.zeros(labels.shape, bool)
     strings: dict[str, BoolImage] = {}
+    by_shape: set[str] = set()
     # The table's edge and cards: of line colours, and neither pawns nor ghosts.
     clutter = _long_wide_bands(labels, string_width, margin) | _flat_things(labels, string_width)
     # Each colour on its own, so that a blue pawn touching a red one stays two blobs.
@@ -324,6 +330,7 @@ def separate(masks: ColourMasks) -> Separation:
             # Its string is found by shape; round its own pawns, outlines are lines
             # too. (A knot is a blob of its own, smaller than a pawn: it stays.)
             lines = thin_lines_of_hue(masks, index, masks.of_table_hue, string_width)
+            by_shape.add(colour)
             typical = float(np.median([b.area for b in pawns])) if pawns else 0.0
             pawn_sized = [b for b in round_blobs if b.area >= 0.5 * typical]
             own_pawns = blob_mask(labels.shape, pawn_sized).astype(np.uint8)
@@ -335,6 +342,7 @@ def separate(masks: ColourMasks) -> Separation:
         if too_little and masks.profile is not None and colour != masks.table_hue_colour:
             dull = of_dull_hue(masks, colour)
             strings[colour] |= thin_lines_of_hue(masks, index, dull, string_width)
+            by_shape.add(colour)
     white = labels == LABEL_COLOURS.index(WHITE)
     # Without coloured pawns to measure, a pawn is ~7 string widths across.
     typical = math.pi * (3.5 * string_width) ** 2
@@ -360,6 +368,7 @@ def separate(masks: ColourMasks) -> Separation:
         string_width=string_width,
         pawn_mask=pawn_mask,
         measured_width=measured_width,
+        by_shape=frozenset(by_shape),
     )
 
 

@@ -13,7 +13,7 @@ left over next to the loop are the knot's tails.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -70,6 +70,11 @@ FOLLOW_BARE_COST = 20.0
 #: of the colour, where the cord itself was not seen (a yellow cord on a yellow cloth).
 #: (The combine stage traces it again on the cord map.)
 MIN_LENGTH_SHARE = 0.5
+#: A colour found by shape is traced again without what lies this many string widths
+#: to either side of another loop: the other cord's own edges and its shadow.
+OTHER_CORRIDOR_WIDTHS = 3.5
+#: ... and a last time with what lies this near its new path given back (its crossings).
+OWN_PATH_WIDTHS = 1.5
 
 
 @dataclass(frozen=True)
@@ -136,7 +141,7 @@ def trace_loops(separation: Separation) -> Loops:
         When no strings are found, fewer than four loops are found, or a loop cannot
         be closed.
     """
-    return all_four(trace_each(separation))
+    return all_four(apart_from_the_others(separation, trace_each(separation)))
 
 
 def trace_each(
@@ -172,6 +177,60 @@ def trace_each(
             )
         found[colour] = replace(loop, knot=knot, knot_confidence=knot_confidence)
     return found
+
+
+def apart_from_the_others(
+    separation: Separation, found: dict[str, Loop | None], traced_on: Collection[str] = ()
+) -> dict[str, Loop | None]:
+    """The loops again, each colour found by shape (``separation.by_shape``) traced once
+    more on its string less a corridor round every other loop.
+
+    A colour found as thin lines of its hue takes in any other cord that shows as
+    such a line (dark cords in dim light are barely labelled), and the shadows cords
+    cast beside them; the other loops are traced on their colours, so what lies
+    along them is theirs. The corridor is OTHER_CORRIDOR_WIDTHS string widths to
+    each side. Its own cord crosses the others, and the gaps the corridor cuts there
+    are bridged straight; so it is traced a last time with the corridor's pixels
+    near that reading (OWN_PATH_WIDTHS) given back, for where it crosses. The new
+    reading is kept when it is a loop no far shorter than the others, and, for
+    colours in ``traced_on`` (traced on something else than their string, the
+    detector's cord map), when it also saw more of the loop or the one it replaces
+    was far too short.
+    """
+    width = separation.string_width
+    kept = dict(found)
+
+    def traced_without(colour: str, cut: NDArray[np.bool_]) -> Loop | None:
+        strings = separation.strings | {colour: separation.strings[colour] & ~cut}
+        loop = trace_each(replace(separation, strings=strings), colours=[colour])[colour]
+        if loop is None or colour in too_short(kept | {colour: loop}):
+            return None
+        return loop
+
+    for colour in separation.by_shape:
+        old = found.get(colour)
+        if old is None:
+            continue
+        others = [loop for other, loop in found.items() if other != colour and loop is not None]
+        shape = separation.strings[colour].shape
+        corridor = near_path(others, shape, OTHER_CORRIDOR_WIDTHS * width)
+        new = traced_without(colour, corridor)
+        if new is None:
+            continue
+        crossing = near_path([new], corridor.shape, OWN_PATH_WIDTHS * width)
+        new = traced_without(colour, corridor & ~crossing) or new
+        if colour in traced_on and new.seen <= old.seen and colour not in too_short(kept):
+            continue
+        kept[colour] = new
+    return kept
+
+
+def near_path(loops: Sequence[Loop], shape: tuple[int, ...], reach: float) -> NDArray[np.bool_]:
+    """The pixels within ``reach`` of any of the ``loops``' paths."""
+    paths = np.zeros(shape[:2], np.uint8)
+    for loop in loops:
+        cv2.polylines(paths, [np.round(loop.points).astype(np.int32)], True, 1, 1)
+    return np.asarray(cv2.dilate(paths, disc(2 * reach)) > 0)
 
 
 def all_four(found: dict[str, Loop | None]) -> Loops:
@@ -216,7 +275,6 @@ def too_short(found: dict[str, Loop | None]) -> set[str]:
         if len(others) >= 2 and length < MIN_LENGTH_SHARE * float(np.median(others)):
             short.add(colour)
     return short
-
 
 
 # --- skeleton → segments ------------------------------------------------------------
@@ -787,9 +845,7 @@ def find_knot(
     distance = _distance_inside(mask, holes_below=KNOT_HOLE_WIDTHS2 * width**2)
     path = loop.points
     in_loop = _segments_in_loop(loop, segments, width)
-    tails = [
-        s for k, s in enumerate(segments) if k not in in_loop and s.length <= 20 * width
-    ]
+    tails = [s for k, s in enumerate(segments) if k not in in_loop and s.length <= 20 * width]
     tail_ends = [s.points[[0, -1]] for s in tails]
     candidates = [tuple(j) for j in junctions] + [tuple(e) for ends in tail_ends for e in ends]
     best: tuple[float, Point | None] = (0.0, None)
