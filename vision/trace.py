@@ -192,10 +192,11 @@ def apart_from_the_others(
     each side. Its own cord crosses the others, and the gaps the corridor cuts there
     are bridged straight; so it is traced a last time with the corridor's pixels
     near that reading (OWN_PATH_WIDTHS) given back, for where it crosses. The new
-    reading is kept when it is a loop no far shorter than the others, and, for
+    reading is kept when it is a loop not far shorter than the others, and, for
     colours in ``traced_on`` (traced on something else than their string, the
     detector's cord map), when it also saw more of the loop or the one it replaces
-    was far too short.
+    was far too short. Where it found no knot, the old reading's knot stays if it lies
+    on it.
     """
     width = separation.string_width
     kept = dict(found)
@@ -207,7 +208,9 @@ def apart_from_the_others(
             return None
         return loop
 
-    for colour in separation.by_shape:
+    # In the colours' own order: a frozenset's order changes from run to run, and
+    # which colours were replaced already decides what is far too short.
+    for colour in [c for c in separation.strings if c in separation.by_shape]:
         old = found.get(colour)
         if old is None:
             continue
@@ -219,6 +222,12 @@ def apart_from_the_others(
             continue
         crossing = near_path([new], corridor.shape, OWN_PATH_WIDTHS * width)
         new = traced_without(colour, corridor & ~crossing) or new
+        if new.knot is None and old.knot is not None:
+            # The corridor may cut off the tails of a knot that lies near another loop.
+            gap = float(np.min(np.linalg.norm(new.points - old.knot, axis=1)))
+            if gap <= OWN_PATH_WIDTHS * width:
+                knot = on_path(old.knot, new.points)
+                new = replace(new, knot=knot, knot_confidence=old.knot_confidence)
         if colour in traced_on and new.seen <= old.seen and colour not in too_short(kept):
             continue
         kept[colour] = new
