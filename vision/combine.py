@@ -49,6 +49,7 @@ from vision.trace import (
     follow_bridges,
     too_short,
     trace_each,
+    with_knot_of,
 )
 
 #: A pawn the rules did not see is added when the detector is this sure of it.
@@ -537,7 +538,7 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
         for colour in weak:
             old, new = found[colour], again[colour]
             if new is not None and (old is None or new.seen > old.seen):
-                found[colour] = _with_knot_of(new, old, width)
+                found[colour] = with_knot_of(new, old, KNOT_REACH_WIDTHS * width)
                 on_cords.add(colour)
     # Only now are the others there to compare with (the rules may have seen too
     # little of two colours to trace them).
@@ -547,7 +548,7 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
         for colour in short:
             new = again[colour]
             if new is not None and colour not in too_short(found | {colour: new}):
-                found[colour] = _with_knot_of(new, found[colour], width)
+                found[colour] = with_knot_of(new, found[colour], KNOT_REACH_WIDTHS * width)
                 on_cords.add(colour)
         weak += short
     found = apart_from_the_others(separation, found, traced_on=on_cords)
@@ -601,16 +602,3 @@ def _knots_off_loops(
 def _passes_any(loop: Loop, marks: list[Detection], reach: float) -> bool:
     ring = LinearRing(np.asarray(loop.points))
     return any(ring.distance(ShapelyPoint(m.xy)) <= reach for m in marks)
-
-
-def _with_knot_of(loop: Loop, rules_loop: Loop | None, string_width: float) -> Loop:
-    """``loop`` (traced on the cord map) with the knot the rules found, where that
-    lies on it: the cord map shows no lump, the colour rules' string does."""
-    if rules_loop is None or rules_loop.knot is None:
-        return loop
-    ring = LinearRing(np.asarray(loop.points))
-    knot = ShapelyPoint(rules_loop.knot)
-    if ring.distance(knot) > KNOT_REACH_WIDTHS * string_width:
-        return loop
-    on_loop = ring.interpolate(ring.project(knot))
-    return replace(loop, knot=(on_loop.x, on_loop.y), knot_confidence=rules_loop.knot_confidence)

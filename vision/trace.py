@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from scipy.ndimage import gaussian_filter1d  # type: ignore[import-untyped]
 from shapely import make_valid
 from shapely.geometry import LinearRing, Polygon
+from shapely.geometry import Point as ShapelyPoint
 from skimage.graph import MCP_Geometric
 from skimage.morphology import skeletonize
 
@@ -222,16 +223,28 @@ def apart_from_the_others(
             continue
         crossing = near_path([new], corridor.shape, OWN_PATH_WIDTHS * width)
         new = traced_without(colour, corridor & ~crossing) or new
-        if new.knot is None and old.knot is not None:
+        if new.knot is None:
             # The corridor may cut off the tails of a knot that lies near another loop.
-            gap = float(np.min(np.linalg.norm(new.points - old.knot, axis=1)))
-            if gap <= OWN_PATH_WIDTHS * width:
-                knot = on_path(old.knot, new.points)
-                new = replace(new, knot=knot, knot_confidence=old.knot_confidence)
+            new = with_knot_of(new, old, OWN_PATH_WIDTHS * width)
         if colour in traced_on and new.seen <= old.seen and colour not in too_short(kept):
             continue
         kept[colour] = new
     return kept
+
+
+def with_knot_of(loop: Loop, other: Loop | None, reach: float) -> Loop:
+    """``loop`` with the knot ``other`` (another reading of the same cord) found, where
+    that lies within ``reach`` of it, put on its path: a reading on the detector's cord
+    map, which shows no lump, takes the colour rules' knot; a reading that lost a
+    knot's tails takes the one found before."""
+    if other is None or other.knot is None:
+        return loop
+    ring = LinearRing(np.asarray(loop.points))
+    knot = ShapelyPoint(other.knot)
+    if ring.distance(knot) > reach:
+        return loop
+    on_loop = ring.interpolate(ring.project(knot))
+    return replace(loop, knot=(on_loop.x, on_loop.y), knot_confidence=other.knot_confidence)
 
 
 def near_path(loops: Sequence[Loop], shape: tuple[int, ...], reach: float) -> NDArray[np.bool_]:
