@@ -69,3 +69,19 @@ def test_an_example_is_the_reader_s_view_with_its_labels(tmp_path):
         x, y = int(round(foot["x"])), int(round(foot["y"]))
         window = labels[max(0, y - 3) : y + 4, max(0, x - 3) : x + 4]
         assert (window == foot["label"]).any()
+
+
+def test_examples_can_be_chosen_by_their_table():
+    from concurrent.futures import ProcessPoolExecutor
+
+    from training.dataset import chosen_seeds, table_of
+
+    with ProcessPoolExecutor(2) as pool:
+        seeds = chosen_seeds(pool, 5000, 3, {"green_felt", "blue_mat"})
+        everyone = chosen_seeds(pool, 5000, 3, set())
+    assert everyone == [5000, 5001, 5002]
+    assert len(seeds) == 3 and seeds == sorted(set(seeds))
+    assert all(table_of(s, hard_only=True) in {"green_felt", "blue_mat"} for s in seeds)
+    # The seeds passed over were on other tables.
+    skipped = set(range(seeds[0], seeds[-1])) - set(seeds)
+    assert all(table_of(s, hard_only=True) not in {"green_felt", "blue_mat"} for s in skipped)

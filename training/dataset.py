@@ -7,6 +7,9 @@ reader's own loader at its working resolution, with what every working pixel sho
 ``NAME.feet.json``::
 
     python -m training.dataset --out out/train --count 1500 --seed 1000000 --workers 2
+
+``--tables green_felt,blue_mat`` makes only hard photos on those tables: where a cord
+or pawn has the table's own hue, the examples the detector most lacks.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from numpy.typing import NDArray
 from tqdm import tqdm
 
 from synth.labels import BACKGROUND, PIXEL_CLASSES, pawn_class
-from synth.photo import make_photo
+from synth.photo import make_photo, plan_photo
 from vision.load import load_photo
 
 #: Photo sizes drawn for the examples, with their chances: phones' 12 MP in either
@@ -42,6 +45,8 @@ DIFFICULTY_SHARES = (("easy", 0.25), ("normal", 0.35), ("hard", 0.4))
 #: When labels are reduced, a class covering this share of a working pixel wins over
 #: the background, so that a cord 1.5 working pixels wide stays unbroken.
 MIN_OBJECT_SHARE = 0.25
+#: Seeds planned at a time when looking for photos on given tables.
+PLAN_BATCH = 16
 
 
 @dataclass(frozen=True)
@@ -101,13 +106,26 @@ def feet_of(truth: dict[str, Any], scale: float) -> list[Foot]:
     return feet
 
 
-def make_example(seed: int, out: Path) -> str:
-    """Render, decode and write the example of ``seed``; returns its name."""
+def example_kind(seed: int, hard_only: bool = False) -> tuple[str, tuple[int, int]]:
+    """The difficulty and photo size of the example of ``seed``."""
     rng = np.random.default_rng(seed)
     size = SIZES[int(rng.choice(len(SIZES), p=[share for _, share in SIZES]))][0]
     difficulty = DIFFICULTY_SHARES[
         int(rng.choice(len(DIFFICULTY_SHARES), p=[share for _, share in DIFFICULTY_SHARES]))
     ][0]
+    return ("hard" if hard_only else difficulty), size
+
+
+def table_of(seed: int, hard_only: bool = False) -> str:
+    """The kind of table the example of ``seed`` is photographed on (cheap: planned,
+    not rendered)."""
+    difficulty, size = example_kind(seed, hard_only)
+    return plan_photo(seed, difficulty, size).scene.table.kind
+
+
+def make_example(seed: int, out: Path, hard_only: bool = False) -> str:
+    """Render, decode and write the example of ``seed``; returns its name."""
+    difficulty, size = example_kind(seed, hard_only)
     made = make_photo(seed, difficulty, size)
     photo = load_photo(made.jpeg)
     scale = int(photo.scale)
@@ -132,17 +150,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=1500)
     parser.add_argument("--seed", type=int, default=1_000_000)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--tables", default="", help="comma-separated table kinds: only hard photos on these"
+    )
     args = parser.parse_args(argv)
+    tables = {t for t in args.tables.split(",") if t}
     args.out.mkdir(parents=True, exist_ok=True)
-    seeds = [
-        s for s in range(args.seed, args.seed + args.count)
-        if not any(args.out.glob(f"*_{s}.feet.json"))
-    ]
     with ProcessPoolExecutor(args.workers) as pool:
-        jobs = [pool.submit(make_example, s, args.out) for s in seeds]
+        seeds = chosen_seeds(pool, args.seed, args.count, tables)
+        seeds = [s for s in seeds if not any(args.out.glob(f"*_{s}.feet.json"))]
+        jobs = [pool.submit(make_example, s, args.out, bool(tables)) for s in seeds]
         for job in tqdm(jobs, desc="examples", file=sys.stderr):
             job.result()
     return 0
+
+
+def chosen_seeds(pool: ProcessPoolExecutor, first: int, count: int, tables: set[str]) -> list[int]:
+    """``count`` seeds from ``first`` on: every one, or those of hard photos on
+    ``tables`` (planned in batches in the pool until enough are found)."""
+    if not tables:
+        return list(range(first, first + count))
+    seeds: list[int] = []
+    candidate = first
+    with tqdm(total=count, desc="choosing seeds", file=sys.stderr) as progress:
+        while len(seeds) < count:
+            batch = list(range(candidate, candidate + PLAN_BATCH))
+            candidate += len(batch)
+            tables_seen = pool.map(table_of, batch, [True] * len(batch))
+            for seed, table in zip(batch, tables_seen, strict=True):
+                if table in tables and len(seeds) < count:
+                    seeds.append(seed)
+                    progress.update(1)
+    return seeds
 
 
 if __name__ == "__main__":

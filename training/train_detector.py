@@ -35,6 +35,7 @@ from torch.utils.data import DataLoader, IterableDataset
 
 from synth.labels import BACKGROUND, KNOT, PIXEL_CLASSES
 from training.detector_model import CORDS, IN_CHANNELS, OBJECTS, PAWN_PX, STRIDE, PawnDetector
+from training.from_onnx import load_folded, restore_batch_norms
 from training.train import export_onnx, fit, held_out, vary_look
 from vision.detect import detector_input, peaks
 
@@ -63,6 +64,8 @@ FULL_CORD_SHARE = 0.25
 CORD_WEIGHT = 10.0
 CORD_POSITIVE_WEIGHT = 4.0
 CORD_CLASSES = tuple(PIXEL_CLASSES.index(f"cord_{c}") for c in CORDS)
+#: Batches of crops over which a network started from ONNX gets its batch norms back.
+RESTORE_BATCHES = 20
 PAWN_CLASS_NAMES = {f"pawn_{c}": c for c in ("red", "yellow", "green", "blue")} | {"ghost": "white"}
 
 
@@ -420,6 +423,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--held-out", type=int, default=40, help="examples kept for validation")
     parser.add_argument("--checkpoint", type=Path, default=None)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--start-from",
+        type=Path,
+        default=None,
+        help="an exported pawnnet.onnx to go on from (see training.from_onnx)",
+    )
     args = parser.parse_args(argv)
 
     torch.manual_seed(args.seed)
@@ -429,6 +438,12 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         parser.error(f"{args.data} {error}")
     net = PawnDetector()
+    if args.start_from is not None:
+        load_folded(net, args.start_from)
+        # Crops of a seed that training's own (seed + step resumed at) never is.
+        restore_seed = args.seed + args.steps + 1
+        crops = iter(DataLoader(Crops(args.data, held, restore_seed), batch_size=args.batch))
+        restore_batch_norms(net, (next(crops)[0] for _ in range(RESTORE_BATCHES)))
     fit(
         net,
         lambda start: DataLoader(
