@@ -83,6 +83,8 @@ _TABLES = {
     "normal": ["light_wood", "dark_wood", "cloth", "white_table"],
     "hard": ["light_wood", "dark_wood", "cloth", "white_table", "green_felt", "blue_mat"],
 }
+#: Every kind of table a photo may be taken on.
+TABLE_KINDS = tuple(dict.fromkeys(kind for kinds in _TABLES.values() for kind in kinds))
 _CLOTHS = {
     "easy": ["grey", "beige", "cream"],
     "normal": ["grey", "beige", "cream", "light_blue", "sage", "taupe"],

@@ -85,3 +85,12 @@ def test_examples_can_be_chosen_by_their_table():
     # The seeds passed over were on other tables.
     skipped = set(range(seeds[0], seeds[-1])) - set(seeds)
     assert all(table_of(s, hard_only=True) not in {"green_felt", "blue_mat"} for s in skipped)
+
+
+def test_an_unknown_table_is_refused_before_anything_is_made(tmp_path, capsys):
+    from training.dataset import main
+
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / "examples"), "--tables", "green_felt,felt"])
+    assert "unknown tables ['felt']" in capsys.readouterr().err
+    assert not (tmp_path / "examples").exists()

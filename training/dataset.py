@@ -29,6 +29,7 @@ from tqdm import tqdm
 
 from synth.labels import BACKGROUND, PIXEL_CLASSES, pawn_class
 from synth.photo import make_photo, plan_photo
+from synth.scene import TABLE_KINDS
 from vision.load import load_photo
 
 #: Photo sizes drawn for the examples, with their chances: phones' 12 MP in either
@@ -155,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     tables = {t for t in args.tables.split(",") if t}
+    if tables - set(TABLE_KINDS):
+        parser.error(f"unknown tables {sorted(tables - set(TABLE_KINDS))}; known: {TABLE_KINDS}")
     args.out.mkdir(parents=True, exist_ok=True)
     with ProcessPoolExecutor(args.workers) as pool:
         seeds = chosen_seeds(pool, args.seed, args.count, tables)
