@@ -68,7 +68,10 @@ detector: out/train/.done
 # Go on training the shipped detector on photos of green felt and the blue mat (where a
 # cord or pawn has the table's hue) beside as many of every table: about 20 minutes of
 # examples and 50 of training on two cores. Written to out/tuned/; copy pawnnet.onnx and
-# pawnnet.json into calibration/ once the benchmarks say it reads better.
+# pawnnet.json into calibration/ once the benchmarks say it reads better. It goes on from
+# whatever calibration/ ships: the detector shipped now came this way from commit
+# 56fb0b5's. A finished out/pawnnet_tuned.pt is resumed (and stops at once): delete it
+# to train again.
 detector-tune: $(TRAIN_STAMP)
 	$(TRAIN_VENV)/bin/python -m training.dataset --out out/tune --count 500 --seed 3100000 \
 		--workers 2 --tables green_felt,blue_mat

@@ -79,6 +79,8 @@ def test_examples_can_be_chosen_by_their_table():
     with ProcessPoolExecutor(2) as pool:
         seeds = chosen_seeds(pool, 5000, 3, {"green_felt", "blue_mat"})
         everyone = chosen_seeds(pool, 5000, 3, set())
+        with pytest.raises(ValueError, match="unknown tables"):
+            chosen_seeds(pool, 5000, 1, {"felt"})  # would never find one
     assert everyone == [5000, 5001, 5002]
     assert len(seeds) == 3 and seeds == sorted(set(seeds))
     assert all(table_of(s, hard_only=True) in {"green_felt", "blue_mat"} for s in seeds)

@@ -173,6 +173,8 @@ def chosen_seeds(pool: ProcessPoolExecutor, first: int, count: int, tables: set[
     ``tables`` (planned in batches in the pool until enough are found)."""
     if not tables:
         return list(range(first, first + count))
+    if tables - set(TABLE_KINDS):
+        raise ValueError(f"unknown tables {sorted(tables - set(TABLE_KINDS))}")
     seeds: list[int] = []
     candidate = first
     with tqdm(total=count, desc="choosing seeds", file=sys.stderr) as progress:

@@ -94,7 +94,10 @@ def _check_same_as_opencv(net: nn.Module, path: Path, channels: int) -> None:
 def restore_batch_norms(net: nn.Module, inputs: Iterable[torch.Tensor]) -> None:
     """Give every batch norm of ``net`` its input's statistics over ``inputs`` (batches
     of network input) and the scale and shift that undo them, so that the network's
-    eval-mode output stays what it was."""
+    eval-mode output stays what it was.
+
+    Only right once, straight after :func:`load_folded`, while the batch norms still
+    pass their input through (a second call would add the means again)."""
     norms = [m for m in net.modules() if isinstance(m, nn.BatchNorm2d)]
     sums = {id(m): [0.0, torch.zeros(m.num_features), torch.zeros(m.num_features)] for m in norms}
 
