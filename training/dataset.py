@@ -156,11 +156,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     tables = {t for t in args.tables.split(",") if t}
-    if tables - set(TABLE_KINDS):
-        parser.error(f"unknown tables {sorted(tables - set(TABLE_KINDS))}; known: {TABLE_KINDS}")
-    args.out.mkdir(parents=True, exist_ok=True)
     with ProcessPoolExecutor(args.workers) as pool:
-        seeds = chosen_seeds(pool, args.seed, args.count, tables)
+        try:
+            seeds = chosen_seeds(pool, args.seed, args.count, tables)
+        except ValueError as error:
+            parser.error(str(error))
+        args.out.mkdir(parents=True, exist_ok=True)
         seeds = [s for s in seeds if not any(args.out.glob(f"*_{s}.feet.json"))]
         jobs = [pool.submit(make_example, s, args.out, bool(tables)) for s in seeds]
         for job in tqdm(jobs, desc="examples", file=sys.stderr):
@@ -173,8 +174,9 @@ def chosen_seeds(pool: ProcessPoolExecutor, first: int, count: int, tables: set[
     ``tables`` (planned in batches in the pool until enough are found)."""
     if not tables:
         return list(range(first, first + count))
-    if tables - set(TABLE_KINDS):
-        raise ValueError(f"unknown tables {sorted(tables - set(TABLE_KINDS))}")
+    unknown = sorted(tables - set(TABLE_KINDS))
+    if unknown:
+        raise ValueError(f"unknown tables {unknown}; known: {TABLE_KINDS}")
     seeds: list[int] = []
     candidate = first
     with tqdm(total=count, desc="choosing seeds", file=sys.stderr) as progress:
