@@ -15,6 +15,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from shapely.geometry import LinearRing
+from shapely.geometry import Point as ShapelyPoint
 
 from engine.colours import DEMON, GHOST, LINE_COLOURS
 from engine.layout import random_layout
@@ -763,6 +765,16 @@ def test_a_loop_that_misses_a_sure_knot_on_its_cord_is_traced_again_on_the_cord_
     for marks in ([], [faint]):
         kept = trace_with_cords(separation, Detections(marks, WIDTH, {"blue": blue}))
         assert not blue_loop_fits(kept)
+    # A cord map showing only scraps of the cord is bridged round past the mark too,
+    # but sees far less than the rules' loop: that is kept.
+    scraps = np.zeros((700, 900), np.uint8)
+    for start in range(-6, 354, 45):
+        cv2.ellipse(scraps, (450, 420), (260, 120), 0, start, start + 12, 1, 5)
+    alone = trace_each(separation_with(scraps > 0), colours=["blue"])["blue"]
+    assert alone is not None and alone.seen < 0.5
+    assert LinearRing(alone.points).distance(ShapelyPoint(knot.xy)) < 2 * 5.0
+    kept = trace_with_cords(separation, Detections([knot], WIDTH, {"blue": cord_map(scraps > 0)}))
+    assert not blue_loop_fits(kept) and kept.loops["blue"].seen > 0.9
 
 
 def test_a_loop_far_shorter_than_the_others_is_traced_again_on_the_cord_map() -> None:

@@ -125,6 +125,11 @@ OWN_CORD_KNOT_SCORE = 0.1
 #: there), further than KNOT_REACH_WIDTHS from that colour's traced loop means the
 #: tracer took a wrong way past the knot: the loop is traced again on the cord map.
 LOST_KNOT_SCORE = 0.4
+#: A loop traced again on the cord map to pass a lost knot is kept only when it sees
+#: nearly as much of itself as the loop it replaces (at most this share less): a cord
+#: map that shows too little of the cord bridges from shadow to shadow and passes the
+#: mark by chance.
+LOST_SEEN_SLACK = 0.25
 #: The mark agreeing with the tracer's knot is taken unless another mark on the loop is
 #: stronger by more than this (the tracer takes a thick lump at a crossing or beside a pawn
 #: for the knot as readily as the knot).
@@ -560,8 +565,12 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
     if lost:
         again = _trace_on_cords(separation, detections, list(lost))
         for colour, marks in lost.items():
-            new = again[colour]
-            if new is not None and _passes_any(new, marks, KNOT_REACH_WIDTHS * width):
+            old, new = found[colour], again[colour]
+            if (
+                new is not None
+                and (old is None or new.seen >= old.seen - LOST_SEEN_SLACK)
+                and _passes_any(new, marks, KNOT_REACH_WIDTHS * width)
+            ):
                 found[colour] = new
     # Long bridges laid along the cord where the cord map sees it in the gap.
     for colour, loop in found.items():
