@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from synth.labels import BACKGROUND, KNOT, cord_class, pawn_class
-from training.dataset import feet_of, make_example, reduce_labels
+from training.dataset import crowded, feet_of, make_example, reduce_labels
 
 RED_CORD = cord_class("red")
 
@@ -96,3 +96,27 @@ def test_an_unknown_table_is_refused_before_anything_is_made(tmp_path, capsys):
         main(["--out", str(tmp_path / "examples"), "--tables", "green_felt,felt"])
     assert "unknown tables ['felt']" in capsys.readouterr().err
     assert not (tmp_path / "examples").exists()
+
+
+def test_crowded_pawns_are_beside_another_or_touching_a_cord():
+    labels = np.zeros((60, 100), np.uint8)
+    labels[:, 80] = RED_CORD  # a cord down the right
+    feet = [
+        (10.0, 30.0, 8.0),  # alone on the table
+        (40.0, 30.0, 8.0),  # beside the next one (10 px = 1.25 widths)
+        (50.0, 30.0, 8.0),
+        (75.0, 30.0, 8.0),  # 5 px from the cord: touching it
+    ]
+    assert crowded(labels, feet).tolist() == [False, True, True, True]
+    # At the limits (width 8: the square reaches 6 px each way round the foot's pixel).
+    corner, beyond = np.zeros((60, 100), np.uint8), np.zeros((60, 100), np.uint8)
+    corner[36, 16] = RED_CORD  # (6, 6) from the foot at (10, 30): in the square
+    beyond[30, 17] = RED_CORD  # 7 px along the row: out of it
+    alone = [(10.0, 30.0, 8.0)]
+    assert crowded(corner, alone).tolist() == [True]
+    assert crowded(beyond, alone).tolist() == [False]
+    apart = [(10.0, 30.0, 8.0), (21.9, 30.0, 8.0), (40.0, 30.0, 8.0), (52.1, 30.0, 8.0)]
+    assert crowded(np.zeros_like(labels), apart).tolist() == [True, True, False, False]
+    assert crowded(labels, []).tolist() == []
+    with pytest.raises(ValueError):
+        crowded(labels[None], feet)

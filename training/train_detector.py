@@ -34,6 +34,7 @@ from numpy.typing import NDArray
 from torch.utils.data import DataLoader, IterableDataset
 
 from synth.labels import BACKGROUND, KNOT, PIXEL_CLASSES
+from training.dataset import BESIDE_PAWNS, crowded
 from training.detector_model import CORDS, IN_CHANNELS, OBJECTS, PAWN_PX, STRIDE, PawnDetector
 from training.from_onnx import load_folded, restore_batch_norms
 from training.train import export_onnx, fit, held_out, vary_look
@@ -46,6 +47,10 @@ CROPS_PER_EXAMPLE = 12
 MARGIN = 32
 #: Share of crops centred near an object (the rest anywhere: table, clutter, edge).
 OBJECT_CROPS = 0.8
+#: How much likelier a crop is centred on a crowded ghost (beside another pawn or
+#: touching a cord, see :func:`training.dataset.crowded`) or a knot beside a pawn than
+#: on any other object: the ghosts and knots the reader loses.
+HARD_WEIGHT = 4.0
 SHADOW_CROPS = 0.6
 #: Share of crops whose table is given another colour (any, a cord's own included).
 RECOLOURED_CROPS = 0.35
@@ -94,6 +99,32 @@ def pawn_width_of(objects: list[tuple[float, float, int, float]]) -> float | Non
     return float(np.median(widths)) if widths else None
 
 
+def crop_weights(
+    labels: NDArray[np.uint8],
+    objects: list[tuple[float, float, int, float]],
+    hard_weight: float = HARD_WEIGHT,
+) -> NDArray[np.float64]:
+    """How likely a crop is centred on each object, summing to 1: a crowded ghost (see
+    :func:`training.dataset.crowded`) or a knot beside a pawn ``hard_weight`` times as
+    likely as any other object."""
+    if hard_weight <= 0:
+        raise ValueError(f"hard_weight must be positive, not {hard_weight}")
+    weights = np.ones(len(objects))
+    pawns = [i for i, (*_, width) in enumerate(objects) if width > 0]
+    if hard_weight == 1.0 or not pawns:
+        return weights / max(weights.sum(), 1.0)
+    feet = np.array([objects[i][:2] for i in pawns])
+    width = float(np.median([objects[i][3] for i in pawns]))
+    hard = crowded(labels, [(objects[i][0], objects[i][1], objects[i][3]) for i in pawns])
+    for i, is_hard in zip(pawns, hard, strict=True):
+        if is_hard and objects[i][2] == OBJECTS.index("white"):
+            weights[i] = hard_weight
+    for i, (x, y, k, _) in enumerate(objects):
+        if k == OBJECTS.index("knot") and np.hypot(*(feet - (x, y)).T).min() < BESIDE_PAWNS * width:
+            weights[i] = hard_weight
+    return weights / weights.sum()
+
+
 def prepared(
     image: NDArray[np.uint8], objects: list[tuple[float, float, int, float]], scale: float
 ) -> tuple[NDArray[np.float32], list[tuple[float, float, int, float]]]:
@@ -115,13 +146,15 @@ def varied_crop(
     scale: float,
     pawn_px: float,
     rng: np.random.Generator,
+    weights: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float32], ...]:
     """One crop of CROP x CROP network pixels, turned any way, maybe mirrored, maybe
-    given long shadows, varied in look; mostly round an object. Returns the input
-    (6, CROP, CROP) and the targets (see :func:`targets`)."""
+    given long shadows, varied in look; mostly round an object (drawn by ``weights``,
+    see :func:`crop_weights`; evenly without). Returns the input (6, CROP, CROP) and
+    the targets (see :func:`targets`)."""
     h, w = labels.shape
     if objects and rng.random() < OBJECT_CROPS:
-        x, y, *_ = objects[int(rng.integers(len(objects)))]
+        x, y, *_ = objects[int(rng.choice(len(objects), p=weights))]
         spread = CROP / 3 / scale
         cx, cy = x + rng.uniform(-spread, spread), y + rng.uniform(-spread, spread)
     else:
@@ -283,10 +316,17 @@ class Crops(IterableDataset):  # type: ignore[misc]
     """Endless varied crops of the examples in ``folder`` but those ``held`` out. The
     folder is looked at again now and then: examples may still be being made."""
 
-    def __init__(self, folder: Path, held: list[Path], seed: int) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        held: list[Path],
+        seed: int,
+        hard_weight: float = HARD_WEIGHT,
+    ) -> None:
         self.folder = folder
         self.held = set(held)
         self.seed = seed
+        self.hard_weight = hard_weight
 
     def __iter__(self) -> Iterator[tuple[torch.Tensor, ...]]:
         rng = np.random.default_rng(self.seed)
@@ -297,10 +337,11 @@ class Crops(IterableDataset):  # type: ignore[misc]
             width = pawn_width_of(objects)
             if width is None:
                 continue
+            weights = crop_weights(labels, objects, self.hard_weight)
             for _ in range(CROPS_PER_EXAMPLE):
                 zoom = float(np.exp(rng.uniform(-math.log(ZOOM), math.log(ZOOM))))
                 crop = varied_crop(
-                    image, labels, objects, PAWN_PX / width * zoom, PAWN_PX * zoom, rng
+                    image, labels, objects, PAWN_PX / width * zoom, PAWN_PX * zoom, rng, weights
                 )
                 yield tuple(torch.from_numpy(a) for a in crop)
 
@@ -424,6 +465,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkpoint", type=Path, default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--hard-weight",
+        type=float,
+        default=HARD_WEIGHT,
+        help="how much likelier a crop centres on a crowded ghost or a knot beside a pawn",
+    )
+    parser.add_argument(
         "--start-from",
         type=Path,
         default=None,
@@ -431,6 +478,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
+    if args.hard_weight <= 0:
+        parser.error("--hard-weight must be positive")
     torch.manual_seed(args.seed)
     names = example_names(args.data)
     try:
@@ -447,7 +496,9 @@ def main(argv: list[str] | None = None) -> int:
     fit(
         net,
         lambda start: DataLoader(
-            Crops(args.data, held, args.seed + start), batch_size=args.batch, num_workers=1
+            Crops(args.data, held, args.seed + start, args.hard_weight),
+            batch_size=args.batch,
+            num_workers=1,
         ),
         lambda batch: losses(net(batch[0]), *batch[1:]),
         (1.0, OFFSET_WEIGHT, CORD_WEIGHT),
