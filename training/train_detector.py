@@ -489,9 +489,11 @@ def main(argv: list[str] | None = None) -> int:
     net = PawnDetector()
     if args.start_from is not None:
         load_folded(net, args.start_from)
-        # Crops of a seed that training's own (seed + step resumed at) never is.
+        # Crops drawn as training's are, of a seed that training's own (seed + step
+        # resumed at) never is.
         restore_seed = args.seed + args.steps + 1
-        crops = iter(DataLoader(Crops(args.data, held, restore_seed), batch_size=args.batch))
+        restoring = Crops(args.data, held, restore_seed, args.hard_weight)
+        crops = iter(DataLoader(restoring, batch_size=args.batch))
         restore_batch_norms(net, (next(crops)[0] for _ in range(RESTORE_BATCHES)))
     fit(
         net,
