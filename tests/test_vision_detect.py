@@ -41,6 +41,7 @@ from vision.combine import (
     KNOT_SCORE,
     LOST_KNOT_SCORE,
     OWN_CORD_KNOT_SCORE,
+    PAWN_CUT_SCORE,
     STRONGER_BY,
     STRONGER_BY_BESIDE_PAWN,
     SURE_COLOUR,
@@ -50,6 +51,7 @@ from vision.combine import (
     combine_knots,
     combine_pawns,
     trace_with_cords,
+    without_marked_pawns,
 )
 from vision.creatures import NOT_A_PAWN, TOUCHING_PAWNS, Pawns, Remark, SeenPawn
 from vision.detect import (
@@ -775,6 +777,33 @@ def test_a_loop_that_misses_a_sure_knot_on_its_cord_is_traced_again_on_the_cord_
     assert LinearRing(alone.points).distance(ShapelyPoint(knot.xy)) < 2 * 5.0
     kept = trace_with_cords(separation, Detections([knot], WIDTH, {"blue": cord_map(scraps > 0)}))
     assert not blue_loop_fits(kept) and kept.loops["blue"].seen > 0.9
+
+
+def test_string_pixels_at_a_sure_pawn_of_their_colour_off_the_cord_map_are_taken_out() -> None:
+    # A blue pawn standing on the blue cord: its lit side, a ring of blue pixels
+    # below the cord, was not cut out by the colour rules and joins the string.
+    cord = ellipse_mask(*CORDS["blue"])
+    lit_side = np.zeros((700, 900), np.uint8)
+    cv2.circle(lit_side, (450, 560), 14, 1, 6)
+    separation = separation_with(cord | (lit_side > 0))
+    cords = {"blue": cord_map(cord)}
+    foot = (450.0, 574.0)
+    cut = without_marked_pawns(separation, Detections([mark("blue", foot, 0.7)], WIDTH, cords))
+    blue = cut.strings["blue"]
+    assert not (blue & (lit_side > 0) & ~cord).any()
+    # What the cord map shows as cord stays, beside the pawn as everywhere.
+    assert (blue == cord).all()
+    # The other colours' strings are left as they were.
+    assert all(cut.strings[c] is separation.strings[c] for c in ("red", "yellow", "green"))
+    # A faint mark, a mark of another colour, a ghost mark, or no cord map leave it.
+    for marks, maps in (
+        ([mark("blue", foot, PAWN_CUT_SCORE - 0.1)], cords),
+        ([mark("red", foot, 0.7)], cords),
+        ([Detection(GHOST, "white", foot, 0.9)], cords),
+        ([mark("blue", foot, 0.7)], {}),
+    ):
+        kept = without_marked_pawns(separation, Detections(marks, WIDTH, maps))
+        assert (kept.strings["blue"] == separation.strings["blue"]).all()
 
 
 def test_a_loop_far_shorter_than_the_others_is_traced_again_on_the_cord_map() -> None:
