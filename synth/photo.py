@@ -23,11 +23,13 @@ from synth.boards import PAWN_WIDTH_MM, SyntheticBoard, generate_board
 from synth.camera import Camera
 from synth.extras import arrange_extras, keeps_off
 from synth.objects import Pawn, SceneObjects
-from synth.placement import place_pawns, read_back, sample_habits, strings_of
+from synth.placement import cover_knots, place_pawns, read_back, sample_habits, strings_of
 from synth.render import encode_jpeg, render_with_labels
 from synth.scene import DIFFICULTIES, Scene, sample_scene
 
 DEFAULT_SIZE = (4032, 3024)
+#: Seeds the random stream of the demons put down on knots, beside the photo's seed.
+COVER_STREAM = 7
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,10 @@ class SyntheticPhoto:
 
 
 def make_photo(
-    seed: int, difficulty: str = "normal", size: tuple[int, int] = DEFAULT_SIZE
+    seed: int,
+    difficulty: str = "normal",
+    size: tuple[int, int] = DEFAULT_SIZE,
+    knot_cover: float = 0.0,
 ) -> SyntheticPhoto:
     """Generate the synthetic photo of ``seed``.
 
@@ -57,13 +62,16 @@ def make_photo(
     difficulty : {"easy", "normal", "hard"}
     size : (width, height)
         Photo size in pixels (landscape or portrait).
+    knot_cover : float
+        Chance that a demon is put down on each knot (:func:`synth.placement.cover_knots`;
+        for training examples: 0, the default, leaves every photo as it was).
 
     Raises
     ------
     ValueError
         For an unknown difficulty or a size smaller than 320 x 240.
     """
-    plan = plan_photo(seed, difficulty, size)
+    plan = plan_photo(seed, difficulty, size, knot_cover)
     image, labels = render_with_labels(
         scene_objects(plan.board), plan.scene, plan.camera, plan.render_rng
     )
@@ -85,7 +93,10 @@ class PhotoPlan:
 
 
 def plan_photo(
-    seed: int, difficulty: str = "normal", size: tuple[int, int] = DEFAULT_SIZE
+    seed: int,
+    difficulty: str = "normal",
+    size: tuple[int, int] = DEFAULT_SIZE,
+    knot_cover: float = 0.0,
 ) -> PhotoPlan:
     """The board, scene and camera of the photo of ``seed`` (see :func:`make_photo`)."""
     if difficulty not in DIFFICULTIES:
@@ -102,6 +113,11 @@ def plan_photo(
     scene = sample_scene(scene_rng, difficulty, size, play_area(made.board))
     # The pawns' sizes are the scene's: now the players can put them down.
     made = replace(made, board=put_down(made, scene, hand_rng))
+    if knot_cover > 0:
+        # A stream of its own: the photos made without it stay as they were.
+        cover_rng = np.random.default_rng([seed, COVER_STREAM])
+        board = cover_knots(made.board, knot_cover, scene.materials.pawn_width_mm, cover_rng)
+        made = replace(made, board=board)
     # Frame the play area; the prediction pawns then find room in view beside it.
     scene = keep_in_frame(scene, play_points(made.board))
     camera = Camera.from_scene(scene)

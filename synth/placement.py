@@ -30,6 +30,7 @@ from engine.placement import (
 
 __all__ = [
     "Habits",
+    "cover_knots",
     "locate_feet",
     "place_pawns",
     "read_back",
@@ -492,3 +493,56 @@ def read_back(
 def _foot(creature: Creature) -> Foot:
     assert creature.xy is not None
     return Foot(creature.kind, creature.colour, creature.xy)
+
+
+#: A pawn moved onto a knot stands with its foot at most this many pawn widths from it.
+COVER_REACH = 0.5
+
+
+def cover_knots(
+    board: Board, share: float, pawn_width_mm: float, rng: np.random.Generator
+) -> Board:
+    """The board with a demon moved onto some of the knots, for training examples.
+
+    A player may put a demon down on a loop's knot; then only its tails, or nothing,
+    show. Such photos are rare among the generated ones (a knot keeps clear of the
+    crossings, where demons stand), and the reader's detector learns little of them.
+    Each knot is covered with chance ``share`` by the demon on the board nearest it,
+    its foot put within :data:`COVER_REACH` pawn widths of the knot where it stands
+    clear of every other pawn (the demon leaves its corner: what the engine reads at
+    the new foot becomes the truth, see :func:`read_back`). A knot with no such spot
+    stays uncovered.
+
+    Raises
+    ------
+    ValueError
+        If ``share`` is not within 0..1 or the pawn width is not positive.
+    """
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"share must be within 0..1, not {share}")
+    if not pawn_width_mm > 0:
+        raise ValueError(f"pawn width must be positive, not {pawn_width_mm}")
+    creatures = list(board.creatures)
+    moved: set[int] = set()
+    for line in board.lines:
+        knot = line.knot
+        if knot is None or rng.random() >= share:
+            continue
+        demons = [
+            i
+            for i, c in enumerate(creatures)
+            if c.kind == DEMON and c.on_board and c.xy is not None and i not in moved
+        ]
+        if not demons:
+            break
+        nearest = min(demons, key=lambda i: math.dist(creatures[i].xy or knot, knot))
+        others = [c.xy for i, c in enumerate(creatures) if i != nearest and c.xy is not None]
+        for _ in range(_TRIES):
+            angle = rng.uniform(0.0, 2.0 * math.pi)
+            reach = rng.uniform(0.0, COVER_REACH) * pawn_width_mm
+            spot = (knot[0] + reach * math.cos(angle), knot[1] + reach * math.sin(angle))
+            if all(math.dist(spot, o) >= pawn_width_mm + TOUCH_GAP_MM for o in others):
+                creatures[nearest] = replace(creatures[nearest], xy=spot)
+                moved.add(nearest)
+                break
+    return board.with_creatures(tuple(creatures))

@@ -22,7 +22,7 @@ from engine.topology import build_board
 from synth.boards import PLANTABLE, generate_board
 from synth.extras import PLAY_AREA_MARGIN_MM, edge_distance
 from synth.photo import make_photo, plan_photo, play_area
-from synth.placement import place_pawns, sample_habits
+from synth.placement import cover_knots, place_pawns, sample_habits
 from synth.samples import WISHES, find_seed
 from synth.scene import sample_scene
 
@@ -120,6 +120,28 @@ def test_same_seed_same_photo() -> None:
     assert a.truth == b.truth
     c = make_photo(6, "normal", SMALL)
     assert c.truth["lines"] != a.truth["lines"]
+
+
+def test_knots_covered_for_training_have_a_demon_on_them() -> None:
+    plain = plan_photo(6, "normal", SMALL)
+    covered = plan_photo(6, "normal", SMALL, knot_cover=1.0)
+    width = covered.scene.materials.pawn_width_mm
+    board = covered.board.board
+    on_board = [c for c in board.creatures if c.on_board and c.xy is not None]
+    for line in board.lines:
+        assert line.knot is not None
+        nearest = min(on_board, key=lambda c: math.dist(c.xy, line.knot))
+        assert nearest.kind == "demon"
+        assert math.dist(nearest.xy, line.knot) <= 0.5 * width + 1e-9
+    # Every pawn still stands clear of the others ...
+    feet = [c.xy for c in on_board]
+    assert min(math.dist(a, b) for i, a in enumerate(feet) for b in feet[i + 1 :]) >= width
+    # ... and without it the photo is as it was (the same lines, the same pawns).
+    assert plain.board.board == plan_photo(6, "normal", SMALL).board.board
+    assert plain.board.board.lines == board.lines
+    assert plain.board.board.creatures != board.creatures
+    with pytest.raises(ValueError, match="share"):
+        cover_knots(board, 1.5, width, np.random.default_rng(0))
 
 
 def test_pawns_stand_in_their_sector_and_the_locator_agrees() -> None:

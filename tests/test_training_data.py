@@ -98,6 +98,16 @@ def test_an_unknown_table_is_refused_before_anything_is_made(tmp_path, capsys):
     assert not (tmp_path / "examples").exists()
 
 
+@pytest.mark.parametrize("share", ["-0.1", "1.5"])
+def test_a_knot_cover_beyond_0_to_1_is_refused_before_anything_is_made(tmp_path, capsys, share):
+    from training.dataset import main
+
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / "examples"), "--knot-cover", share])
+    assert "--knot-cover must be within 0..1" in capsys.readouterr().err
+    assert not (tmp_path / "examples").exists()
+
+
 def test_crowded_pawns_are_beside_another_or_touching_a_cord():
     labels = np.zeros((60, 100), np.uint8)
     labels[:, 80] = RED_CORD  # a cord down the right

@@ -9,7 +9,9 @@ reader's own loader at its working resolution, with what every working pixel sho
     python -m training.dataset --out out/train --count 1500 --seed 1000000 --workers 2
 
 ``--tables green_felt,blue_mat`` makes only hard photos on those tables: where a cord
-or pawn has the table's own hue, the examples the detector most lacks.
+or pawn has the table's own hue, the examples the detector most lacks. ``--knot-cover
+0.6`` puts a demon down on each knot with that chance: a knot half or wholly hidden by
+a pawn, rare in the generated photos.
 """
 
 from __future__ import annotations
@@ -165,10 +167,11 @@ def table_of(seed: int, hard_only: bool = False) -> str:
     return plan_photo(seed, difficulty, size).scene.table.kind
 
 
-def make_example(seed: int, out: Path, hard_only: bool = False) -> str:
-    """Render, decode and write the example of ``seed``; returns its name."""
+def make_example(seed: int, out: Path, hard_only: bool = False, knot_cover: float = 0.0) -> str:
+    """Render, decode and write the example of ``seed`` (with a demon put down on each
+    knot with chance ``knot_cover``); returns its name."""
     difficulty, size = example_kind(seed, hard_only)
-    made = make_photo(seed, difficulty, size)
+    made = make_photo(seed, difficulty, size, knot_cover)
     photo = load_photo(made.jpeg)
     scale = int(photo.scale)
     labels = reduce_labels(made.labels, scale)
@@ -195,7 +198,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tables", default="", help="comma-separated table kinds: only hard photos on these"
     )
+    parser.add_argument(
+        "--knot-cover",
+        type=float,
+        default=0.0,
+        help="chance that a demon is put down on each knot (0..1)",
+    )
     args = parser.parse_args(argv)
+    if not 0.0 <= args.knot_cover <= 1.0:
+        parser.error(f"--knot-cover must be within 0..1, not {args.knot_cover}")
     tables = {t for t in args.tables.split(",") if t}
     with ProcessPoolExecutor(args.workers) as pool:
         try:
@@ -204,7 +215,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(error))
         args.out.mkdir(parents=True, exist_ok=True)
         seeds = [s for s in seeds if not any(args.out.glob(f"*_{s}.feet.json"))]
-        jobs = [pool.submit(make_example, s, args.out, bool(tables)) for s in seeds]
+        jobs = [
+            pool.submit(make_example, s, args.out, bool(tables), args.knot_cover) for s in seeds
+        ]
         for job in tqdm(jobs, desc="examples", file=sys.stderr):
             job.result()
     return 0
