@@ -64,18 +64,22 @@ def make_photo(
         Photo size in pixels (landscape or portrait).
     knot_cover : float
         Chance that a demon is put down on each knot (:func:`synth.placement.cover_knots`;
-        for training examples: 0, the default, leaves every photo as it was).
+        for training examples: 0, the default, leaves every photo as it was). Recorded
+        in the truth's ``scene`` when above 0.
 
     Raises
     ------
     ValueError
-        For an unknown difficulty or a size smaller than 320 x 240.
+        For an unknown difficulty, a size smaller than 320 x 240, or a ``knot_cover``
+        outside 0..1.
     """
     plan = plan_photo(seed, difficulty, size, knot_cover)
     image, labels = render_with_labels(
         scene_objects(plan.board), plan.scene, plan.camera, plan.render_rng
     )
     truth = photo_truth(plan.board, plan.scene, plan.camera, seed)
+    if knot_cover > 0:
+        truth["scene"]["knot_cover"] = knot_cover
     jpeg = encode_jpeg(
         image, plan.scene.sensor.jpeg_quality, plan.scene.extras.exif_orientation
     )
@@ -105,6 +109,8 @@ def plan_photo(
         )
     if min(size) < 240 or max(size) < 320:
         raise ValueError(f"photo size {size[0]}x{size[1]} is too small; at least 320x240")
+    if not 0.0 <= knot_cover <= 1.0:
+        raise ValueError(f"knot_cover must be within 0..1, not {knot_cover}")
     streams = np.random.SeedSequence(seed).spawn(5)
     board_rng, scene_rng, render_rng, hand_rng, extras_rng = (
         np.random.default_rng(s) for s in streams

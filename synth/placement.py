@@ -505,13 +505,14 @@ def cover_knots(
     """The board with a demon moved onto some of the knots, for training examples.
 
     A player may put a demon down on a loop's knot; then only its tails, or nothing,
-    show. Such photos are rare among the generated ones (a knot keeps clear of the
-    crossings, where demons stand), and the reader's detector learns little of them.
-    Each knot is covered with chance ``share`` by the demon on the board nearest it,
-    its foot put within :data:`COVER_REACH` pawn widths of the knot where it stands
-    clear of every other pawn (the demon leaves its corner: what the engine reads at
-    the new foot becomes the truth, see :func:`read_back`). A knot with no such spot
-    stays uncovered.
+    show. Such photos are rare among the generated ones (a knot keeps 30 mm along its
+    loop from the crossings, near which demons stand), and the reader's detector learns
+    little of them. Each knot is covered with chance ``share`` by the demon on the board
+    nearest it, its foot put within :data:`COVER_REACH` pawn widths of the knot where it
+    stands clear of every other pawn. A knot with no such spot stays uncovered. The
+    moved demons keep the corner and field they had: the caller reads the board back
+    (:func:`read_back`, as :func:`synth.photo.plan_photo` does), and what the engine
+    reads at the new feet becomes the truth.
 
     Raises
     ------

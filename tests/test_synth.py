@@ -142,6 +142,12 @@ def test_knots_covered_for_training_have_a_demon_on_them() -> None:
     assert plain.board.board.creatures != board.creatures
     with pytest.raises(ValueError, match="share"):
         cover_knots(board, 1.5, width, np.random.default_rng(0))
+    for wrong in (-0.5, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="knot_cover"):
+            plan_photo(6, "normal", SMALL, knot_cover=wrong)
+    # The truth says it was made so; a photo made without it does not.
+    assert make_photo(6, "normal", SMALL, knot_cover=0.5).truth["scene"]["knot_cover"] == 0.5
+    assert "knot_cover" not in make_photo(6, "normal", SMALL).truth["scene"]
 
 
 def test_pawns_stand_in_their_sector_and_the_locator_agrees() -> None:

@@ -786,6 +786,7 @@ def test_string_pixels_at_a_sure_pawn_of_their_colour_off_the_cord_map_are_taken
     lit_side = np.zeros((700, 900), np.uint8)
     cv2.circle(lit_side, (450, 560), 14, 1, 6)
     separation = separation_with(cord | (lit_side > 0))
+    before = separation.strings["blue"].copy()
     cords = {"blue": cord_map(cord)}
     foot = (450.0, 574.0)
     cut = without_marked_pawns(separation, Detections([mark("blue", foot, 0.7)], WIDTH, cords))
@@ -793,17 +794,23 @@ def test_string_pixels_at_a_sure_pawn_of_their_colour_off_the_cord_map_are_taken
     assert not (blue & (lit_side > 0) & ~cord).any()
     # What the cord map shows as cord stays, beside the pawn as everywhere.
     assert (blue == cord).all()
-    # The other colours' strings are left as they were.
+    # The other colours' strings are left as they were, and so is the separation given.
     assert all(cut.strings[c] is separation.strings[c] for c in ("red", "yellow", "green"))
-    # A faint mark, a mark of another colour, a ghost mark, or no cord map leave it.
+    assert (separation.strings["blue"] == before).all()
+    # Two marks on one pawn cut as one.
+    twice = [mark("blue", foot, 0.7), mark("blue", (foot[0] + 2, foot[1]), 0.6)]
+    assert not (without_marked_pawns(separation, Detections(twice, WIDTH, cords)).strings["blue"]
+                & (lit_side > 0) & ~cord).any()
+    assert (separation.strings["blue"] == before).all()
+    # A faint mark, a mark of another colour, a mark off the photo, or no cord map leave it.
     for marks, maps in (
         ([mark("blue", foot, PAWN_CUT_SCORE - 0.1)], cords),
         ([mark("red", foot, 0.7)], cords),
-        ([Detection(GHOST, "white", foot, 0.9)], cords),
+        ([mark("blue", (-500.0, -500.0), 0.7)], cords),
         ([mark("blue", foot, 0.7)], {}),
     ):
         kept = without_marked_pawns(separation, Detections(marks, WIDTH, maps))
-        assert (kept.strings["blue"] == separation.strings["blue"]).all()
+        assert (kept.strings["blue"] == before).all()
 
 
 def test_a_loop_far_shorter_than_the_others_is_traced_again_on_the_cord_map() -> None:

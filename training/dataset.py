@@ -11,7 +11,8 @@ reader's own loader at its working resolution, with what every working pixel sho
 ``--tables green_felt,blue_mat`` makes only hard photos on those tables: where a cord
 or pawn has the table's own hue, the examples the detector most lacks. ``--knot-cover
 0.6`` puts a demon down on each knot with that chance: a knot half or wholly hidden by
-a pawn, rare in the generated photos.
+a pawn, rare in the generated photos (examples already in ``--out`` are kept as they
+are, so give such a run a folder of its own).
 """
 
 from __future__ import annotations

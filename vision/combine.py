@@ -602,14 +602,18 @@ def without_marked_pawns(separation: Separation, detections: Detections) -> Sepa
     if not detections.cords:
         return separation
     strings = dict(separation.strings)
+    copied: set[str] = set()
     reach = PAWN_CUT_WIDTHS * detections.pawn_width
+    # Ghosts are white, no string's colour; knots are no pawns.
     for mark in detections.pawns(min_score=PAWN_CUT_SCORE):
         colour = mark.colour
-        if mark.kind != DEMON or colour not in strings or colour not in detections.cords:
+        x, y = mark.xy
+        if colour not in strings or colour not in detections.cords:
+            continue
+        if not (math.isfinite(x) and math.isfinite(y)):
             continue
         mask = strings[colour]
         h, w = mask.shape
-        x, y = mark.xy
         left, top = max(int(x - reach), 0), max(int(y - reach), 0)
         right, bottom = min(int(x + reach) + 1, w), min(int(y + reach) + 1, h)
         if left >= right or top >= bottom:
@@ -619,9 +623,10 @@ def without_marked_pawns(separation: Separation, detections: Detections) -> Sepa
         bare = detections.cords[colour][top:bottom, left:right] < CORD_SURE
         cut = near & bare
         if mask[top:bottom, left:right][cut].any():
-            mask = mask.copy()
+            if colour not in copied:  # the caller's masks stay as they were
+                mask = strings[colour] = mask.copy()
+                copied.add(colour)
             mask[top:bottom, left:right] &= ~cut
-            strings[colour] = mask
     return replace(separation, strings=strings)
 
 
