@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.parts import find_parts
+from vision.parts import disc_window, find_parts
 from vision.pixels import CORD, GHOST, KNOT, PAWN, PixelClasses
 
 
@@ -98,3 +98,15 @@ def test_a_foot_at_the_edge_of_the_photo_is_read():
     cv2.circle(labels, (296, 100), 12, int(PAWN["red"]), -1)
     parts = find_parts(classes_of(labels, feet=[(297, 100)]))
     assert [p.colour for p in parts.pawns.pawns] == ["red"]
+
+
+@pytest.mark.parametrize(
+    ("xy", "inside"),
+    [((30.0, 20.0), 21), ((0.0, 0.0), 8), ((-500.0, -500.0), 0), ((900.0, 20.0), 0)],
+)
+def test_a_disc_window_holds_the_part_of_the_disc_inside_the_image(xy, inside) -> None:
+    box, disc = disc_window((50, 60), xy, 2.6)
+    assert disc.shape == (box[0].stop - box[0].start, box[1].stop - box[1].start)
+    assert int(disc.sum()) == inside
+    # A disc off the image has no window at all, not one wrapped round to its far side.
+    assert (disc.size == 0) == (inside == 0)

@@ -40,6 +40,7 @@ from engine.colours import DEMON, GHOST, WHITE
 from engine.placement import BoardGeometry, Foot
 from vision.creatures import NOT_A_PAWN, TOUCHING_PAWNS, Pawns, Remark, SeenPawn
 from vision.detect import KNOT, SAME_PAWN, Detection, Detections, one_mark_per_pawn
+from vision.parts import disc_window
 from vision.separate import Separation
 from vision.trace import (
     Loop,
@@ -607,26 +608,18 @@ def without_marked_pawns(separation: Separation, detections: Detections) -> Sepa
     # Ghosts are white, no string's colour; knots are no pawns.
     for mark in detections.pawns(min_score=PAWN_CUT_SCORE):
         colour = mark.colour
-        x, y = mark.xy
         if colour not in strings or colour not in detections.cords:
             continue
-        if not (math.isfinite(x) and math.isfinite(y)):
+        if not all(math.isfinite(v) for v in mark.xy):
             continue
-        mask = strings[colour]
-        h, w = mask.shape
-        left, top = max(int(x - reach), 0), max(int(y - reach), 0)
-        right, bottom = min(int(x + reach) + 1, w), min(int(y + reach) + 1, h)
-        if left >= right or top >= bottom:
+        box, near = disc_window(strings[colour].shape, mark.xy, reach)
+        cut = near & (detections.cords[colour][box] < CORD_SURE)
+        if not (strings[colour][box] & cut).any():
             continue
-        ys, xs = np.mgrid[top:bottom, left:right]
-        near = (xs - x) ** 2 + (ys - y) ** 2 <= reach**2
-        bare = detections.cords[colour][top:bottom, left:right] < CORD_SURE
-        cut = near & bare
-        if mask[top:bottom, left:right][cut].any():
-            if colour not in copied:  # the caller's masks stay as they were
-                mask = strings[colour] = mask.copy()
-                copied.add(colour)
-            mask[top:bottom, left:right] &= ~cut
+        if colour not in copied:  # the caller's masks stay as they were
+            strings[colour] = strings[colour].copy()
+            copied.add(colour)
+        strings[colour][box] &= ~cut
     return replace(separation, strings=strings)
 
 

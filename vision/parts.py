@@ -287,9 +287,10 @@ def disc_window(
     r = int(math.ceil(radius))
     x, y = int(round(xy[0])), int(round(xy[1]))
     height, width = shape[:2]
+    # Both ends kept within the image: a negative end would wrap round to the far side.
     box = (
-        slice(max(0, y - r), min(height, y + r + 1)),
-        slice(max(0, x - r), min(width, x + r + 1)),
+        slice(min(max(0, y - r), height), min(max(0, y + r + 1), height)),
+        slice(min(max(0, x - r), width), min(max(0, x + r + 1), width)),
     )
     ys, xs = np.mgrid[box]
     return box, (xs - xy[0]) ** 2 + (ys - xy[1]) ** 2 <= radius**2
