@@ -126,6 +126,23 @@ def test_the_input_is_colour_and_colour_against_the_table() -> None:
     assert channels[:3, 5, 5] == pytest.approx(np.array([150, 120, 90]) / 255 - 0.5, abs=1e-6)
 
 
+def test_the_input_is_the_colour_and_its_log_ratio_to_the_table_for_every_level() -> None:
+    # The channels come from look-up tables: they must be what the formulas give, for
+    # all 256 levels of the photo against all levels of the table.
+    levels = np.arange(256, dtype=np.uint8)
+    image = np.stack(np.meshgrid(levels, levels), axis=-1)[..., [0, 1, 0]]
+    image = np.ascontiguousarray(np.repeat(np.repeat(image, 2, axis=0), 2, axis=1))
+    channels = detector_input(image, pawn_px=16.0)
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+    table = cv2.resize(cv2.medianBlur(small, 17), (w, h), interpolation=cv2.INTER_LINEAR)
+    colour = image.astype(np.float32) / 255.0
+    ratio = np.log(colour + 0.02) - np.log(table.astype(np.float32) / 255.0 + 0.02)
+    expected = np.concatenate([colour - 0.5, np.clip(0.5 * ratio, -1.5, 1.5)], axis=2)
+    assert channels.dtype == np.float32
+    np.testing.assert_array_equal(channels, expected.transpose(2, 0, 1))
+
+
 def test_detect_refuses_bad_input() -> None:
     with pytest.raises(ValueError, match="pawn_width"):
         detect(np.zeros((50, 50, 3), np.uint8), 0.0)

@@ -25,6 +25,7 @@ from vision.colour import (
     classify_colours,
     draw_labels,
     table_distance,
+    to_lab,
 )
 from vision.creatures import UP, find_pawns, foot_of_blob, lean_direction
 from vision.errors import ReadError
@@ -875,3 +876,14 @@ def test_touching_pawns_split_the_same_whatever_ran_before() -> None:
     cv2.kmeans(noise, 3, None, criteria, 2, cv2.KMEANS_PP_CENTERS)  # type: ignore[call-overload]
     again = [p.foot for p in find_pawns(separation).pawns]
     assert len(first) == 4 and first == again
+
+
+def test_lab_is_opencvs_8_bit_lab_as_floats_with_a_and_b_centred() -> None:
+    rng = np.random.default_rng(3)
+    rgb = rng.integers(0, 256, (37, 53, 3), dtype=np.uint8)
+    rgb[0, :3] = [(0, 0, 0), (255, 255, 255), (255, 0, 0)]
+    lab = to_lab(rgb)
+    expected = cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB).astype(np.float32) - (0.0, 128.0, 128.0)
+    assert lab.shape == rgb.shape and lab.dtype == np.float32
+    np.testing.assert_array_equal(lab, expected)
+    assert lab[0, 1, 0] == 255.0 and abs(lab[0, 1, 1]) <= 1.0  # white: light, no hue

@@ -83,10 +83,14 @@ class ColourMasks:
 
 def to_lab(rgb: NDArray[np.uint8]) -> FloatImage:
     """RGB uint8 → CIELAB float32 with a* and b* centred on 0."""
-    lab = cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB).astype(np.float32)
-    # Subtracted from whole pixels: a strided a*, b* view would be several times slower.
-    lab -= np.array([0.0, 128.0, 128.0], np.float32)
-    return lab
+    # The 8-bit Lab values become floats and lose their offsets in one look-up.
+    return np.asarray(cv2.LUT(cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB), _LAB_OF_BYTES), np.float32)
+
+
+#: For :func:`to_lab`: each 8-bit L*, a*, b* level as a float, a* and b* centred on 0.
+_LAB_OF_BYTES = np.stack(
+    [np.arange(256, dtype=np.float32) - offset for offset in (0.0, 128.0, 128.0)], axis=1
+).reshape(256, 1, 3)
 
 
 def model_table(

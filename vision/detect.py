@@ -179,10 +179,26 @@ def detector_input(rgb: NDArray[np.uint8], pawn_px: float) -> NDArray[np.float32
     small = cv2.resize(rgb, (max(w // 4, 1), max(h // 4, 1)), interpolation=cv2.INTER_AREA)
     window = max(3, int(BACKGROUND_PAWNS * pawn_px / 4) | 1)
     table = cv2.resize(cv2.medianBlur(small, window), (w, h), interpolation=cv2.INTER_LINEAR)
-    colour = rgb.astype(np.float32) / 255.0
-    ratio = np.log(colour + 0.02) - np.log(table.astype(np.float32) / 255.0 + 0.02)
-    relative = np.clip(0.5 * ratio, -1.5, 1.5)
-    return np.concatenate([colour - 0.5, relative], axis=2).transpose(2, 0, 1).copy()
+    # Both channels are functions of 8-bit values, so they are looked up in tables
+    # made with the same arithmetic: the same numbers, without two logarithms a pixel.
+    channels = np.empty((6, h, w), np.float32)
+    for c, (plane, under) in enumerate(zip(cv2.split(rgb), cv2.split(table), strict=True)):
+        channels[c] = np.asarray(cv2.LUT(plane, _COLOUR_OF_LEVEL)).reshape(h, w)
+        pair = (plane.astype(np.uint16) << 8) | np.asarray(under, np.uint16)
+        np.take(_RELATIVE_OF_PAIR, pair, out=channels[3 + c])
+    return channels
+
+
+def _input_tables() -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """For :func:`detector_input`: the colour channel of each 8-bit level (256, 1), and
+    the relative channel of each (level << 8 | table level) (65536)."""
+    colour = np.arange(256, dtype=np.float32) / 255.0
+    log = np.log(colour + 0.02)
+    relative = np.clip(0.5 * (log[:, None] - log[None, :]), -1.5, 1.5)
+    return (colour - 0.5).reshape(256, 1), np.ascontiguousarray(relative, np.float32).ravel()
+
+
+_COLOUR_OF_LEVEL, _RELATIVE_OF_PAIR = _input_tables()
 
 
 def detect(

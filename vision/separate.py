@@ -30,6 +30,7 @@ from vision.colour import (
     of_dull_hue,
 )
 from vision.ghost_cues import evenly_darkened, ghost_cues, tint_against_table
+from vision.parallel import map_in_threads
 
 BoolImage = NDArray[np.bool_]
 FloatImage = NDArray[np.float32]
@@ -306,17 +307,25 @@ def separate(masks: ColourMasks) -> Separation:
     by_shape: set[str] = set()
     # The table's edge and cards: of line colours, and neither pawns nor ghosts.
     clutter = _long_wide_bands(labels, string_width, margin) | _flat_things(labels, string_width)
-    # Each colour on its own, so that a blue pawn touching a red one stays two blobs.
-    for index, colour in enumerate(LINE_COLOURS, start=1):
+
+    def colour_pawns(
+        index: int,
+    ) -> tuple[BoolImage, tuple[slice, slice] | None, list[PawnBlob], BoolImage | None]:
         own = labels == index
-        strings[colour] = np.zeros(labels.shape, bool)
-        round_blobs: list[PawnBlob] = []
         box = bounding_box(own, margin)
-        if box is not None:
-            origin = (box[1].start, box[0].start)
-            round_blobs, not_string = _colour_pawns(
-                own[box], labels[box], colour, origin, string_width
-            )
+        if box is None:
+            return own, None, [], None
+        origin = (box[1].start, box[0].start)
+        colour = LINE_COLOURS[index - 1]
+        return own, box, *_colour_pawns(own[box], labels[box], colour, origin, string_width)
+
+    # Each colour on its own, so that a blue pawn touching a red one stays two blobs.
+    found = map_in_threads(colour_pawns, range(1, len(LINE_COLOURS) + 1), labels.size)
+    for (index, colour), (own, box, round_blobs, not_string) in zip(
+        enumerate(LINE_COLOURS, start=1), found, strict=True
+    ):
+        strings[colour] = np.zeros(labels.shape, bool)
+        if box is not None and not_string is not None:
             round_blobs = [b for b in round_blobs if _share(clutter, b) < 0.5]
             if colour == masks.table_hue_colour:
                 round_blobs = _with_a_lit_side(round_blobs, masks, box, string_width)

@@ -29,6 +29,7 @@ from skimage.morphology import skeletonize
 from engine.board import Point
 from vision.colour import bounding_box
 from vision.errors import ReadError
+from vision.parallel import map_in_threads
 from vision.separate import MIN_LOOP_WIDTHS, Separation, blob_mask, disc, fill_small_holes
 
 Points = NDArray[np.float64]
@@ -151,18 +152,16 @@ def trace_each(
     """Each line colour's loop (of ``colours`` only, if given), or None where too
     little of its string was found."""
     width = separation.string_width
-    found: dict[str, Loop | None] = {}
     every_string = np.logical_or.reduce(list(separation.strings.values()))
-    for colour, mask in separation.strings.items():
-        if colours is not None and colour not in colours:
-            continue
+
+    def traced(colour: str) -> Loop | None:
+        mask = separation.strings[colour]
         # Scraps shorter than this (seen between two pawns, say) point nowhere in
         # particular; the gap across them is bridged straight instead.
         pieces, junctions = skeleton_segments(mask, min_length=TAIL_MIN_WIDTHS * width)
         segments = [s for s in pieces if s.length >= 3.0 * width]
         if sum(s.length for s in segments) < MIN_LOOP_WIDTHS * width:
-            found[colour] = None
-            continue
+            return None
         loop = close_loop(colour, segments, width)
         # Where another string passes over this one, the cut leaves ragged ends whose
         # skeleton branches too: those junctions say nothing of the knot.
@@ -176,8 +175,10 @@ def trace_each(
             knot, knot_confidence = find_knot(
                 loop, pieces, junctions, mask, width, blob_mask(mask.shape, own_pawns)
             )
-        found[colour] = replace(loop, knot=knot, knot_confidence=knot_confidence)
-    return found
+        return replace(loop, knot=knot, knot_confidence=knot_confidence)
+
+    chosen = [c for c in separation.strings if colours is None or c in colours]
+    return dict(zip(chosen, map_in_threads(traced, chosen, every_string.size), strict=True))
 
 
 def apart_from_the_others(

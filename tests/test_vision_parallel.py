@@ -1,0 +1,68 @@
+"""The reader's threads: results in the items' order, nesting, errors, large images."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from vision import parallel
+from vision.parallel import MAX_SHARED_PIXELS, map_in_threads
+
+
+@pytest.fixture
+def two_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "WORKERS", 2)
+
+
+@pytest.mark.usefixtures("two_workers")
+def test_results_come_in_the_items_order_whichever_finishes_first() -> None:
+    def slow_first(item: int) -> int:
+        time.sleep(0.05 if item == 0 else 0.0)
+        return item * item
+
+    assert map_in_threads(slow_first, range(5)) == [0, 1, 4, 9, 16]
+
+
+@pytest.mark.usefixtures("two_workers")
+def test_the_items_run_in_other_threads_unless_the_image_is_large() -> None:
+    def thread_name(_: int) -> str:
+        return threading.current_thread().name
+
+    assert all(name.startswith("vision") for name in map_in_threads(thread_name, range(4)))
+    alone = map_in_threads(thread_name, range(4), pixels=MAX_SHARED_PIXELS + 1)
+    assert alone == [threading.current_thread().name] * 4
+
+
+@pytest.mark.usefixtures("two_workers")
+def test_a_call_inside_a_thread_runs_there_and_does_not_wait_for_ever() -> None:
+    def inner(item: int) -> tuple[int, list[str]]:
+        names = map_in_threads(lambda _: threading.current_thread().name, range(3))
+        return item, names
+
+    for item, names in map_in_threads(inner, range(4)):
+        assert len(set(names)) == 1  # all three in the one thread that ran ``inner``
+        assert names[0].startswith("vision")
+        assert item in range(4)
+
+
+@pytest.mark.usefixtures("two_workers")
+def test_an_error_in_an_item_reaches_the_caller() -> None:
+    def fail_on_two(item: int) -> int:
+        if item == 2:
+            raise ValueError("item two")
+        return item
+
+    with pytest.raises(ValueError, match="item two"):
+        map_in_threads(fail_on_two, range(4))
+    # The pool still works after it.
+    assert map_in_threads(lambda x: x + 1, [1, 2]) == [2, 3]
+
+
+def test_one_worker_runs_everything_in_the_callers_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(parallel, "WORKERS", 1)
+    names = map_in_threads(lambda _: threading.current_thread().name, range(3))
+    assert names == [threading.current_thread().name] * 3

@@ -1,0 +1,54 @@
+"""Work on the colours at once, one thread each.
+
+Most of a reading is OpenCV, NumPy and scikit-image working on whole masks, and they
+let go of Python's lock in their loops, so the strings of two colours are skeletonised
+or measured on two cores at the same time. The results are collected in the order of
+the items, so a reading is the same whichever thread finishes first.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+#: How many threads work at once: DD_READER_THREADS, else one per core (at most four,
+#: one per line colour).
+WORKERS = max(1, int(os.environ.get("DD_READER_THREADS", 0)) or min(4, os.cpu_count() or 1))
+
+#: Images of more pixels than this are worked on one item after the other: a photo read
+#: again at full size would hold two colours' distance maps and skeletons at once (100 MB
+#: more at the peak, which is kept under 1 GB).
+MAX_SHARED_PIXELS = 6_000_000
+
+_pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="vision")
+_in_pool = threading.local()
+
+
+def map_in_threads(
+    function: Callable[[Item], Result], items: Iterable[Item], pixels: int = 0
+) -> list[Result]:
+    """``[function(item) for item in items]``, computed in the reader's threads, unless
+    each item works on an image of more than :data:`MAX_SHARED_PIXELS` ``pixels``.
+
+    A call from inside one of those threads runs in that thread, one item after the
+    other: a task that waited for tasks queued behind it could wait for ever.
+    """
+    items = list(items)
+    alone = pixels > MAX_SHARED_PIXELS or getattr(_in_pool, "active", False)
+    if WORKERS < 2 or len(items) < 2 or alone:
+        return [function(item) for item in items]
+
+    def run(item: Item) -> Result:
+        _in_pool.active = True
+        try:
+            return function(item)
+        finally:
+            _in_pool.active = False
+
+    return list(_pool.map(run, items))
