@@ -8,7 +8,7 @@ import time
 import pytest
 
 from vision import parallel
-from vision.parallel import MAX_SHARED_PIXELS, map_in_threads
+from vision.parallel import MAX_SHARED_PIXELS, both, map_in_threads
 
 
 @pytest.fixture
@@ -66,3 +66,12 @@ def test_one_worker_runs_everything_in_the_callers_thread(
     monkeypatch.setattr(parallel, "WORKERS", 1)
     names = map_in_threads(lambda _: threading.current_thread().name, range(3))
     assert names == [threading.current_thread().name] * 3
+
+
+@pytest.mark.usefixtures("two_workers")
+def test_both_gives_the_two_results_in_order() -> None:
+    def slow() -> str:
+        time.sleep(0.05)
+        return "first"
+
+    assert both(slow, lambda: 2) == ("first", 2)

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from calibration.profile import ColourProfile
 from engine.colours import LINE_COLOURS, WHITE
 from vision.overlay import COLOURS_RGB
+from vision.parallel import map_in_threads
 
 #: Label values of :attr:`ColourMasks.labels`: 0 is the table.
 LABEL_COLOURS: tuple[str, ...] = ("table", *LINE_COLOURS, WHITE)
@@ -158,9 +159,8 @@ def table_distance(residual: FloatImage, sample_step: int = 7) -> FloatImage:
     # The trimmed sample underestimates the spread; scale as for a trimmed Gaussian.
     whitening = np.linalg.cholesky(np.linalg.inv(covariance * 1.6)).astype(np.float32)
     distance = np.empty(residual.shape[:2], np.float32)
-    # In bands of rows, so that the whitened copy of a full-size photo (12 bytes a
-    # pixel) never exists at once.
-    for top in range(0, residual.shape[0], DISTANCE_BAND_ROWS):
+
+    def measure(top: int) -> None:
         band = np.ascontiguousarray(residual[top : top + DISTANCE_BAND_ROWS], np.float32)
         whitened = cv2.transform(band, whitening.T)
         # Squared in place, and summed channel by channel: summing over the last axis
@@ -170,6 +170,11 @@ def table_distance(residual: FloatImage, sample_step: int = 7) -> FloatImage:
         np.add(squares[..., 0], squares[..., 1], out=total)
         total += squares[..., 2]
         np.sqrt(total, out=total)
+
+    # In bands of rows, so that the whitened copy of a full-size photo (12 bytes a
+    # pixel) never exists at once, two bands at a time. (The bands stay the same: the
+    # whitening's last bit depends on where OpenCV's vector loop ends.)
+    map_in_threads(measure, range(0, residual.shape[0], DISTANCE_BAND_ROWS))
     return distance
 
 

@@ -34,6 +34,7 @@ from vision.colour import (
     lightness_spread,
     table_tint,
 )
+from vision.parallel import both
 
 BoolImage = NDArray[np.bool_]
 FloatImage = NDArray[np.float32]
@@ -111,25 +112,32 @@ def ghost_cues(masks: ColourMasks, string_width: float) -> GhostCues | None:
         return None
     height, width = masks.labels.shape
     half = (max(width // 2, 1), max(height // 2, 1))
-    lab = np.asarray(cv2.resize(masks.lab, half, interpolation=cv2.INTER_AREA), np.float32)
-    table = np.asarray(cv2.resize(masks.table, half, interpolation=cv2.INTER_AREA), np.float32)
     labels = np.ascontiguousarray(masks.labels[: 2 * half[1] : 2, : 2 * half[0] : 2])
-    on_table = labels == TABLE
-    grey = np.hypot(lab[..., 1], lab[..., 2]) < WHITE_MAX_CHROMA
-    gain = lab[..., 0] - table[..., 0]
-    lit = _faintly_lit(gain, on_table, string_width / 2) & grey & on_table
-    smooth = np.asarray(cv2.GaussianBlur(gain, (0, 0), 0.25 * string_width), np.float32)
-    not_dark = smooth > -SHADOW_SPREADS * _spread(smooth, on_table)
-    # Edges need every pixel: found at full resolution, counted at half.
-    edges = _edges(masks.lab[..., 0], masks.labels, string_width)
-    share = np.asarray(cv2.resize(edges, half, interpolation=cv2.INTER_AREA), np.float32)
-    outline = _crowded(share, labels, string_width / 2)
-    return GhostCues(
-        masks=ColourMasks(labels=labels, lab=lab, table=table),
-        outline=outline & grey,
-        lit=lit,
-        not_dark=np.asarray(not_dark),
+
+    def lit_and_shade() -> tuple[ColourMasks, BoolImage, BoolImage, BoolImage]:
+        lab = np.asarray(cv2.resize(masks.lab, half, interpolation=cv2.INTER_AREA), np.float32)
+        table = np.asarray(
+            cv2.resize(masks.table, half, interpolation=cv2.INTER_AREA), np.float32
+        )
+        on_table = labels == TABLE
+        grey = np.hypot(lab[..., 1], lab[..., 2]) < WHITE_MAX_CHROMA
+        gain = lab[..., 0] - table[..., 0]
+        lit = _faintly_lit(gain, on_table, string_width / 2) & grey & on_table
+        smooth = np.asarray(cv2.GaussianBlur(gain, (0, 0), 0.25 * string_width), np.float32)
+        not_dark = smooth > -SHADOW_SPREADS * _spread(smooth, on_table)
+        return ColourMasks(labels=labels, lab=lab, table=table), grey, lit, np.asarray(not_dark)
+
+    def crowded_edges() -> BoolImage:
+        # Edges need every pixel: found at full resolution, counted at half.
+        edges = _edges(masks.lab[..., 0], masks.labels, string_width)
+        share = np.asarray(cv2.resize(edges, half, interpolation=cv2.INTER_AREA), np.float32)
+        return _crowded(share, labels, string_width / 2)
+
+    # The two share nothing until the end: each on a core of its own.
+    (half_masks, grey, lit, not_dark), outline = both(
+        lit_and_shade, crowded_edges, masks.labels.size
     )
+    return GhostCues(masks=half_masks, outline=outline & grey, lit=lit, not_dark=not_dark)
 
 
 def tint_against_table(

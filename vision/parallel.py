@@ -12,10 +12,12 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
+First = TypeVar("First")
+Second = TypeVar("Second")
 
 #: How many threads work at once: DD_READER_THREADS, else one per core (at most four,
 #: one per line colour).
@@ -52,3 +54,11 @@ def map_in_threads(
             _in_pool.active = False
 
     return list(_pool.map(run, items))
+
+
+def both(
+    first: Callable[[], First], second: Callable[[], Second], pixels: int = 0
+) -> tuple[First, Second]:
+    """``(first(), second())``, the two computed at once as :func:`map_in_threads` does."""
+    results: list[Any] = map_in_threads(lambda work: work(), [first, second], pixels)
+    return results[0], results[1]
