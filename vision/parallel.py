@@ -8,6 +8,8 @@ the items, so a reading is the same whichever thread finishes first.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -28,6 +30,26 @@ WORKERS = max(1, int(os.environ.get("DD_READER_THREADS", 0)) or min(4, os.cpu_co
 #: more at the peak, which is kept under 1 GB).
 MAX_SHARED_PIXELS = 6_000_000
 
+
+
+def _one_heap_for_all_threads() -> None:
+    """Ask glibc's malloc to keep one heap (arena) for every thread.
+
+    By default each thread that allocates gets a heap of its own, and the masks a
+    thread let go of stay in its heap: reading nine photos in a row then held 130 MB
+    more at the end (802 against 672 MB). The threads allocate a few large arrays
+    each, so sharing one heap costs no measurable time. Elsewhere than glibc
+    (``mallopt`` missing) nothing is done.
+    """
+    m_arena_max = -8  # from glibc's malloc.h
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(m_arena_max, 1)
+    except (OSError, AttributeError):
+        pass
+
+
+_one_heap_for_all_threads()
 _pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="vision")
 _in_pool = threading.local()
 
