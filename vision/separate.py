@@ -11,8 +11,10 @@ a shadow does, and is found as thin lines instead (top-hats).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any
 
 import cv2
 import numpy as np
@@ -305,8 +307,10 @@ def separate(masks: ColourMasks) -> Separation:
     pawn_mask = np.zeros(labels.shape, bool)
     strings: dict[str, BoolImage] = {}
     by_shape: set[str] = set()
-    # The table's edge and cards: of line colours, and neither pawns nor ghosts.
-    clutter = _long_wide_bands(labels, string_width, margin) | _flat_things(labels, string_width)
+
+    def clutter_of_lines() -> BoolImage:
+        # The table's edge and cards: of line colours, and neither pawns nor ghosts.
+        return _long_wide_bands(labels, string_width, margin) | _flat_things(labels, string_width)
 
     def colour_pawns(
         index: int,
@@ -319,8 +323,11 @@ def separate(masks: ColourMasks) -> Separation:
         colour = LINE_COLOURS[index - 1]
         return own, box, *_colour_pawns(own[box], labels[box], colour, origin, string_width)
 
-    # Each colour on its own, so that a blue pawn touching a red one stays two blobs.
-    found = map_in_threads(colour_pawns, range(1, len(LINE_COLOURS) + 1), labels.size)
+    # Each colour on its own, so that a blue pawn touching a red one stays two blobs;
+    # the colours and the clutter at once.
+    work: list[Callable[[], Any]] = [clutter_of_lines]
+    work += [partial(colour_pawns, index) for index in range(1, len(LINE_COLOURS) + 1)]
+    clutter, *found = map_in_threads(lambda job: job(), work, labels.size)
     for (index, colour), (own, box, round_blobs, not_string) in zip(
         enumerate(LINE_COLOURS, start=1), found, strict=True
     ):
