@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 import time
 
@@ -75,3 +76,24 @@ def test_both_gives_the_two_results_in_order() -> None:
         return "first"
 
     assert both(slow, lambda: 2) == ("first", 2)
+
+
+def _squares_in_threads(queue: multiprocessing.Queue[list[int]]) -> None:
+    queue.put(map_in_threads(lambda x: x * x, range(4)))
+
+
+@pytest.mark.usefixtures("two_workers")
+def test_a_process_forked_after_the_threads_ran_still_has_threads() -> None:
+    # The accuracy benchmark and `score DIR` fork readers; a pool copied from a parent
+    # that had used it has no threads of its own.
+    assert map_in_threads(lambda x: x, range(4)) == [0, 1, 2, 3]
+    context = multiprocessing.get_context("fork")
+    queue: multiprocessing.Queue[list[int]] = context.Queue()
+    child = context.Process(target=_squares_in_threads, args=(queue,))
+    child.start()
+    try:
+        assert queue.get(timeout=20) == [0, 1, 4, 9]
+    finally:
+        child.join(timeout=5)
+        if child.is_alive():
+            child.kill()

@@ -54,6 +54,16 @@ _pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="vision")
 _in_pool = threading.local()
 
 
+def _new_pool_in_child() -> None:
+    """A process forked after the pool ran has none of its threads, yet the pool
+    thinks it has them: its work would wait for ever. The child starts a pool anew."""
+    global _pool
+    _pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="vision")
+
+
+os.register_at_fork(after_in_child=_new_pool_in_child)
+
+
 def map_in_threads(
     function: Callable[[Item], Result], items: Iterable[Item], pixels: int = 0
 ) -> list[Result]:
