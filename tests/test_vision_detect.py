@@ -40,7 +40,9 @@ from vision.combine import (
     KNOT_CONTEST,
     KNOT_SCORE,
     LOST_KNOT_SCORE,
+    OPEN_KNOT_SLACK,
     OWN_CORD_KNOT_SCORE,
+    PAWN_BASE_WIDTHS,
     PAWN_CUT_SCORE,
     STRONGER_BY,
     STRONGER_BY_BESIDE_PAWN,
@@ -697,6 +699,29 @@ def test_a_tracers_knot_beside_a_pawn_of_its_colour_yields_to_a_clearly_stronger
     # A pawn of another colour there changes nothing.
     blue = Pawns([seen("blue", (330.0, 215.0))], WIDTH, [])
     assert combine_knots(loops, marks, 5.0, blue).loops["red"].knot == alone.loops["red"].knot
+
+
+def test_a_knot_mark_at_the_base_of_a_pawn_of_its_colour_yields_to_one_in_the_open() -> None:
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    at_pawn = mark("", (200.0, 98.0), 0.55)
+    in_the_open = mark("", (100.0, 202.0), 0.55 - OPEN_KNOT_SLACK + 0.01)
+    marks = Detections([at_pawn, in_the_open], WIDTH)
+    nobody = combine_knots(loops, marks, 5.0, Pawns([], WIDTH, []))
+    assert nobody.loops["red"].knot == pytest.approx((200.0, 100.0), abs=1.0)
+    # A red pawn's foot half a pawn width from the stronger mark: its base is no knot.
+    foot = (200.0, 98.0 - 0.5 * WIDTH)
+    assert PAWN_BASE_WIDTHS > 0.5
+    red_pawn = Pawns([seen("red", foot)], WIDTH, [])
+    knot = combine_knots(loops, marks, 5.0, red_pawn).loops["red"].knot
+    assert knot == pytest.approx((100.0, 202.0), abs=1.0)
+    # Not for a clearly fainter mark in the open (a knot under the pawn), nor for a pawn
+    # of another colour.
+    fainter = mark("", (100.0, 202.0), 0.55 - OPEN_KNOT_SLACK - 0.05)
+    knot = combine_knots(loops, Detections([at_pawn, fainter], WIDTH), 5.0, red_pawn).loops
+    assert knot["red"].knot == pytest.approx((200.0, 100.0), abs=1.0)
+    blue_pawn = Pawns([seen("blue", foot)], WIDTH, [])
+    knot = combine_knots(loops, marks, 5.0, blue_pawn).loops["red"].knot
+    assert knot == pytest.approx((200.0, 100.0), abs=1.0)
 
 
 def test_with_no_mark_near_the_tracers_knot_the_strongest_mark_on_the_loop_is_taken() -> None:
