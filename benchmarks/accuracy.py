@@ -133,6 +133,12 @@ def stage_points(reading: Any) -> StagePoints:
     return found
 
 
+def _one_thread_each() -> None:
+    import vision.parallel
+
+    vision.parallel.WORKERS = 1
+
+
 def evaluate_set(
     pairs: Sequence[tuple[Path, Path]], workers: int, stages: dict[str, PointCounts] | None = None
 ) -> list[tuple[str, Comparison, dict[str, str], float]]:
@@ -144,7 +150,8 @@ def evaluate_set(
 
     photos = [photo for photo, _ in pairs]
     if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
+        # The processes share the cores already: each reads with one thread.
+        with ProcessPoolExecutor(workers, initializer=_one_thread_each) as pool:
             readings = list(tqdm(pool.map(read_one, photos), total=len(photos),
                                  desc="reading", unit="photo", file=sys.stderr))
     else:

@@ -143,6 +143,17 @@ def test_the_input_is_the_colour_and_its_log_ratio_to_the_table_for_every_level(
     expected = np.concatenate([colour - 0.5, np.clip(0.5 * ratio, -1.5, 1.5)], axis=2)
     assert channels.dtype == np.float32
     np.testing.assert_array_equal(channels, expected.transpose(2, 0, 1))
+    # A median table follows a smooth image: every pair of levels, clipping included,
+    # through a photo whose table is one grey.
+    for table_level in (0, 128, 255):
+        photo = np.full((32, 256 * 4, 3), table_level, np.uint8)
+        photo[14:18, :, :] = np.repeat(levels, 4)[None, :, None]  # a thin line of each level
+        channels = detector_input(photo, pawn_px=16.0)
+        relative = channels[3, 16, ::4]
+        log = np.log(levels.astype(np.float32) / 255.0 + 0.02)
+        table = np.log(np.float32(table_level) / 255.0 + 0.02)
+        np.testing.assert_array_equal(relative, np.clip(0.5 * (log - table), -1.5, 1.5))
+        assert (relative == 1.5).any() or (relative == -1.5).any() or table_level == 128
 
 
 def test_detect_refuses_bad_input() -> None:

@@ -5,11 +5,15 @@ from __future__ import annotations
 import multiprocessing
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from vision import parallel
 from vision.parallel import MAX_SHARED_PIXELS, both, map_in_threads
+from vision.reader import read_photo
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
 
 
 @pytest.fixture
@@ -42,10 +46,16 @@ def test_a_call_inside_a_thread_runs_there_and_does_not_wait_for_ever() -> None:
         names = map_in_threads(lambda _: threading.current_thread().name, range(3))
         return item, names
 
-    for item, names in map_in_threads(inner, range(4)):
+    results: list[tuple[int, list[str]]] = []
+    # In a thread of its own, so that a pool waiting on itself fails the test, not hangs it.
+    outer = threading.Thread(target=lambda: results.extend(map_in_threads(inner, range(4))))
+    outer.start()
+    outer.join(timeout=20)
+    assert not outer.is_alive(), "the nested calls wait for each other"
+    for _, names in results:
         assert len(set(names)) == 1  # all three in the one thread that ran ``inner``
         assert names[0].startswith("vision")
-        assert item in range(4)
+    assert [item for item, _ in results] == [0, 1, 2, 3]
 
 
 @pytest.mark.usefixtures("two_workers")
@@ -84,8 +94,8 @@ def _squares_in_threads(queue: multiprocessing.Queue[list[int]]) -> None:
 
 @pytest.mark.usefixtures("two_workers")
 def test_a_process_forked_after_the_threads_ran_still_has_threads() -> None:
-    # The accuracy benchmark and `score DIR` fork readers; a pool copied from a parent
-    # that had used it has no threads of its own.
+    # The accuracy benchmark forks readers; a pool copied from a parent that had used
+    # it has no threads of its own.
     assert map_in_threads(lambda x: x, range(4)) == [0, 1, 2, 3]
     context = multiprocessing.get_context("fork")
     queue: multiprocessing.Queue[list[int]] = context.Queue()
@@ -97,3 +107,13 @@ def test_a_process_forked_after_the_threads_ran_still_has_threads() -> None:
         child.join(timeout=5)
         if child.is_alive():
             child.kill()
+
+
+def test_a_photo_reads_the_same_with_threads_as_without(monkeypatch: pytest.MonkeyPatch) -> None:
+    photo = SAMPLES / "04_normal_white_table.jpg"  # white table: the ghost cues run too
+    monkeypatch.setattr(parallel, "WORKERS", 1)
+    alone = read_photo(photo).report
+    monkeypatch.setattr(parallel, "WORKERS", 2)
+    threaded = read_photo(photo).report
+    assert threaded == alone
+    assert alone["creatures"] and len(alone["lines"]) == 4

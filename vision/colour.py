@@ -172,8 +172,8 @@ def table_distance(residual: FloatImage, sample_step: int = 7) -> FloatImage:
         np.sqrt(total, out=total)
 
     # In bands of rows, so that the whitened copy of a full-size photo (12 bytes a
-    # pixel) never exists at once, two bands at a time. (The bands stay the same: the
-    # whitening's last bit depends on where OpenCV's vector loop ends.)
+    # pixel) never exists at once, a band in each of the reader's threads. (The bands
+    # stay the same: the whitening's last bit depends on where OpenCV's vector loop ends.)
     map_in_threads(measure, range(0, residual.shape[0], DISTANCE_BAND_ROWS))
     return distance
 

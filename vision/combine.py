@@ -401,7 +401,9 @@ def combine_knots(
     mark near the tracer's knot, its strongest mark; with no mark on it, the tracer's
     knot stays. Given ``look_again`` (:func:`vision.detect.look_again` bound to the
     photo), a knot chosen on a faint mark is put in question against the loop's other
-    likeliest marks and the tracer's knot (:func:`_knot_looked_at_again`). The knot is
+    likeliest marks and the tracer's knot (:func:`_knot_looked_at_again`). Last, a knot
+    at the base of a pawn of the loop's colour gives way to a mark nearly as strong away
+    from its pawns (:func:`_in_the_open`, measured after the look again). The knot is
     put on the loop, at its point nearest the mark.
     """
     rings = {colour: LinearRing(np.asarray(loop.points)) for colour, loop in loops.loops.items()}

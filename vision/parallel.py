@@ -9,8 +9,8 @@ the items, so a reading is the same whichever thread finishes first.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -21,15 +21,28 @@ Result = TypeVar("Result")
 First = TypeVar("First")
 Second = TypeVar("Second")
 
-#: How many threads work at once: DD_READER_THREADS, else one per core (at most four,
-#: one per line colour).
-WORKERS = max(1, int(os.environ.get("DD_READER_THREADS", 0)) or min(4, os.cpu_count() or 1))
+
+def _workers() -> int:
+    """DD_READER_THREADS if it is a whole number above 0, else one per core this
+    process may use (at most four, one per line colour)."""
+    try:
+        asked = int(os.environ.get("DD_READER_THREADS", ""))
+    except ValueError:
+        asked = 0
+    if asked > 0:
+        return asked
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min(4, cores or 1)
+
+
+#: How many threads work at once (read at each call: a process pool's workers set it to
+#: 1, the cores being the pool's already).
+WORKERS = _workers()
 
 #: Images of more pixels than this are worked on one item after the other: a photo read
 #: again at full size would hold two colours' distance maps and skeletons at once (100 MB
 #: more at the peak, which is kept under 1 GB).
 MAX_SHARED_PIXELS = 6_000_000
-
 
 
 def _one_heap_for_all_threads() -> None:
@@ -38,15 +51,19 @@ def _one_heap_for_all_threads() -> None:
     By default each thread that allocates gets a heap of its own, and the masks a
     thread let go of stay in its heap: reading nine photos in a row then held 130 MB
     more at the end (802 against 672 MB). The threads allocate a few large arrays
-    each, so sharing one heap costs no measurable time. Elsewhere than glibc
-    (``mallopt`` missing) nothing is done.
+    each, so sharing one heap costs no measurable time. Not on other systems than
+    Linux, nor where MALLOC_ARENA_MAX is set already.
     """
+    if not sys.platform.startswith("linux") or "MALLOC_ARENA_MAX" in os.environ:
+        return  # elsewhere no glibc; a heap count the user set stays
     m_arena_max = -8  # from glibc's malloc.h
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.mallopt(m_arena_max, 1)
-    except (OSError, AttributeError):
-        pass
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # musl has no mallopt
+        return
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    mallopt.restype = ctypes.c_int
+    mallopt(m_arena_max, 1)
 
 
 _one_heap_for_all_threads()
