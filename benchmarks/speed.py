@@ -137,7 +137,10 @@ def report(photos: Sequence[Path], readings: list[dict[str, float]], decodes: li
     for reading in readings:
         stages += [s for s in reading if s not in stages and s != "total"]
     total, decode = median([r["total"] for r in readings]), median(decodes)
-    print(f"reader on {len(photos)} photos of {SIZE[0]}x{SIZE[1]}, medians")
+    from vision import parallel
+
+    print(f"reader on {len(photos)} photos of {SIZE[0]}x{SIZE[1]}, medians "
+          f"({parallel.WORKERS} threads; DD_READER_THREADS sets it)")
     for stage in stages:
         print(f"  {stage:<12} {median([r[stage] for r in readings if stage in r]):7.3f} s")
     print(f"  {'all':<12} {total:7.3f} s   (target {TARGET_SECONDS} s)")
