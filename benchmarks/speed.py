@@ -43,6 +43,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
+from vision import parallel  # noqa: E402
 from vision.errors import ReadError  # noqa: E402
 from vision.reader import read_photo  # noqa: E402
 
@@ -137,8 +138,6 @@ def report(photos: Sequence[Path], readings: list[dict[str, float]], decodes: li
     for reading in readings:
         stages += [s for s in reading if s not in stages and s != "total"]
     total, decode = median([r["total"] for r in readings]), median(decodes)
-    from vision import parallel
-
     print(f"reader on {len(photos)} photos of {SIZE[0]}x{SIZE[1]}, medians "
           f"({parallel.WORKERS} threads; DD_READER_THREADS sets it)")
     for stage in stages:

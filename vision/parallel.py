@@ -66,19 +66,19 @@ def _one_heap_for_all_threads() -> None:
     mallopt(m_arena_max, 1)
 
 
-_one_heap_for_all_threads()
-_pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="vision")
-_in_pool = threading.local()
-
-
-def _new_pool_in_child() -> None:
-    """A process forked after the pool ran has none of its threads, yet the pool
-    thinks it has them: its work would wait for ever. The child starts a pool anew."""
+def _start_pool() -> None:
+    """The reader's pool of threads, started anew in a forked child too: a process
+    forked after the pool ran has none of its threads, yet the pool thinks it has them,
+    and its work would wait for ever."""
     global _pool
     _pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="vision")
 
 
-os.register_at_fork(after_in_child=_new_pool_in_child)
+_one_heap_for_all_threads()
+_pool: ThreadPoolExecutor
+_start_pool()
+os.register_at_fork(after_in_child=_start_pool)
+_in_pool = threading.local()
 
 
 def map_in_threads(
