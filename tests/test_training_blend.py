@@ -69,11 +69,18 @@ def test_the_ends_are_the_two_networks_and_opencv_runs_the_blend():
     np.testing.assert_allclose(half[both], (0.5 * a + 0.5 * b)[both], rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("share", [-0.1, 1.5, float("nan"), float("inf")])
+@pytest.mark.parametrize("share", [-0.1, 1.5, float("nan"), float("inf"), True, "0.5"])
 def test_share_outside_zero_to_one_is_refused(share):
     start, _, _ = random_net(5)
-    with pytest.raises(ValueError, match="share must be within 0..1"):
+    with pytest.raises(ValueError, match="share must be a number within 0..1"):
         blend_onnx(start, start, share)
+
+
+def test_a_numpy_share_is_a_number():
+    start, w0, _ = random_net(11)
+    tuned, w1, _ = random_net(12)
+    weight = numpy_helper.to_array(blend_onnx(start, tuned, np.float32(0.5)).graph.initializer[0])
+    np.testing.assert_allclose(weight, 0.5 * w0 + 0.5 * w1, rtol=1e-6, atol=1e-6)
 
 
 def test_other_graphs_are_refused():
@@ -87,6 +94,12 @@ def test_other_graphs_are_refused():
     renamed.graph.initializer[1].name = "bias"
     with pytest.raises(ValueError, match="differ in name"):
         blend_onnx(start, renamed, 0.5)
+    # The same weights in another graph: a different network, not a blend of the two.
+    other = onnx.ModelProto()
+    other.CopyFrom(start)
+    other.graph.node[1].op_type = "Sigmoid"
+    with pytest.raises(ValueError, match="graphs differ"):
+        blend_onnx(start, other, 0.5)
 
 
 def test_command_writes_the_blend_and_says_what_it_is(tmp_path: Path):
@@ -107,11 +120,60 @@ def test_command_writes_the_blend_and_says_what_it_is(tmp_path: Path):
     assert "validation" not in meta  # the tuned network's figures are not the blend's
 
 
-def test_command_refuses_a_file_that_is_not_a_network(tmp_path: Path, capsys):
+@pytest.mark.parametrize(
+    "tuned_bytes, json_text, says",
+    [
+        (b"\xff\x00 not a network", "{}", "is not an ONNX network"),
+        (b"", "{}", "holds no network"),  # an empty file parses as an empty network
+        (None, None, "tuned.json"),  # the tuned network without its description
+        (None, "{not json", "Expecting property name"),
+    ],
+)
+def test_command_refuses_bad_input_and_writes_nothing(
+    tmp_path: Path, capsys, tuned_bytes, json_text, says
+):
     start, _, _ = random_net(10)
+    tuned, _, _ = random_net(13)
     onnx.save(start, str(tmp_path / "start.onnx"))
-    (tmp_path / "tuned.onnx").write_bytes(b"\xff\x00 not a network")
+    if tuned_bytes is None:
+        onnx.save(tuned, str(tmp_path / "tuned.onnx"))
+    else:
+        (tmp_path / "tuned.onnx").write_bytes(tuned_bytes)
+    if json_text is not None:
+        (tmp_path / "tuned.json").write_text(json_text)
+    out = tmp_path / "out"
     with pytest.raises(SystemExit) as exit_:
-        main([str(tmp_path / "start.onnx"), str(tmp_path / "tuned.onnx"), "--out", str(tmp_path)])
+        main([str(tmp_path / "start.onnx"), str(tmp_path / "tuned.onnx"), "--out", str(out)])
     assert exit_.value.code == 2
-    assert "error" in capsys.readouterr().err
+    assert says in capsys.readouterr().err
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_command_does_not_write_over_its_inputs(tmp_path: Path, capsys):
+    start, _, _ = random_net(14)
+    onnx.save(start, str(tmp_path / "start.onnx"))
+    onnx.save(start, str(tmp_path / "tuned.onnx"))
+    (tmp_path / "tuned.json").write_text("{}")
+    before = (tmp_path / "tuned.onnx").read_bytes()
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "start.onnx"), str(tmp_path / "tuned.onnx"), "--out", str(tmp_path)])
+    assert "must not be the folder" in capsys.readouterr().err
+    assert (tmp_path / "tuned.onnx").read_bytes() == before
+
+
+def test_a_failed_validation_leaves_no_network_behind(tmp_path: Path, capsys):
+    # Validation needs the training environment and examples: without either (here
+    # an empty folder, or no torch) the command fails, and nothing is written.
+    start, _, _ = random_net(15)
+    tuned, _, _ = random_net(16)
+    onnx.save(start, str(tmp_path / "start.onnx"))
+    onnx.save(tuned, str(tmp_path / "tuned.onnx"))
+    (tmp_path / "tuned.json").write_text("{}")
+    (tmp_path / "examples").mkdir()
+    out = tmp_path / "out"
+    args = [str(tmp_path / "start.onnx"), str(tmp_path / "tuned.onnx"), "--out", str(out)]
+    with pytest.raises(SystemExit) as exit_:
+        main([*args, "--data", str(tmp_path / "examples")])
+    assert exit_.value.code == 2
+    assert "validating on" in capsys.readouterr().err
+    assert not any(out.iterdir())

@@ -27,6 +27,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import numbers
+import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -55,11 +58,20 @@ def blend_onnx(start: onnx.ModelProto, tuned: onnx.ModelProto, share: float) -> 
     Raises
     ------
     ValueError
-        If ``share`` is not within 0..1, or the two graphs' weights differ in name,
-        shape or dtype, or a weight that is not a float (a shape, an index) differs.
+        If ``share`` is not a number within 0..1, or the two graphs differ in anything
+        but their weights' values (nodes, attributes, constants, inputs and outputs;
+        the weights' names, shapes and dtypes), or a weight that is not a float (a
+        shape, an index) differs.
     """
-    if not (isinstance(share, (int, float)) and math.isfinite(share) and 0 <= share <= 1):
-        raise ValueError(f"share must be within 0..1, not {share!r}")
+    if (
+        not isinstance(share, numbers.Real)
+        or isinstance(share, bool)
+        or not (math.isfinite(share) and 0 <= share <= 1)
+    ):
+        raise ValueError(f"share must be a number within 0..1, not {share!r}")
+    share = float(share)
+    if _without_weights(start) != _without_weights(tuned):
+        raise ValueError("the two networks' graphs differ (not only in their weights)")
     theirs = {w.name: numpy_helper.to_array(w) for w in tuned.graph.initializer}
     ours = {w.name: numpy_helper.to_array(w) for w in start.graph.initializer}
     if ours.keys() != theirs.keys():
@@ -82,6 +94,36 @@ def blend_onnx(start: onnx.ModelProto, tuned: onnx.ModelProto, share: float) -> 
     return blended
 
 
+def _without_weights(model: onnx.ModelProto) -> bytes:
+    """The graph and operator sets of ``model`` without its weights, serialised."""
+    graph = onnx.GraphProto()
+    graph.CopyFrom(model.graph)
+    del graph.initializer[:]
+    return graph.SerializeToString(deterministic=True) + b"".join(
+        o.SerializeToString(deterministic=True) for o in model.opset_import
+    )
+
+
+def load_network(path: Path) -> onnx.ModelProto:
+    """The ONNX network at ``path``.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be read.
+    ValueError
+        When it is not an ONNX network, or one without nodes or weights (an empty
+        file parses as an empty network).
+    """
+    try:
+        model = onnx.load(str(path))
+    except DecodeError as error:
+        raise ValueError(f"{path} is not an ONNX network ({error})") from None
+    if not model.graph.node or not model.graph.initializer:
+        raise ValueError(f"{path} holds no network")
+    return model
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("start", type=Path, help="the pawnnet.onnx tuning started from")
@@ -93,19 +135,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="as the tuning was run")
     args = parser.parse_args(argv)
 
+    if args.out.resolve() in {args.start.resolve().parent, args.tuned.resolve().parent}:
+        parser.error("--out must not be the folder of either network")
     try:
-        blended = blend_onnx(onnx.load(str(args.start)), onnx.load(str(args.tuned)), args.share)
-    except (OSError, ValueError, DecodeError) as error:
+        start, tuned = load_network(args.start), load_network(args.tuned)
+        blended = blend_onnx(start, tuned, args.share)
+        meta = json.loads(args.tuned.with_suffix(".json").read_text())
+    except (OSError, ValueError) as error:  # a broken .json is a ValueError too
         parser.error(str(error))
-    args.out.mkdir(parents=True, exist_ok=True)
-    onnx.save(blended, str(args.out / "pawnnet.onnx"))
-    meta = json.loads(args.tuned.with_suffix(".json").read_text())
     meta["blended"] = {"start": str(args.start), "tuned": str(args.tuned), "share": args.share}
-    if args.data is not None:
-        meta["validation"] = _validation(args.out / "pawnnet.onnx", args.data, args)
-    else:
-        meta.pop("validation", None)  # the tuned network's figures are not the blend's
-    (args.out / "pawnnet.json").write_text(json.dumps(meta, indent=1) + "\n")
+    meta.pop("validation", None)  # the tuned network's figures are not the blend's
+    args.out.mkdir(parents=True, exist_ok=True)
+    # Both files are written aside and moved in at the end, so that a failure (in the
+    # validation, say) leaves no network beside another's description.
+    with tempfile.TemporaryDirectory(dir=args.out) as aside:
+        network, description = Path(aside) / "pawnnet.onnx", Path(aside) / "pawnnet.json"
+        onnx.save(blended, str(network))
+        if args.data is not None:
+            try:
+                meta["validation"] = _validation(network, args.data, args)
+            except (OSError, ValueError, ImportError) as error:
+                parser.error(f"validating on {args.data}: {error}")
+        description.write_text(json.dumps(meta, indent=1) + "\n")
+        os.replace(network, args.out / "pawnnet.onnx")
+        os.replace(description, args.out / "pawnnet.json")
     print(f"{args.out / 'pawnnet.onnx'}: {args.share} of {args.tuned}, the rest {args.start}")
     return 0
 
