@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from vision import parallel
-from vision.parallel import MAX_SHARED_PIXELS, both, map_in_threads
+from vision.parallel import MAX_SHARED_PIXELS, all_at_once, both, map_in_threads
 from vision.reader import read_photo
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
@@ -86,6 +86,17 @@ def test_both_gives_the_two_results_in_order() -> None:
         return "first"
 
     assert both(slow, lambda: 2) == ("first", 2)
+
+
+@pytest.mark.usefixtures("two_workers")
+def test_all_at_once_runs_every_job_in_the_threads_and_keeps_their_order() -> None:
+    caller = threading.get_ident()
+
+    def job(n: int) -> tuple[int, bool]:
+        time.sleep(0.01 * (3 - n))  # the first finishes last
+        return n, threading.get_ident() != caller
+
+    assert all_at_once([lambda n=n: job(n) for n in range(3)]) == [(0, True), (1, True), (2, True)]
 
 
 def _squares_in_threads(queue: multiprocessing.Queue[list[int]]) -> None:

@@ -105,9 +105,14 @@ def map_in_threads(
     return list(_pool.map(run, items))
 
 
+def all_at_once(jobs: Iterable[Callable[[], Any]], pixels: int = 0) -> list[Any]:
+    """``[job() for job in jobs]``, computed at once as :func:`map_in_threads` does."""
+    return map_in_threads(lambda job: job(), jobs, pixels)
+
+
 def both(
     first: Callable[[], First], second: Callable[[], Second], pixels: int = 0
 ) -> tuple[First, Second]:
     """``(first(), second())``, the two computed at once as :func:`map_in_threads` does."""
-    results: list[Any] = map_in_threads(lambda work: work(), [first, second], pixels)
+    results = all_at_once([first, second], pixels)
     return results[0], results[1]

@@ -32,7 +32,7 @@ from vision.colour import (
     of_dull_hue,
 )
 from vision.ghost_cues import evenly_darkened, ghost_cues, tint_against_table
-from vision.parallel import map_in_threads
+from vision.parallel import all_at_once
 
 BoolImage = NDArray[np.bool_]
 FloatImage = NDArray[np.float32]
@@ -327,7 +327,7 @@ def separate(masks: ColourMasks) -> Separation:
     # the colours and the clutter at once.
     work: list[Callable[[], Any]] = [clutter_of_lines]
     work += [partial(colour_pawns, index) for index in range(1, len(LINE_COLOURS) + 1)]
-    clutter, *found = map_in_threads(lambda job: job(), work, labels.size)
+    clutter, *found = all_at_once(work, labels.size)
     for (index, colour), (own, box, round_blobs, not_string) in zip(
         enumerate(LINE_COLOURS, start=1), found, strict=True
     ):
