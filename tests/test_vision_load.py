@@ -359,6 +359,18 @@ def test_the_size_is_checked_from_the_header_before_decoding() -> None:
         load_photo(fake_png_header(4000, 3000), max_pixels=50_000_000)
 
 
+def test_a_photo_decoded_whole_has_a_lower_limit_than_a_jpeg() -> None:
+    # A PNG, WebP or HEIC is decoded whole: 100 megapixels took 14 s and 1.5 GB. A JPEG
+    # of the same size is decoded at a reduced size and is read.
+    with pytest.raises(PhotoError, match="100 megapixels; a PNG photo is decoded whole"):
+        load_photo(fake_png_header(10000, 10000))
+    photo = load_photo(fake_jpeg_size(jpeg_bytes(), 10000, 10000))
+    assert photo.size == (10000, 10000) and photo.scale > 1
+    # 48 megapixels, as a phone's large HEIC, is read.
+    with pytest.raises(PhotoError, match="truncated"):
+        load_photo(fake_png_header(8064, 6048))
+
+
 def test_a_missing_file_or_a_folder_is_a_photo_error(tmp_path: Path) -> None:
     with pytest.raises(PhotoError, match="cannot read"):
         load_photo(tmp_path / "nowhere.jpg")

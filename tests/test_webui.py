@@ -294,6 +294,17 @@ def test_unknown_board_is_a_404_page(client: FlaskClient) -> None:
     assert "There is no board 4242 in the archive." in response.get_data(as_text=True)
 
 
+def test_a_board_id_beyond_sqlites_integers_is_a_404_everywhere(client: FlaskClient) -> None:
+    # SQLite's integers end at 2**63 - 1; a larger id in a URL raised OverflowError (500).
+    huge = 2**63
+    for path in (f"/boards/{huge}", f"/boards/{huge}/photo", f"/boards/{huge}/report.json",
+                 f"/boards/{huge}/overlay.png", f"/api/boards/{huge}"):
+        assert client.get(path).status_code == 404, path
+    assert client.delete(f"/api/boards/{huge}", headers=API).status_code == 404
+    assert client.patch(f"/api/boards/{huge}", headers=API, json={"ops": []}).status_code == 404
+    assert client.get(f"/api/boards/{huge - 1}").status_code == 404  # the largest id: no 500
+
+
 # --- corrections ---------------------------------------------------------------------------
 
 

@@ -45,8 +45,15 @@ WORKING_SCALES = (8, 4, 2, 1)
 #: them: strings stay a few pixels wide.
 MIN_WORKING_SIDE = 1800
 
+#: A photo that is decoded whole (PNG, WebP, HEIC: only a JPEG decodes straight to a
+#: reduced size) may have at most this many pixels: a 100-megapixel PNG took 14 s and
+#: 1.5 GB to read. A 48-megapixel phone HEIC passes; a JPEG may have ``max_pixels``.
+MAX_WHOLE_DECODE_PIXELS = 50_000_000
+
 #: Pillow's names of the formats, as we report them.
 _FORMAT_NAMES = {"JPEG": "jpeg", "MPO": "jpeg", "PNG": "png", "WEBP": "webp", "HEIF": "heic"}
+#: The formats Pillow decodes straight to a reduced size (``draft``).
+_REDUCED_DECODE = ("JPEG", "MPO")
 
 #: EXIF orientation tag value → the transposition that makes the picture upright
 #: (the same table as ``PIL.ImageOps.exif_transpose``).
@@ -139,7 +146,9 @@ def load_photo(
     ------
     PhotoError
         The file cannot be read, is empty, is not an image, is truncated or damaged,
-        is smaller than 320×240 or larger than ``max_pixels``.
+        is smaller than 320×240 or larger than ``max_pixels`` (than
+        :data:`MAX_WHOLE_DECODE_PIXELS` if it is not a JPEG, which only is decoded
+        reduced).
     ValueError
         ``min_working_side`` or ``max_pixels`` is not positive, or ``box`` is empty.
     """
@@ -239,6 +248,12 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
             f"image too large: {width}×{height} is {width * height / 1e6:.0f} megapixels, "
             f"more than {max_pixels / 1e6:.0f}"
         )
+    if image.format not in _REDUCED_DECODE and width * height > MAX_WHOLE_DECODE_PIXELS:
+        raise PhotoError(
+            f"image too large: {width}×{height} is {width * height / 1e6:.0f} megapixels; "
+            f"a {image.format} photo is decoded whole and may have at most "
+            f"{MAX_WHOLE_DECODE_PIXELS / 1e6:.0f} (a JPEG {max_pixels / 1e6:.0f})"
+        )
     if max(width, height) < MIN_SIZE[0] or min(width, height) < MIN_SIZE[1]:
         raise PhotoError(
             f"image too small: {width}×{height}, at least {MIN_SIZE[0]}×{MIN_SIZE[1]} needed"
@@ -252,7 +267,7 @@ def _decode(image: Image.Image, scale: int) -> Image.Image:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            if scale > 1 and image.format in ("JPEG", "MPO"):
+            if scale > 1 and image.format in _REDUCED_DECODE:
                 # draft() picks the largest DCT scaling that keeps at least this size,
                 # which is exactly 1/scale (rounded up) for these sizes.
                 image.draft("RGB", (width // scale, height // scale))

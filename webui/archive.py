@@ -20,6 +20,9 @@ from webui.game import NO_GAME, GameInfo, game_outcome
 from webui.photos import PhotoInfo, PhotoStore, inspect_photo
 from webui.scoring import BoardReading, read_board
 
+#: SQLite's largest row id: a larger one in a URL names no board.
+_LARGEST_ID = 2**63 - 1
+
 
 class BoardNotFound(LookupError):
     """No board with that id in the archive."""
@@ -172,6 +175,8 @@ def get_board(db: sqlite3.Connection, board_id: int) -> ArchivedBoard:
     ------
     BoardNotFound
     """
+    if not 0 < board_id <= _LARGEST_ID:  # SQLite cannot even look such an id up
+        raise BoardNotFound(board_id)
     row = db.execute(f"{_SELECT} WHERE b.id = ?", (board_id,)).fetchone()
     if row is None:
         raise BoardNotFound(board_id)
