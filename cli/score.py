@@ -26,7 +26,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -187,9 +187,12 @@ def _unsure_items(report: Mapping[str, Any]) -> str:
 
 def photos_in(folder: Path) -> list[Path]:
     """The photos of a folder, by name; ``*.overlay.*`` drawings are not photos."""
+    # A link to nothing is kept (not is_file()): it gets its error line like any photo
+    # that cannot be read, rather than being passed over in silence.
     return sorted(
         p for p in folder.iterdir()
-        if p.is_file() and p.suffix.lower() in PHOTO_SUFFIXES and ".overlay." not in p.name
+        if (p.is_file() or (p.is_symlink() and not p.exists()))
+        and p.suffix.lower() in PHOTO_SUFFIXES and ".overlay." not in p.name
     )
 
 
@@ -203,8 +206,15 @@ def score_folder(folder: Path, out: Path | None) -> int:
     with _open_output(out) as sink:
         for line in results(photos):
             failed += "error" in line
-            sink.write(json.dumps(line) + "\n")
-            sink.flush()
+            try:
+                sink.write(json.dumps(line) + "\n")
+                sink.flush()
+            except OSError as error:  # a full disk: what was written stays, the rest stops
+                name = out if out is not None else "standard output"
+                raise UserError(
+                    f"cannot write {name}: {error.strerror or error} "
+                    f"(stopped after {line['photo']})"
+                ) from error
     if failed:
         where = f" (see {out})" if out else ""
         print(f"dicke-daemonen score: {failed} of {len(photos)} photos could not be "
@@ -242,5 +252,12 @@ def _open_output(path: Path | None) -> Iterator[IO[str]]:
         file = path.open("w", encoding="utf-8")
     except OSError as error:
         raise UserError(f"cannot write {path}: {error.strerror or error}") from error
-    with file:
+    try:
         yield file
+        file.close()  # what is still buffered: a full disk shows here too
+    except OSError as error:
+        raise UserError(f"cannot write {path}: {error.strerror or error}") from error
+    finally:
+        # After an error the buffer cannot be written either; the error said so.
+        with suppress(OSError):
+            file.close()

@@ -43,7 +43,7 @@ def _lan_address() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    import waitress  # imported here so other subcommands start fast
+    from waitress.server import create_server  # imported here so others start fast
 
     from webui import create_app
     from webui.samples import seed_archive
@@ -56,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     instance = Path(args.instance).resolve()
     app = create_app(instance_path=str(instance))
+    # Bound first: a port in use is said at once, not after the samples are scored, and
+    # the address is printed only once it is ours.
+    server = create_server(app, host=args.host, port=args.port, threads=args.threads)
     if args.samples:
         added = seed_archive(app, args.samples)
         if added:
@@ -66,5 +69,5 @@ def run(args: argparse.Namespace) -> int:
         print("warning: anyone on this network can now open, change and delete the archive")
     else:
         print(f"open http://{args.host}:{args.port}")
-    waitress.serve(app, host=args.host, port=args.port, threads=args.threads)
+    server.run()
     return 0

@@ -110,8 +110,32 @@ def test_photos_in_a_folder(tmp_path: Path) -> None:
                  "notes.txt", "g.jpeg"]:
         (tmp_path / name).write_bytes(b"x")
     (tmp_path / "sub.jpg").mkdir()
+    (tmp_path / "h.jpg").symlink_to(tmp_path / "gone.jpg")  # a link to nothing: a photo lost
     names = [p.name for p in photos_in(tmp_path)]
-    assert names == ["a.png", "b.JPG", "c.heic", "d.webp", "g.jpeg"]
+    assert names == ["a.png", "b.JPG", "c.heic", "d.webp", "g.jpeg", "h.jpg"]
+
+
+def test_a_link_to_nothing_in_a_folder_gets_its_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.jpg").symlink_to(tmp_path / "gone.jpg")
+    (tmp_path / "b.jpg").write_bytes(b"not a photo")
+    status, out, err = score([str(tmp_path)], capsys)
+    assert status == 2 and "2 of 2 photos could not be read" in err
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [Path(line["photo"]).name for line in lines] == ["a.jpg", "b.jpg"]
+    assert "cannot read" in lines[0]["error"] and "not an image" in lines[1]["error"]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+def test_a_results_file_that_cannot_be_written_is_named_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.jpg").write_bytes(b"not a photo")
+    status, out, err = score([str(tmp_path), "--out", "/dev/full"], capsys)
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1
+    assert "cannot write /dev/full: No space left on device (stopped after" in err
 
 
 def test_one_bad_photo_in_a_folder_does_not_stop_the_rest(

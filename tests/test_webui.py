@@ -557,6 +557,10 @@ def test_api_score_errors(app: Flask, client: FlaskClient) -> None:
                              data={"photo": (io.BytesIO(grey_png()), "grey.png")})
     assert unreadable.status_code == 422
     assert unreadable.get_json()["board_id"] >= 1 and unreadable.get_json()["error"]
+    many = client.post("/api/score", headers=API,
+                       data={"photo": (io.BytesIO(grey_png()), "grey.png"),
+                             **{f"f{i}": "x" for i in range(1500)}})
+    assert many.status_code == 413 and many.get_json()["error"] == "The form has too many fields."
     app.config["MAX_CONTENT_LENGTH"] = 1000
     too_large = client.post("/api/score", headers=API,
                             data={"photo": (io.BytesIO(grey_png()), "grey.png")})
@@ -598,6 +602,9 @@ def test_parse_game_players_in_prediction_order_and_solitaire() -> None:
         "solitaire", (Player("Zoe"),), {"green": 1, "white": 3})
     with pytest.raises(GameFormError, match="At most 4 players"):
         parse_game({"player": ["a", "b", "c", "d", "e"]})
+    assert parse_game({"mode": ["players"], "player": ["Anna"]}).mode == "players"
+    with pytest.raises(GameFormError, match="'players' or 'solitaire', not 'solo'"):
+        parse_game({"mode": ["solo"], "player": ["Anna"]})
 
 
 def test_samples_are_scored_into_an_empty_archive_only(
@@ -626,6 +633,25 @@ def test_serve_refuses_bad_arguments(
     status = main(["serve", "--instance", str(tmp_path / "i"), *arguments])
     assert status == 2
     assert message in capsys.readouterr().err
+
+
+def test_serve_on_a_port_in_use_says_so_before_scoring_or_printing_an_address(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    (samples / "board.jpg").write_bytes(READABLE.with_suffix(".jpg").read_bytes())
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        status = main(["serve", "--instance", str(tmp_path / "i"), "--port", str(port),
+                       "--samples", str(samples)])
+    out, err = capsys.readouterr()
+    assert status == 2 and "in use" in err and err.count("\n") == 1
+    assert "open http" not in out and "scored" not in out
 
 
 def test_pages_forbid_framing_and_foreign_scripts(client: FlaskClient) -> None:

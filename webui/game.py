@@ -95,8 +95,11 @@ def parse_game(form: Mapping[str, Sequence[str]]) -> GameInfo:
     for i, name in enumerate(names):
         if len(name) > MAX_NAME:
             errors[f"player{i}"] = f"Player {i + 1}: a name has at most {MAX_NAME} characters."
-    if _first(form, "mode") == "solitaire":
+    mode = _first(form, "mode") or "players"
+    if mode == "solitaire":
         return _parse_solitaire(form, names, errors)
+    if mode != "players":  # a mistyped mode would otherwise file the game as players'
+        errors["mode"] = f"The mode is 'players' or 'solitaire', not {mode[:40]!r}."
     players = []
     for i in range(max(len(names), len(predictions))):
         name = names[i] if i < len(names) else ""

@@ -335,11 +335,19 @@ def archive_list() -> str:
 @bp.app_errorhandler(RequestEntityTooLarge)
 def too_large(error: RequestEntityTooLarge) -> tuple[str, int] | tuple[Response, int]:
     """An upload over the limit: said on the form (or as JSON), with the limit."""
-    limit = current_app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
-    if request.path.startswith("/api/"):
-        return jsonify(error=f"The upload is too large: at most {limit} MB."), 413
-    if request.endpoint == "pages.upload":
+    largest = current_app.config["MAX_CONTENT_LENGTH"]
+    limit = largest // (1024 * 1024)
+    length = request.content_length
+    if length is not None and length <= largest:
+        # Within the size: Werkzeug refused the form's number of parts (1000 at most).
+        message = "The form has too many fields."
+    elif request.endpoint == "pages.upload":
         message = f"The photo is too large: at most {limit} MB."
+    else:
+        message = f"The upload is too large: at most {limit} MB."
+    if request.path.startswith("/api/"):
+        return jsonify(error=message), 413
+    if request.endpoint == "pages.upload":
         return render_template("new.html", errors={"photo": message}, form={}), 413
     error.description = "What you sent is too large."
     return render_template("error.html", error=error, status=413), 413
