@@ -525,6 +525,14 @@ def test_a_faint_mark_beside_a_kept_pawn_of_its_colour_is_not_looked_at() -> Non
     rules = Pawns([seen("blue", (faint.xy[0] + 0.6 * WIDTH, 100.0))], WIDTH, [])
     alone = combine_pawns(rules, Detections([faint], WIDTH), looked_at_as(0.9, looked))
     assert [p.foot for p in alone.pawns] == [faint.xy] and looked == [faint]
+    # A faint blue mark 0.9 of a pawn width from the sure one is a second pawn touching
+    # it (their bases touch): it is looked at again, and added when confirmed.
+    looked.clear()
+    second = mark("blue", (100.0 + 0.9 * WIDTH, 100.0), 0.3)
+    pair = combine_pawns(
+        Pawns([], WIDTH, []), Detections([sure, second], WIDTH), looked_at_as(0.5, looked)
+    )
+    assert [p.foot for p in pair.pawns] == [sure.xy, second.xy] and looked == [second]
 
 
 def test_a_rules_ghost_marked_faintly_beside_a_sure_ghost_mark_is_that_ghost() -> None:

@@ -70,6 +70,12 @@ UNSURE_ADDED = 0.6
 CONFIRM_FROM = 0.25
 CONFIRMED_ADD_SCORE = 0.35
 CONFIRMED_GHOST_SCORE = 0.3
+#: Such a mark is not looked at again where a pawn of its colour stands within this
+#: share of a pawn width: the detector may mark one pawn twice, faintly beside surely.
+#: Two pawns touching stand about a pawn width apart (their bases touch; the width is
+#: one for the whole photo, and a tilted camera shows near pawns larger), so a whole
+#: width skipped the second of two touching demons (220116: 1.04 widths apart).
+BESIDE_OWN_SHARE = 0.8
 #: A pawn the rules saw is kept when the detector marked it at least this much.
 #: (Keeping also the pawns the rules alone were sure of, as the first version did,
 #: kept mostly false ones: creature precision 98.8 -> 99.9 % on generated photos,
@@ -182,7 +188,8 @@ def combine_pawns(
     look_again : callable, optional
         Scores a faint mark again (the reader passes :func:`vision.detect.look_again`
         on the photo): a mark from :data:`CONFIRM_FROM` that no pawn kept stands at,
-        and no pawn of its colour within a pawn width, is added when that score is
+        and no pawn of its colour within :data:`BESIDE_OWN_SHARE` of a pawn width, is
+        added when that score is
         at least :data:`CONFIRMED_ADD_SCORE` (a ghost :data:`CONFIRMED_GHOST_SCORE`).
 
     Returns
@@ -215,7 +222,7 @@ def combine_pawns(
         if mark.score < ADD_SCORE:
             if look_again is None or mark.score < CONFIRM_FROM:
                 continue
-            if _beside_own_colour(mark, pawns, width):
+            if _beside_own_colour(mark, pawns, BESIDE_OWN_SHARE * width):
                 continue
             mark = look_again(mark)
             least = CONFIRMED_GHOST_SCORE if mark.kind == GHOST else CONFIRMED_ADD_SCORE
@@ -348,13 +355,13 @@ def _with_added(pawns: Pawns, added: list[SeenPawn], text: str) -> Pawns:
     )
 
 
-def _beside_own_colour(mark: Detection | SeenPawn, pawns: list[SeenPawn], width: float) -> bool:
+def _beside_own_colour(mark: Detection | SeenPawn, pawns: list[SeenPawn], reach: float) -> bool:
     """Whether another pawn of the colour of ``mark`` (a mark or a pawn) stands
-    within a pawn width of it: the detector may mark one pawn twice, faintly beside
-    surely (a pawn of another colour may touch it)."""
+    within ``reach`` of it (a pawn width, or less): the detector may mark one pawn
+    twice, faintly beside surely (a pawn of another colour may touch it)."""
     at = mark.xy if isinstance(mark, Detection) else mark.foot
     return any(
-        p is not mark and p.colour == mark.colour and math.dist(at, p.foot) < width for p in pawns
+        p is not mark and p.colour == mark.colour and math.dist(at, p.foot) < reach for p in pawns
     )
 
 
