@@ -213,7 +213,7 @@ def score_folder(folder: Path, out: Path | None) -> int:
                 name = out if out is not None else "standard output"
                 raise UserError(
                     f"cannot write {name}: {error.strerror or error} "
-                    f"(stopped after {line['photo']})"
+                    f"(the line of {line['photo']} and the rest not written)"
                 ) from error
     if failed:
         where = f" (see {out})" if out else ""
@@ -254,10 +254,13 @@ def _open_output(path: Path | None) -> Iterator[IO[str]]:
         raise UserError(f"cannot write {path}: {error.strerror or error}") from error
     try:
         yield file
+    except BaseException:
+        # The error in hand says what went wrong; what is still buffered cannot be
+        # written either.
+        with suppress(OSError):
+            file.close()
+        raise
+    try:
         file.close()  # what is still buffered: a full disk shows here too
     except OSError as error:
         raise UserError(f"cannot write {path}: {error.strerror or error}") from error
-    finally:
-        # After an error the buffer cannot be written either; the error said so.
-        with suppress(OSError):
-            file.close()

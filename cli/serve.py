@@ -58,11 +58,21 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(instance_path=str(instance))
     # Bound first: a port in use is said at once, not after the samples are scored, and
     # the address is printed only once it is ours.
-    server = create_server(app, host=args.host, port=args.port, threads=args.threads)
-    if args.samples:
-        added = seed_archive(app, args.samples)
-        if added:
-            print(f"scored {added} sample photos into the archive")
+    try:
+        server = create_server(app, host=args.host, port=args.port, threads=args.threads)
+    except OSError as error:
+        raise UserError(
+            f"cannot listen on {args.host}:{args.port}: {error.strerror or error} "
+            "(choose another with --port)"
+        ) from error
+    try:
+        if args.samples:
+            added = seed_archive(app, args.samples)
+            if added:
+                print(f"scored {added} sample photos into the archive")
+    except BaseException:  # a missing folder, Ctrl-C while scoring: let the port go
+        server.close()
+        raise
     print(f"archive: {instance}")
     if args.host in ("0.0.0.0", "::", ""):
         print(f"open http://{_lan_address()}:{args.port} on a phone on this network")

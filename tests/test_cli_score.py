@@ -127,6 +127,19 @@ def test_a_link_to_nothing_in_a_folder_gets_its_error_line(
     assert "cannot read" in lines[0]["error"] and "not an image" in lines[1]["error"]
 
 
+def test_an_error_while_the_results_are_written_is_not_called_a_write_error(
+    tmp_path: Path,
+) -> None:
+    from cli.score import _open_output
+
+    out = tmp_path / "results.jsonl"
+    # E.g. the progress bar's standard error closed.
+    with pytest.raises(BrokenPipeError), _open_output(out) as sink:
+        sink.write("{}\n")
+        raise BrokenPipeError("stderr closed")
+    assert out.read_text() == "{}\n"  # what was written is kept and the file closed
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
 def test_a_results_file_that_cannot_be_written_is_named_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -135,7 +148,7 @@ def test_a_results_file_that_cannot_be_written_is_named_in_one_line(
     status, out, err = score([str(tmp_path), "--out", "/dev/full"], capsys)
     assert (status, out) == (2, "")
     assert err.count("\n") == 1
-    assert "cannot write /dev/full: No space left on device (stopped after" in err
+    assert "cannot write /dev/full: No space left on device (the line of" in err
 
 
 def test_one_bad_photo_in_a_folder_does_not_stop_the_rest(

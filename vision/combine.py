@@ -74,7 +74,8 @@ CONFIRMED_GHOST_SCORE = 0.3
 #: share of a pawn width: the detector may mark one pawn twice, faintly beside surely.
 #: Two pawns touching stand about a pawn width apart (their bases touch; the width is
 #: one for the whole photo, and a tilted camera shows near pawns larger), so a whole
-#: width skipped the second of two touching demons (220116: 1.04 widths apart).
+#: width skipped the second of two touching demons (220116: 1.04 of the truth's pawn
+#: widths apart, under one of the width read for the photo).
 BESIDE_OWN_SHARE = 0.8
 #: A pawn the rules saw is kept when the detector marked it at least this much.
 #: (Keeping also the pawns the rules alone were sure of, as the first version did,

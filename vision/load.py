@@ -251,8 +251,9 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
     if image.format not in _REDUCED_DECODE and width * height > MAX_WHOLE_DECODE_PIXELS:
         raise PhotoError(
             f"image too large: {width}×{height} is {width * height / 1e6:.0f} megapixels; "
-            f"a {image.format} photo is decoded whole and may have at most "
-            f"{MAX_WHOLE_DECODE_PIXELS / 1e6:.0f} (a JPEG {max_pixels / 1e6:.0f})"
+            f"a {_FORMAT_NAMES.get(image.format or '', 'non-JPEG').upper()} photo is decoded "
+            f"whole and may have at most {MAX_WHOLE_DECODE_PIXELS / 1e6:.0f} megapixels "
+            f"(a JPEG up to {max_pixels / 1e6:.0f})"
         )
     if max(width, height) < MIN_SIZE[0] or min(width, height) < MIN_SIZE[1]:
         raise PhotoError(

@@ -95,7 +95,7 @@ def parse_game(form: Mapping[str, Sequence[str]]) -> GameInfo:
     for i, name in enumerate(names):
         if len(name) > MAX_NAME:
             errors[f"player{i}"] = f"Player {i + 1}: a name has at most {MAX_NAME} characters."
-    mode = _first(form, "mode") or "players"
+    mode = _first(form, "mode").lower() or "players"
     if mode == "solitaire":
         return _parse_solitaire(form, names, errors)
     if mode != "players":  # a mistyped mode would otherwise file the game as players'

@@ -339,8 +339,9 @@ def too_large(error: RequestEntityTooLarge) -> tuple[str, int] | tuple[Response,
     limit = largest // (1024 * 1024)
     length = request.content_length
     if length is not None and length <= largest:
-        # Within the size: Werkzeug refused the form's number of parts (1000 at most).
-        message = "The form has too many fields."
+        # Within the size: Werkzeug refused the form's number of parts or a text field's
+        # size (MAX_FORM_PARTS, MAX_FORM_MEMORY_SIZE).
+        message = "The form has too many fields, or a field too long."
     elif request.endpoint == "pages.upload":
         message = f"The photo is too large: at most {limit} MB."
     else:

@@ -42,6 +42,9 @@ def seed_archive(app: Flask, folder: str | Path) -> int:
             except PhotoError as error:
                 tqdm.write(f"skipped {path.name}: {error}")
                 continue
+            except OSError as error:  # a link to nothing, a folder named like a photo
+                tqdm.write(f"skipped {path.name}: {error.strerror or error}")
+                continue
             added += 1
         return added
     finally:
