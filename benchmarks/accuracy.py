@@ -50,8 +50,8 @@ from vision.evaluate import (  # noqa: E402
     scene_facets,
     summarise,
 )
+from vision.load import PHOTO_SUFFIXES  # noqa: E402
 
-PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic")
 DIFFICULTIES = ("easy", "normal", "hard")
 TARGETS = {  # from issue 7, for the generated set
     "board_exact": 0.98,

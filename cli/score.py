@@ -37,8 +37,6 @@ if TYPE_CHECKING:  # the reader is imported only when a photo is read: it pulls 
 
     from vision.reader import Reading
 
-#: File endings read from a folder (compared in lower case).
-PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
 SCORE_COLOURS = ("red", "yellow", "green", "blue", "white")
 
 
@@ -185,19 +183,10 @@ def _unsure_items(report: Mapping[str, Any]) -> str:
 # --- a folder -----------------------------------------------------------------------------
 
 
-def photos_in(folder: Path) -> list[Path]:
-    """The photos of a folder, by name; ``*.overlay.*`` drawings are not photos."""
-    # A link to nothing is kept (not is_file()): it gets its error line like any photo
-    # that cannot be read, rather than being passed over in silence.
-    return sorted(
-        p for p in folder.iterdir()
-        if (p.is_file() or (p.is_symlink() and not p.exists()))
-        and p.suffix.lower() in PHOTO_SUFFIXES and ".overlay." not in p.name
-    )
-
-
 def score_folder(folder: Path, out: Path | None) -> int:
     """Read every photo of ``folder``, one JSON line each; the exit status is 2 if any fails."""
+    from vision.load import PHOTO_SUFFIXES, photos_in
+
     photos = photos_in(folder)
     if not photos:
         raise UserError(f"{folder}: no photos in this folder "
@@ -211,10 +200,8 @@ def score_folder(folder: Path, out: Path | None) -> int:
                 sink.flush()
             except OSError as error:  # a full disk: what was written stays, the rest stops
                 name = out if out is not None else "standard output"
-                raise UserError(
-                    f"cannot write {name}: {error.strerror or error} "
-                    f"(the line of {line['photo']} and the rest not written)"
-                ) from error
+                not_written = f" (the line of {line['photo']} and the rest not written)"
+                raise _cannot_write(name, error, not_written) from error
     if failed:
         where = f" (see {out})" if out else ""
         print(f"dicke-daemonen score: {failed} of {len(photos)} photos could not be "
@@ -251,7 +238,7 @@ def _open_output(path: Path | None) -> Iterator[IO[str]]:
     try:
         file = path.open("w", encoding="utf-8")
     except OSError as error:
-        raise UserError(f"cannot write {path}: {error.strerror or error}") from error
+        raise _cannot_write(path, error) from error
     try:
         yield file
     except BaseException:
@@ -263,4 +250,8 @@ def _open_output(path: Path | None) -> Iterator[IO[str]]:
     try:
         file.close()  # what is still buffered: a full disk shows here too
     except OSError as error:
-        raise UserError(f"cannot write {path}: {error.strerror or error}") from error
+        raise _cannot_write(path, error) from error
+
+
+def _cannot_write(name: object, error: OSError, more: str = "") -> UserError:
+    return UserError(f"cannot write {name}: {error.strerror or error}{more}")

@@ -16,7 +16,8 @@ import pytest
 from PIL import Image, ImageOps
 
 from cli.main import main
-from cli.score import photos_in, summary_lines
+from cli.score import summary_lines
+from vision.load import photos_in
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_images"

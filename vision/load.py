@@ -50,6 +50,9 @@ MIN_WORKING_SIDE = 1800
 #: 1.5 GB to read. A 48-megapixel phone HEIC passes; a JPEG may have ``max_pixels``.
 MAX_WHOLE_DECODE_PIXELS = 50_000_000
 
+#: The file endings of the photos a folder is read for (the formats above).
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
+
 #: Pillow's names of the formats, as we report them.
 _FORMAT_NAMES = {"JPEG": "jpeg", "MPO": "jpeg", "PNG": "png", "WEBP": "webp", "HEIF": "heic"}
 #: The formats Pillow decodes straight to a reduced size (``draft``).
@@ -185,6 +188,19 @@ def load_photo(
     )
 
 
+def photos_in(folder: str | os.PathLike[str]) -> list[Path]:
+    """The photos of a folder by name: files with a photo's ending (``PHOTO_SUFFIXES``),
+    not ``*.overlay.*`` drawings, and links to nothing (so that they are reported as
+    unreadable, not passed over in silence)."""
+    return sorted(
+        p
+        for p in Path(folder).iterdir()
+        if (p.is_file() or (p.is_symlink() and not p.exists()))
+        and p.suffix.lower() in PHOTO_SUFFIXES
+        and ".overlay." not in p.name
+    )
+
+
 def _working_box(
     box: tuple[float, float, float, float], scale: int, working_size: tuple[int, int]
 ) -> tuple[int, int, int, int]:
@@ -248,10 +264,11 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
             f"image too large: {width}×{height} is {width * height / 1e6:.0f} megapixels, "
             f"more than {max_pixels / 1e6:.0f}"
         )
-    if image.format not in _REDUCED_DECODE and width * height > MAX_WHOLE_DECODE_PIXELS:
+    fmt = image.format or "unknown"
+    if fmt not in _REDUCED_DECODE and width * height > MAX_WHOLE_DECODE_PIXELS:
         raise PhotoError(
             f"image too large: {width}×{height} is {width * height / 1e6:.0f} megapixels; "
-            f"a {_FORMAT_NAMES.get(image.format or '', 'non-JPEG').upper()} photo is decoded "
+            f"a {_FORMAT_NAMES.get(fmt, fmt.lower()).upper()} photo is decoded "
             f"whole and may have at most {MAX_WHOLE_DECODE_PIXELS / 1e6:.0f} megapixels "
             f"(a JPEG up to {max_pixels / 1e6:.0f})"
         )

@@ -8,10 +8,9 @@ from flask import Flask
 from tqdm import tqdm
 
 from vision.errors import PhotoError
+from vision.load import photos_in
 from webui import archive
 from webui.db import connect
-
-PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".heic", ".webp")
 
 
 def seed_archive(app: Flask, folder: str | Path) -> int:
@@ -30,7 +29,7 @@ def seed_archive(app: Flask, folder: str | Path) -> int:
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder} is not a folder of photos")
-    photos = sorted(p for p in folder.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES)
+    photos = photos_in(folder)
     db = connect(app.config["DATABASE"])
     try:
         if db.execute("SELECT 1 FROM boards LIMIT 1").fetchone() is not None:
@@ -42,7 +41,7 @@ def seed_archive(app: Flask, folder: str | Path) -> int:
             except PhotoError as error:
                 tqdm.write(f"skipped {path.name}: {error}")
                 continue
-            except OSError as error:  # a link to nothing, a folder named like a photo
+            except OSError as error:  # a link to nothing, a file it may not read
                 tqdm.write(f"skipped {path.name}: {error.strerror or error}")
                 continue
             added += 1
