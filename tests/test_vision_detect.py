@@ -312,13 +312,31 @@ def test_a_pawn_both_see_takes_the_detectors_foot() -> None:
     assert pawn.confidence == 0.9
 
 
-def test_a_pawn_both_see_takes_the_detectors_colour_only_when_it_is_sure() -> None:
+def test_a_pawn_both_see_takes_the_detectors_colour_when_it_is_sure() -> None:
     pawns = Pawns([seen("yellow", (100.0, 100.0))], WIDTH, [])
-    unsure = Detections([mark("white", (104.0, 108.0), SURE_COLOUR - 0.1)], WIDTH)
+    # The detector also marks the rules' yellow demon there, faintly: only a sure
+    # mark of another colour wins over the rules.
+    yellow_too = [mark("yellow", (101.0, 103.0), 0.15)]
+    unsure = Detections([mark("white", (104.0, 108.0), SURE_COLOUR - 0.1), *yellow_too], WIDTH)
     [pawn] = combine_pawns(pawns, unsure).pawns
     assert (pawn.kind, pawn.colour) == (DEMON, "yellow")
-    sure = Detections([mark("white", (104.0, 108.0), SURE_COLOUR + 0.1)], WIDTH)
+    sure = Detections([mark("white", (104.0, 108.0), SURE_COLOUR + 0.1), *yellow_too], WIDTH)
     [pawn] = combine_pawns(pawns, sure).pawns
+    assert (pawn.kind, pawn.colour) == (GHOST, "white")
+
+
+def test_a_pawn_both_see_takes_the_detectors_colour_where_it_marks_no_other() -> None:
+    # A ghost under a warm lamp, yellow to the colour rules: the detector marks a
+    # ghost there faintly and no yellow demon at all.
+    pawns = Pawns([seen("yellow", (100.0, 100.0))], WIDTH, [])
+    ghost_only = Detections([mark("white", (104.0, 108.0), SURE_COLOUR - 0.2)], WIDTH)
+    [pawn] = combine_pawns(pawns, ghost_only).pawns
+    assert (pawn.kind, pawn.colour) == (GHOST, "white")
+    # A yellow mark beyond the pawn's reach says nothing of this pawn.
+    far = mark("yellow", (100.0 + WIDTH, 100.0), 0.9)
+    with_far = Detections([mark("white", (104.0, 108.0), SURE_COLOUR - 0.2), far], WIDTH)
+    both = Pawns([*pawns.pawns, seen("yellow", far.xy)], WIDTH, [])
+    [pawn, _] = combine_pawns(both, with_far).pawns
     assert (pawn.kind, pawn.colour) == (GHOST, "white")
 
 
@@ -860,8 +878,11 @@ def test_string_pixels_at_a_sure_pawn_of_their_colour_off_the_cord_map_are_taken
     assert (separation.strings["blue"] == before).all()
     # Two marks on one pawn cut as one.
     twice = [mark("blue", foot, 0.7), mark("blue", (foot[0] + 2, foot[1]), 0.6)]
-    assert not (without_marked_pawns(separation, Detections(twice, WIDTH, cords)).strings["blue"]
-                & (lit_side > 0) & ~cord).any()
+    assert not (
+        without_marked_pawns(separation, Detections(twice, WIDTH, cords)).strings["blue"]
+        & (lit_side > 0)
+        & ~cord
+    ).any()
     assert (separation.strings["blue"] == before).all()
     # A faint mark, a mark of another colour, a mark off the photo, or no cord map leave it.
     for marks, maps in (

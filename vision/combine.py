@@ -83,7 +83,11 @@ BESIDE_OWN_SHARE = 0.8
 #: 97.1 -> 98.1 % on the dev photos, for no pawn lost.)
 KEEP_SCORE = 0.1
 #: A pawn both see takes the detector's kind and colour where its mark is this strong
-#: (a ghost under a warm lamp looks yellow to the colour rules, not to the detector).
+#: (a ghost under a warm lamp looks yellow to the colour rules, not to the detector),
+#: or where the detector marks no pawn of the rules' kind and colour there at all
+#: (it reports marks from 0.1; such a ghost marked 0.2-0.48 was read as a yellow demon
+#: on four generated photos of lamp-lit wood and cloth, and as a red one beside a red
+#: demon on a dev photo by a tuned detector; the eleven generated sets: README).
 SURE_COLOUR = 0.5
 #: A loop of which the colour rules saw less than this share is traced again on the
 #: detector's cord map, and the one that saw more of it is kept.
@@ -210,8 +214,11 @@ def combine_pawns(
             continue
         taken.add(index)
         mark = marks[index]
-        # The foot is the detector's; so are the kind and colour where it is sure.
-        if mark.colour != pawn.colour and mark.score >= SURE_COLOUR:
+        # The foot is the detector's; so are the kind and colour where it is sure, or
+        # where it does not mark the rules' kind and colour there at all.
+        if mark.colour != pawn.colour and (
+            mark.score >= SURE_COLOUR or not _marked_as(pawn, mark.xy, detections, width)
+        ):
             pawn = replace(pawn, kind=mark.kind, colour=mark.colour)
         pawns.append(replace(pawn, foot=mark.xy, confidence=max(pawn.confidence, mark.score)))
         if mark.score < CONFIRM_FROM and pawn.kind == GHOST:
@@ -363,6 +370,17 @@ def _beside_own_colour(mark: Detection | SeenPawn, pawns: list[SeenPawn], reach:
     at = mark.xy if isinstance(mark, Detection) else mark.foot
     return any(
         p is not mark and p.colour == mark.colour and math.dist(at, p.foot) < reach for p in pawns
+    )
+
+
+def _marked_as(
+    pawn: SeenPawn, xy: tuple[float, float], detections: Detections, width: float
+) -> bool:
+    """Whether the detector marks a pawn of ``pawn``'s kind and colour (however
+    faintly) where it marks one at ``xy``: within :data:`SAME_PAWN` of a pawn width."""
+    return any(
+        m.kind == pawn.kind and m.colour == pawn.colour and math.dist(m.xy, xy) < SAME_PAWN * width
+        for m in detections.pawns(min_score=0.0)
     )
 
 
