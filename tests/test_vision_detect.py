@@ -325,18 +325,30 @@ def test_a_pawn_both_see_takes_the_detectors_colour_when_it_is_sure() -> None:
     assert (pawn.kind, pawn.colour) == (GHOST, "white")
 
 
-def test_a_pawn_both_see_takes_the_detectors_colour_where_it_marks_no_other() -> None:
+def test_a_pawn_both_see_is_a_ghost_where_the_detector_marks_only_a_ghost() -> None:
     # A ghost under a warm lamp, yellow to the colour rules: the detector marks a
     # ghost there faintly and no yellow demon at all.
-    pawns = Pawns([seen("yellow", (100.0, 100.0))], WIDTH, [])
-    ghost_only = Detections([mark("white", (104.0, 108.0), SURE_COLOUR - 0.2)], WIDTH)
-    [pawn] = combine_pawns(pawns, ghost_only).pawns
+    pawns = Pawns([seen("yellow", (100.0, 100.0), confidence=1.0)], WIDTH, [])
+    ghost_at = (104.0, 108.0)
+    faint = SURE_COLOUR - 0.2
+    [pawn] = combine_pawns(pawns, Detections([mark("white", ghost_at, faint)], WIDTH)).pawns
     assert (pawn.kind, pawn.colour) == (GHOST, "white")
-    # A yellow mark beyond the pawn's reach says nothing of this pawn.
-    far = mark("yellow", (100.0 + WIDTH, 100.0), 0.9)
-    with_far = Detections([mark("white", (104.0, 108.0), SURE_COLOUR - 0.2), far], WIDTH)
-    both = Pawns([*pawns.pawns, seen("yellow", far.xy)], WIDTH, [])
-    [pawn, _] = combine_pawns(both, with_far).pawns
+    assert pawn.confidence == faint  # only as sure as the mark it was turned on
+    # A yellow mark within SAME_PAWN widths of the ghost mark is the rules' demon marked
+    # too; one further off is another pawn's, and says nothing of this one.
+    for apart, colour in ((SAME_PAWN - 0.1, "yellow"), (SAME_PAWN + 0.1, "white")):
+        other = mark("yellow", (ghost_at[0] + apart * WIDTH, ghost_at[1]), 0.15)
+        marks = Detections([mark("white", ghost_at, faint), other], WIDTH)
+        [pawn] = combine_pawns(pawns, marks).pawns
+        assert pawn.colour == colour
+
+
+def test_a_pawn_both_see_stays_a_ghost_on_a_faint_demon_mark_alone() -> None:
+    # A faint demon mark turns no ghost of the rules into a demon (a ghost's shadow
+    # may be marked so); only a sure one does.
+    pawns = Pawns([seen("white", (100.0, 100.0))], WIDTH, [])
+    unsure = Detections([mark("blue", (104.0, 108.0), SURE_COLOUR - 0.2)], WIDTH)
+    [pawn] = combine_pawns(pawns, unsure).pawns
     assert (pawn.kind, pawn.colour) == (GHOST, "white")
 
 

@@ -10,7 +10,8 @@ none. This stage keeps what each is good at:
 
 - a pawn's foot is the detector's, when it marked the pawn (it was trained on exact
   feet; the rules guess the base from the blob's shape), and so are its kind and
-  colour where the detector is sure (a ghost under a warm lamp is yellowish);
+  colour where the detector is sure, or marks a ghost and nothing of the rules' kind
+  and colour there (a ghost under a warm lamp is yellowish);
 - a pawn the detector marked clearly and the rules did not see at all is added; one
   it marked faintly is added when it is marked in most of eight turned and mirrored
   views of its place (:func:`vision.detect.look_again`);
@@ -83,11 +84,12 @@ BESIDE_OWN_SHARE = 0.8
 #: 97.1 -> 98.1 % on the dev photos, for no pawn lost.)
 KEEP_SCORE = 0.1
 #: A pawn both see takes the detector's kind and colour where its mark is this strong
-#: (a ghost under a warm lamp looks yellow to the colour rules, not to the detector),
-#: or where the detector marks no pawn of the rules' kind and colour there at all
-#: (it reports marks from 0.1; such a ghost marked 0.2-0.48 was read as a yellow demon
-#: on four generated photos of lamp-lit wood and cloth, and as a red one beside a red
-#: demon on a dev photo by a tuned detector; the eleven generated sets: README).
+#: (a ghost under a warm lamp looks yellow to the colour rules, not to the detector).
+#: A fainter ghost mark turns the rules' demon into a ghost too where the detector
+#: marks no pawn of the rules' kind and colour within SAME_PAWN pawn widths of it
+#: (it reports marks from 0.1): such ghosts, marked 0.2-0.48, were read as yellow
+#: demons on five photos of lamp-lit wood and cloth of the eleven generated sets, and
+#: one as a red demon beside a red one on a dev photo by a tuned detector.
 SURE_COLOUR = 0.5
 #: A loop of which the colour rules saw less than this share is traced again on the
 #: detector's cord map, and the one that saw more of it is kept.
@@ -214,13 +216,17 @@ def combine_pawns(
             continue
         taken.add(index)
         mark = marks[index]
-        # The foot is the detector's; so are the kind and colour where it is sure, or
-        # where it does not mark the rules' kind and colour there at all.
-        if mark.colour != pawn.colour and (
-            mark.score >= SURE_COLOUR or not _marked_as(pawn, mark.xy, detections, width)
-        ):
-            pawn = replace(pawn, kind=mark.kind, colour=mark.colour)
-        pawns.append(replace(pawn, foot=mark.xy, confidence=max(pawn.confidence, mark.score)))
+        # The foot is the detector's; so are the kind and colour where it is sure, and
+        # a ghost's where it marks no pawn of the rules' kind and colour there at all:
+        # then the pawn is only as sure as that mark.
+        confidence = max(pawn.confidence, mark.score)
+        if mark.colour != pawn.colour:
+            if mark.score >= SURE_COLOUR:
+                pawn = replace(pawn, kind=mark.kind, colour=mark.colour)
+            elif mark.kind == GHOST and not _marked_as(pawn, mark.xy, detections, width):
+                pawn = replace(pawn, kind=GHOST, colour=WHITE)
+                confidence = mark.score
+        pawns.append(replace(pawn, foot=mark.xy, confidence=confidence))
         if mark.score < CONFIRM_FROM and pawn.kind == GHOST:
             faintly_marked.append(pawns[-1])
     added: list[Detection] = []
@@ -377,7 +383,7 @@ def _marked_as(
     pawn: SeenPawn, xy: tuple[float, float], detections: Detections, width: float
 ) -> bool:
     """Whether the detector marks a pawn of ``pawn``'s kind and colour (however
-    faintly) where it marks one at ``xy``: within :data:`SAME_PAWN` of a pawn width."""
+    faintly) within :data:`SAME_PAWN` pawn widths (``width``) of ``xy``."""
     return any(
         m.kind == pawn.kind and m.colour == pawn.colour and math.dist(m.xy, xy) < SAME_PAWN * width
         for m in detections.pawns(min_score=0.0)
