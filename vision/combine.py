@@ -196,8 +196,8 @@ def combine_pawns(
         Scores a faint mark again (the reader passes :func:`vision.detect.look_again`
         on the photo): a mark from :data:`CONFIRM_FROM` that no pawn kept stands at,
         and no pawn of its colour within :data:`BESIDE_OWN_SHARE` of a pawn width, is
-        added when that score is
-        at least :data:`CONFIRMED_ADD_SCORE` (a ghost :data:`CONFIRMED_GHOST_SCORE`).
+        added when that score is at least :data:`CONFIRMED_ADD_SCORE` (a ghost
+        :data:`CONFIRMED_GHOST_SCORE`).
 
     Returns
     -------
