@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
-import cv2
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from training.blend import blend_onnx, main
+from vision.networks import Network
 
 
 def conv_net(weight: np.ndarray, bias: np.ndarray) -> onnx.ModelProto:
@@ -36,10 +37,11 @@ def random_net(seed: int) -> tuple[onnx.ModelProto, np.ndarray, np.ndarray]:
 
 
 def run(model: onnx.ModelProto, image: np.ndarray) -> np.ndarray:
-    """What the reader computes: OpenCV's dnn module on the serialised file."""
-    net = cv2.dnn.readNetFromONNX(np.frombuffer(model.SerializeToString(), np.uint8))
-    net.setInput(image)
-    return np.asarray(net.forward())
+    """What the reader computes: ONNX Runtime on the serialised file."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "net.onnx"
+        path.write_bytes(model.SerializeToString())
+        return Network(path).run(image)
 
 
 def test_weights_are_the_weighted_mean():

@@ -3,5 +3,5 @@
 ``python -m training.dataset`` renders labelled photos (:mod:`synth`), ``python -m
 training.train`` fits the small network on them and writes it to ``calibration/``
 (``make model`` runs both). Training needs PyTorch (``pip install -e '.[train]'``);
-reading photos needs only OpenCV.
+reading photos needs no PyTorch (ONNX Runtime runs the networks).
 """

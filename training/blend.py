@@ -172,7 +172,7 @@ def _validation(path: Path, data: Path, args: argparse.Namespace) -> dict[str, o
     from training.train_detector import example_names, validate
 
     net = PawnDetector()
-    load_folded(net, path)  # also checks that torch computes what OpenCV does
+    load_folded(net, path)  # also checks that torch computes what the reader does
     held, _ = held_out(example_names(data), args.held_out, args.seed)
     figures = validate(net, held)
     print(json.dumps(figures))

@@ -16,12 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-import cv2
 import numpy as np
 import onnx
 import torch
 from onnx import numpy_helper
 from torch import nn
+
+from vision.networks import Network
 
 
 def load_folded(net: nn.Module, path: Path) -> None:
@@ -73,15 +74,14 @@ def load_folded(net: nn.Module, path: Path) -> None:
     if loaded != expected:
         raise ValueError(f"{path}: {loaded} convolutions for a network of {expected}")
     channels = model.graph.input[0].type.tensor_type.shape.dim[1].dim_value
-    _check_same_as_opencv(net, path, channels)
+    _check_same_as_reader(net, path, channels)
 
 
-def _check_same_as_opencv(net: nn.Module, path: Path, channels: int) -> None:
-    """Raise if ``net`` does not compute what OpenCV (the reader) computes from the file."""
+def _check_same_as_reader(net: nn.Module, path: Path, channels: int) -> None:
+    """Raise if ``net`` does not compute what the reader (ONNX Runtime) computes from the
+    file."""
     x = np.random.default_rng(0).normal(size=(1, channels, 64, 96)).astype(np.float32)
-    reader = cv2.dnn.readNetFromONNX(str(path))
-    reader.setInput(x)
-    expected = reader.forward()
+    expected = Network(path).run(x)
     net.eval()
     with torch.no_grad():
         got = net(torch.from_numpy(x)).numpy()

@@ -10,7 +10,7 @@ generator draws (white balance, exposure, contrast, saturation, blur, noise, JPE
 scale, turns and mirroring; never the hue, which is what tells the colours apart).
 The loss is cross-entropy over the classes, weighted so that thin cords count, plus a
 binary loss for the feet. The result is written as ONNX (``pixelnet.onnx``), which
-OpenCV runs, with ``pixelnet.json`` beside it (classes, input scaling, and the
+ONNX Runtime runs, with ``pixelnet.json`` beside it (classes, input scaling, and the
 validation figures of this training).
 """
 
@@ -232,7 +232,7 @@ def validate(net: PixelNet, names: list[Path], crops: int = 96) -> dict[str, Any
 
 
 def export_onnx(net: torch.nn.Module, path: Path, channels: int, crop: int, output: str) -> None:
-    """Write ``net`` (in eval mode) to ``path`` as ONNX for OpenCV's dnn module: one
+    """Write ``net`` (in eval mode) to ``path`` as ONNX for the reader (ONNX Runtime): one
     input "image" of ``channels`` channels and any height and width."""
     net.eval()
     path.parent.mkdir(parents=True, exist_ok=True)

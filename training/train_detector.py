@@ -13,7 +13,7 @@ turned and mirrored; then crops of it are drawn, mostly round its objects. The t
 are CenterNet's: a small Gaussian on every pawn's foot (and every knot's lump) in the
 heat map of its colour, trained with the penalty-reduced focal loss, and the foot's
 offset from its output pixel, trained with an L1 loss there. The result is written as
-ONNX (``pawnnet.onnx``), which OpenCV runs, with ``pawnnet.json`` beside it.
+ONNX (``pawnnet.onnx``), which ONNX Runtime runs, with ``pawnnet.json`` beside it.
 """
 
 from __future__ import annotations

@@ -7,19 +7,17 @@ once, by its shape and shading. The detector (:mod:`training.detector_model`, tr
 on generated photos with their exact truth by :mod:`training.train_detector`) looks at
 the photo scaled so that a pawn is ``PAWN_PX`` pixels wide and marks each pawn's foot
 and each tie knot as a peak in a heat map of its colour. It is an ONNX file in
-``calibration/`` (``pawnnet.onnx`` with ``pawnnet.json``) run by OpenCV, so reading a
-photo needs no deep-learning framework.
+``calibration/`` (``pawnnet.onnx`` with ``pawnnet.json``) run by ONNX Runtime, so
+reading a photo needs no deep-learning framework.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -27,7 +25,7 @@ from numpy.typing import NDArray
 
 from engine.board import Point
 from engine.colours import DEMON, GHOST, WHITE
-from vision.networks import run_on_part, thread_network
+from vision.networks import Network, load_network, run_on_part
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "calibration" / "pawnnet.onnx"
 #: What the heat maps mark, in the network's output order (then the foot offsets).
@@ -117,23 +115,17 @@ class Detections:
 
 @dataclass(frozen=True)
 class DetectorModel:
-    """A loaded detector: the OpenCV network (one per thread) and its settings."""
+    """A loaded detector: where its network is, and its settings."""
 
     path: Path
     pawn_px: float
     stride: int
     side_multiple: int
     cords: tuple[str, ...] = ()
-    _local: threading.local = field(default_factory=threading.local, repr=False, compare=False)
 
-    def network(self, own: bool = False) -> Any:
-        """This thread's copy of the network (an OpenCV net runs one input at a time);
-        with ``own`` a copy of the caller's own, let go when the caller drops it. OpenCV
-        keeps the buffers of the largest input a net has run, 300-500 MB for a whole
-        photo, where loading a net takes a few milliseconds."""
-        if own:
-            return cv2.dnn.readNetFromONNX(str(self.path))
-        return thread_network(self.path, self._local)
+    def network(self) -> Network:
+        """The network, shared by the process's threads."""
+        return load_network(self.path)
 
 
 @lru_cache(maxsize=4)
@@ -206,7 +198,6 @@ def detect(
     pawn_width: float,
     model: DetectorModel | None = None,
     box: tuple[slice, slice] | None = None,
-    own_network: bool = True,
 ) -> Detections:
     """Find the pawns and knots of a photo.
 
@@ -220,10 +211,6 @@ def detect(
         The bundled detector when omitted.
     box : (rows, columns) slices, optional
         Look only inside this part of the photo (coordinates stay the photo's).
-    own_network : bool, optional
-        Run a network loaded for this look and let go after it (the default: OpenCV
-        keeps the buffers of the largest input a network ran, 300-500 MB for a whole
-        photo); False runs the thread's kept copy (small views, many of them).
 
     Returns
     -------
@@ -236,10 +223,8 @@ def detect(
     h, w = rgb[rows, columns].shape[:2]
     # A pawn width far too small (a photo of something else) must not blow the image up.
     scale = min(model.pawn_px / pawn_width, MAX_INPUT_SIDE / max(h, w, 1))
-    # A net of its own for a whole photo: the thread's copy, kept for the small views
-    # of look_again, would hold on to this input's buffers.
     output, view = run_on_part(
-        model.network(own=own_network),
+        model.network(),
         rgb,
         box,
         scale,
@@ -326,7 +311,7 @@ def look_again(
     for turn in range(8):
         view = _turned(place, turn)
         best = 0.0
-        for seen in detect(view, width, model, own_network=False).found:
+        for seen in detect(view, width, model).found:
             if seen.kind != mark.kind or seen.colour != mark.colour or seen.score < MIN_SCORE:
                 continue
             vx, vy = _turned_back(seen.xy, turn, view.shape)

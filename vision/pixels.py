@@ -5,25 +5,23 @@ table defeat fixed colour rules; a small convolutional network trained on genera
 photos with exact labels (:mod:`training`) looks at each pixel with its neighbourhood
 and says which of :data:`CLASSES` it shows, and whether a pawn's foot is there. The
 network is an ONNX file in ``calibration/`` (``pixelnet.onnx``, with ``pixelnet.json``
-naming its classes and input scaling) and runs in OpenCV, so reading a photo needs no
-deep-learning framework.
+naming its classes and input scaling) and runs in ONNX Runtime, so reading a photo
+needs no deep-learning framework.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from engine.colours import LINE_COLOURS
-from vision.networks import thread_network
+from vision.networks import Network, load_network
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "calibration" / "pixelnet.onnx"
 
@@ -63,18 +61,17 @@ class PixelClasses:
 
 @dataclass(frozen=True)
 class PixelModel:
-    """A loaded classifier: the OpenCV network (one per thread) and its settings."""
+    """A loaded classifier: where its network is, and its settings."""
 
     path: Path
     classes: tuple[str, ...]
     input_scale: float
     input_mean: float
     side_multiple: int
-    _local: threading.local = field(default_factory=threading.local, repr=False, compare=False)
 
-    def network(self) -> Any:
-        """This thread's copy of the network (an OpenCV net runs one input at a time)."""
-        return thread_network(self.path, self._local)
+    def network(self) -> Network:
+        """The network, shared by the process's threads."""
+        return load_network(self.path)
 
 
 @lru_cache(maxsize=4)
@@ -131,9 +128,7 @@ def classify_pixels(rgb: NDArray[np.uint8], model: PixelModel | None = None) -> 
         mean=(model.input_mean / model.input_scale,) * 3,
         swapRB=False,
     )
-    net = model.network()
-    net.setInput(blob)
-    logits = net.forward()[0, :, :h, :w]
+    logits = model.network().run(np.asarray(blob, np.float32))[0, :, :h, :w]
     return _decide(logits[: len(CLASSES)], logits[len(CLASSES)])
 
 
