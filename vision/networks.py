@@ -37,6 +37,9 @@ class Network:
         options.inter_op_num_threads = 1
         options.enable_cpu_mem_arena = False
         options.enable_mem_pattern = False
+        # Its threads would spin for a while after each run, taking a core from the
+        # reader's next stage.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self._session = onnxruntime.InferenceSession(
                 str(path), options, providers=["CPUExecutionProvider"]
