@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from vision import parallel
 from vision.detect import MODEL_PATH
 from vision.networks import Network, load_network
 
@@ -35,3 +37,31 @@ def test_threads_running_one_network_at_once_get_what_each_would_alone() -> None
         np.testing.assert_array_equal(output, alone[k % len(inputs)])
     # Inputs of different sizes give outputs of their own sizes (one output pixel per two).
     assert {o.shape[2] for o in alone} == {(64 + 32 * k) // 2 for k in range(6)}
+
+
+def test_a_network_keeps_no_buffers_and_runs_on_the_readers_threads() -> None:
+    # An arena or memory patterns would keep the buffers of the largest input run,
+    # 300-500 MB for a whole photo, for the process's life.
+    # A network of its own: the shared one may have been loaded while a test had
+    # patched the number of threads.
+    options = Network(MODEL_PATH)._session.get_session_options()
+    assert not options.enable_cpu_mem_arena
+    assert not options.enable_mem_pattern
+    assert options.intra_op_num_threads == parallel.WORKERS
+
+
+def test_a_forked_child_loads_its_own_network() -> None:
+    first = load_network(MODEL_PATH)
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: is its network the parent's?
+        os.close(reader)
+        same = load_network(MODEL_PATH) is first
+        os.write(writer, b"same" if same else b"own")
+        os._exit(0)
+    os.close(writer)
+    answer = os.read(reader, 16)
+    os.close(reader)
+    os.waitpid(child, 0)
+    assert answer == b"own"
+    assert load_network(MODEL_PATH) is first  # the parent keeps its own

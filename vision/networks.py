@@ -3,9 +3,10 @@ that reading a photo needs no deep-learning framework."""
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -44,21 +45,40 @@ class Network:
             self._session = onnxruntime.InferenceSession(
                 str(path), options, providers=["CPUExecutionProvider"]
             )
-        except Exception as error:  # ONNX Runtime's own exception types, not exported
-            raise ValueError(f"{path} is not a network ONNX Runtime can run: {error}") from None
-        self.path = path
+        except MemoryError:
+            raise
+        except Exception as error:  # its own types live in a private module of its binding
+            raise ValueError(f"{path} is not a network ONNX Runtime can run: {error}") from error
         self._input = self._session.get_inputs()[0].name
 
     def run(self, batch: NDArray[np.float32]) -> NDArray[np.float32]:
-        """The network's first output for a batch (N, C, H, W) of float32."""
+        """The network's first output for an input (1, C, H, W) of float32."""
         outputs = self._session.run(None, {self._input: np.ascontiguousarray(batch, np.float32)})
         return np.asarray(outputs[0], np.float32)
 
 
-@lru_cache(maxsize=8)
+_networks: dict[Path, Network] = {}
+_networks_lock = threading.Lock()
+
+
 def load_network(path: Path) -> Network:
     """The network at ``path``, loaded once and shared by the process's threads."""
-    return Network(path)
+    with _networks_lock:  # two first uploads at once must not load it twice
+        if path not in _networks:
+            _networks[path] = Network(path)
+        return _networks[path]
+
+
+def _forget_networks() -> None:
+    """In a forked child, load the networks again: ONNX Runtime does not promise that a
+    session works after a fork (its threads are not copied), and the child's reader may
+    have another number of threads (a benchmark's worker processes have one)."""
+    global _networks_lock
+    _networks.clear()
+    _networks_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_networks)
 
 
 @dataclass(frozen=True)
