@@ -69,12 +69,23 @@ def load_network(path: Path) -> Network:
         return _networks[path]
 
 
+#: The networks a forked child inherited, kept so that none is closed while it lives:
+#: closing one would wait for its threads, which the child does not have, for ever.
+_inherited: list[dict[Path, Network]] = []
+
+
 def _forget_networks() -> None:
     """In a forked child, load the networks again: ONNX Runtime does not promise that a
     session works after a fork (its threads are not copied), and the child's reader may
-    have another number of threads (a benchmark's worker processes have one)."""
-    global _networks_lock
-    _networks.clear()
+    have another number of threads (a benchmark's worker processes have one).
+
+    A child forked after a network ran must end with ``os._exit``, as the workers of
+    ``multiprocessing`` and ``concurrent.futures`` do: a normal exit runs ONNX Runtime's
+    exit handlers, which wait for ever for the parent's threads.
+    """
+    global _networks, _networks_lock
+    _inherited.append(_networks)
+    _networks = {}
     _networks_lock = threading.Lock()
 
 
