@@ -34,6 +34,7 @@ from vision.combine import (
     CONFIRM_FROM,
     CONFIRMED_ADD_SCORE,
     CONFIRMED_GHOST_SCORE,
+    CORD_AGREEMENT,
     CORNERED_DEMON_FROM,
     CORNERED_DEMON_SCORE,
     KEEP_SCORE,
@@ -48,10 +49,12 @@ from vision.combine import (
     STRONGER_BY_BESIDE_PAWN,
     SURE_COLOUR,
     UNSURE_ADDED,
+    WEAK_SEEN,
     add_centred_ghosts,
     add_cornered_demons,
     combine_knots,
     combine_pawns,
+    on_cord_share,
     trace_with_cords,
     without_marked_pawns,
 )
@@ -868,6 +871,41 @@ def test_a_loop_that_misses_a_sure_knot_on_its_cord_is_traced_again_on_the_cord_
     assert LinearRing(alone.points).distance(ShapelyPoint(knot.xy)) < 2 * 5.0
     kept = trace_with_cords(separation, Detections([knot], WIDTH, {"blue": cord_map(scraps > 0)}))
     assert not blue_loop_fits(kept) and kept.loops["blue"].seen > 0.9
+
+
+def test_the_share_of_a_loop_on_its_cord_map() -> None:
+    true_blue = trace_each(separation_with(ellipse_mask(*CORDS["blue"])), colours=["blue"])
+    loop = true_blue["blue"]
+    assert loop is not None
+    on = cord_map(ellipse_mask(*CORDS["blue"]))
+    assert on_cord_share(loop, on, 5.0) == 1.0
+    assert on_cord_share(loop, np.full((700, 900), 10, np.uint8), 5.0) == 0.0
+    # The cord map shows the left half of the cord only (x < 450).
+    half = on.copy()
+    half[:, 450:] = 10
+    assert on_cord_share(loop, half, 5.0) == pytest.approx(0.5, abs=0.03)
+    # A cord map beside the loop by less than the reach still counts, farther does not.
+    shifted = np.roll(on, 6, axis=0)
+    assert on_cord_share(loop, shifted, 5.0) > 0.95
+    assert on_cord_share(loop, np.roll(on, 20, axis=0), 5.0) < 0.5
+
+
+def test_a_loop_seen_well_but_off_its_cord_map_is_traced_again_on_the_cord_map() -> None:
+    # The rules saw most of a blue string, but another way round than the cord (pieces
+    # of other cords' lit edges taken for blue, on a blue mat); the cord map shows
+    # the cord all round.
+    shortcut = ellipse_mask((450, 380), (200, 100), arc=320)
+    separation = separation_with(shortcut)
+    alone = trace_each(separation, colours=["blue"])["blue"]
+    assert alone is not None and WEAK_SEEN < alone.seen < 0.95
+    blue = cord_map(ellipse_mask(*CORDS["blue"]))
+    assert on_cord_share(alone, blue, 5.0) < CORD_AGREEMENT
+    loops = trace_with_cords(separation, Detections([], WIDTH, {"blue": blue}))
+    assert blue_loop_fits(loops) and loops.loops["blue"].seen > 0.95
+    # The same share seen along the cord itself is the rules' loop, kept.
+    along = separation_with(ellipse_mask(*CORDS["blue"], arc=320))
+    kept = trace_with_cords(along, Detections([], WIDTH, {"blue": blue}))
+    assert blue_loop_fits(kept) and kept.loops["blue"].seen < 0.95
 
 
 def test_string_pixels_at_a_sure_pawn_of_their_colour_off_the_cord_map_are_taken_out() -> None:

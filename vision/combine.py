@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
+from numpy.typing import NDArray
 from shapely.geometry import LinearRing
 from shapely.geometry import Point as ShapelyPoint
 
@@ -96,6 +97,14 @@ SURE_COLOUR = 0.5
 WEAK_SEEN = 0.8
 #: The cord map marks a cord where it is at least this sure (0..255).
 CORD_SURE = 128
+#: A loop the colour rules saw most of is traced again on the cord map too where less
+#: than this share of its length runs along its cord there (at least CORD_NEAR within
+#: AGREE_REACH string widths): the rules took pieces of other cords, or of the table,
+#: for it (a blue cord on a blue mat, partly lost among shadows, shortcut through the
+#: lit edges of other cords).
+CORD_AGREEMENT = 0.8
+CORD_NEAR = 64
+AGREE_REACH = 1.5
 #: String pixels within this many pawn widths of a pawn mark of their colour at least
 #: this strong, where the cord map does not mark the cord, are taken for the pawn (see
 #: :func:`without_marked_pawns`; eight generated sets 1578 -> 1590 of 1680 boards, 13
@@ -594,8 +603,9 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
     map where the rules saw too little of it or missed its knot.
 
     A colour whose loop the rules could not trace, or saw less than
-    :data:`WEAK_SEEN` of, is traced again on the detector's map of that cord; the
-    reading that saw more of the loop is kept, with the rules' knot where that lies
+    :data:`WEAK_SEEN` of, or whose loop runs away from its cord on the detector's map
+    (see :data:`CORD_AGREEMENT`), is traced again on the detector's map of that cord;
+    the reading that saw more of the loop is kept, with the rules' knot where that lies
     on it. A colour whose loop passes far from a sure knot mark on its own cord (see
     :data:`LOST_KNOT_SCORE`) is traced again on the cord map too, and that reading
     kept when it passes the mark. Where the rules saw no string pixel at all, the
@@ -616,10 +626,18 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
     width = separation.string_width
     weak = [c for c, loop in found.items() if loop is None or loop.seen < WEAK_SEEN]
     weak = [c for c in weak if c in detections.cords]
+    astray = [
+        c
+        for c, loop in found.items()
+        if loop is not None
+        and c in detections.cords
+        and c not in weak
+        and on_cord_share(loop, detections.cords[c], width) < CORD_AGREEMENT
+    ]
     on_cords = set()
-    if weak:
-        again = _trace_on_cords(separation, detections, weak)
-        for colour in weak:
+    if weak or astray:
+        again = _trace_on_cords(separation, detections, weak + astray)
+        for colour in weak + astray:
             old, new = found[colour], again[colour]
             if new is not None and (old is None or new.seen > old.seen):
                 found[colour] = with_knot_of(new, old, KNOT_REACH_WIDTHS * width)
@@ -656,6 +674,31 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
         if loop is not None and colour in detections.cords:
             found[colour] = follow_bridges(loop, detections.cords[colour], width)
     return all_four(found)
+
+
+def on_cord_share(loop: Loop, cord: NDArray[np.uint8], string_width: float) -> float:
+    """The share of ``loop``'s length that runs where the detector's map of its cord
+    marks that cord at least :data:`CORD_NEAR` within :data:`AGREE_REACH` string widths.
+
+    Sampled every string width along the closed polyline; 1.0 for a loop of no length.
+    """
+    points = np.asarray(loop.points, dtype=np.float64)
+    closed = np.vstack([points, points[:1]])
+    along = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(closed, axis=0), axis=1))])
+    if along[-1] <= 0:
+        return 1.0
+    at = np.arange(0.0, along[-1], max(string_width, 1.0))
+    samples = np.column_stack(
+        [np.interp(at, along, closed[:, 0]), np.interp(at, along, closed[:, 1])]
+    )
+    reach = max(AGREE_REACH * string_width, 1.0)
+    r = int(math.ceil(reach))
+    dy, dx = np.mgrid[-r : r + 1, -r : r + 1]
+    inside = dx**2 + dy**2 <= reach**2
+    height, width = cord.shape
+    xs = np.clip(np.rint(samples[:, 0, None]) + dx[inside], 0, width - 1).astype(np.intp)
+    ys = np.clip(np.rint(samples[:, 1, None]) + dy[inside], 0, height - 1).astype(np.intp)
+    return float(np.mean(cord[ys, xs].max(axis=1) >= CORD_NEAR))
 
 
 def without_marked_pawns(separation: Separation, detections: Detections) -> Separation:
