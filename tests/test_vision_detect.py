@@ -736,6 +736,32 @@ def test_a_knot_mark_where_two_cords_cross_is_the_knot_of_the_surer_one_only() -
     assert combined.loops["blue"].knot == pytest.approx((300.0, 380.0), abs=1.0)
 
 
+def test_a_faint_knot_mark_where_two_cords_cross_is_no_knot() -> None:
+    """A crossing is a lump to the detector too, and no knot lies on a crossing
+    (RULES.md): a mark there only counts as strong as a mark on no cord must be."""
+    red = replace(circle_loop("red", (200, 200), 100), knot=None)
+    blue = Loop(
+        colour="blue",
+        points=np.column_stack([np.full(200, 300.0), np.linspace(0, 400, 200)])[::-1],
+        knot=None,
+    )
+    loops = Loops({"red": red, "blue": blue}, [])
+    crossing = (300, 200)
+    faint = mark("", (301.0, 201.0), OWN_CORD_KNOT_SCORE + 0.02)
+    assert faint.score < KNOT_SCORE
+    both = cord_maps((400, 600), red=[(crossing, 9)], blue=[((300, 205), 9)])
+    combined = combine_knots(loops, Detections([faint], WIDTH, cords=both), string_width=5.0)
+    assert combined.loops["red"].knot is None and combined.loops["blue"].knot is None
+    # Where the cord map shows the red cord only, the same mark is red's knot.
+    red_only = cord_maps((400, 600), red=[(crossing, 9)])
+    combined = combine_knots(loops, Detections([faint], WIDTH, cords=red_only), string_width=5.0)
+    assert combined.loops["red"].knot == pytest.approx((300.0, 201.0), abs=1.5)
+    # A mark as strong as KNOT_SCORE at the crossing goes to the surer cord, as before.
+    sure = mark("", (301.0, 201.0), KNOT_SCORE)
+    combined = combine_knots(loops, Detections([sure], WIDTH, cords=both), string_width=5.0)
+    assert combined.loops["red"].knot is not None
+
+
 def test_a_tracers_knot_beside_a_pawn_of_its_colour_yields_to_a_clearly_stronger_mark() -> None:
     loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
     faint, elsewhere = mark("", (301.0, 200.0), 0.25), mark("", (200.0, 98.0), 0.25 + 0.2)

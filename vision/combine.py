@@ -433,8 +433,9 @@ def combine_knots(
 
     A knot mark within :data:`KNOT_REACH_WIDTHS` string widths of a loop counts for it
     when the cord map there shows the loop's own cord (see :data:`KNOT_COLOUR_SURE`;
-    from :data:`OWN_CORD_KNOT_SCORE`), or, at least :data:`KNOT_SCORE` strong and
-    on no near loop's own cord, when the loop is the nearest. A loop's knot is its
+    from :data:`OWN_CORD_KNOT_SCORE`, from :data:`KNOT_SCORE` where it shows two near
+    loops' cords, at a crossing), or, at least :data:`KNOT_SCORE` strong and on no
+    near loop's own cord, when the loop is the nearest. A loop's knot is its
     strongest mark near the knot the tracer found (the two agree; the mark is the
     more precise), unless a mark elsewhere on it is over :data:`STRONGER_BY` stronger
     (:data:`STRONGER_BY_BESIDE_PAWN` where the tracer's knot lies within
@@ -457,6 +458,10 @@ def combine_knots(
             continue
         own = _cords_at(detections, mark.xy, KNOT_COLOUR_WIDTHS * string_width)
         owners = [c for c in near if _shows_cord(own, c)]
+        if len(owners) > 1 and mark.score < KNOT_SCORE:
+            # Both cords show: a crossing, a lump to the detector too, and no knot lies
+            # on one (RULES.md). The cord map cannot say whose a faint mark there is.
+            continue
         if owners:
             # One knot is one loop's: near a crossing both cords show, the surer one.
             owner = max(owners, key=lambda c: (own[c], -distances[c]))
