@@ -402,6 +402,28 @@ def test_a_faint_mark_no_pawn_stands_at_is_added_when_a_second_look_confirms_it(
     assert looked == []
 
 
+def test_a_mark_not_quite_sure_is_added_only_when_a_second_look_confirms_it() -> None:
+    # The detector may mark one ghost twice, the second peak just below it; that one
+    # falls off when its place is turned and mirrored.
+    unsure = mark("white", (80.0, 80.0), (ADD_SCORE + UNSURE_ADDED) / 2)
+    nothing = Pawns([], WIDTH, [])
+    looked: list[Detection] = []
+    dropped = combine_pawns(nothing, Detections([unsure], WIDTH), looked_at_as(0.17, looked))
+    assert looked == [unsure] and dropped.pawns == []
+    kept = combine_pawns(
+        nothing, Detections([unsure], WIDTH), looked_at_as(CONFIRMED_GHOST_SCORE + 0.05, [])
+    )
+    assert [(p.kind, p.foot, p.confidence) for p in kept.pawns] == [
+        (GHOST, unsure.xy, round(unsure.score, 2))
+    ]
+    assert [w.text for w in kept.warnings] == ["a white ghost at {at} seen only by its shape"]
+    # A sure mark is not looked at again.
+    looked.clear()
+    sure = mark("white", (80.0, 80.0), UNSURE_ADDED + 0.05)
+    assert combine_pawns(nothing, Detections([sure], WIDTH), looked_at_as(0.0, looked)).pawns
+    assert looked == []
+
+
 def test_a_ghost_marked_faintly_at_the_centre_of_an_empty_field_is_added() -> None:
     """A ghost stands in a field's centre: a faint ghost mark there, confirmed in the
     eight views, is a ghost; not in a field that has one, not off the centre, not under
@@ -760,6 +782,16 @@ def test_a_faint_knot_mark_where_two_cords_cross_is_no_knot() -> None:
     sure = mark("", (301.0, 201.0), KNOT_SCORE)
     combined = combine_knots(loops, Detections([sure], WIDTH, cords=both), string_width=5.0)
     assert combined.loops["red"].knot is not None
+    # Two cords side by side that do not cross there: the faint mark is the surer one's.
+    beside = Loop(
+        colour="blue",
+        points=np.column_stack([np.full(200, 306.0), np.linspace(0, 400, 200)])[::-1],
+        knot=None,
+    )
+    apart = Loops({"red": red, "blue": beside}, [])
+    red_surer = cord_maps((400, 600), blue=[((306, 200), 8)], red=[((300, 200), 9)])
+    combined = combine_knots(apart, Detections([faint], WIDTH, cords=red_surer), 5.0)
+    assert combined.loops["red"].knot == pytest.approx((300.0, 201.0), abs=1.5)
 
 
 def test_a_tracers_knot_beside_a_pawn_of_its_colour_yields_to_a_clearly_stronger_mark() -> None:

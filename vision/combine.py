@@ -12,14 +12,15 @@ none. This stage keeps what each is good at:
   feet; the rules guess the base from the blob's shape), and so are its kind and
   colour where the detector is sure, or marks a ghost and nothing of the rules' kind
   and colour there (a ghost under a warm lamp is yellowish);
-- a pawn the detector marked clearly and the rules did not see at all is added; one
-  it marked faintly is added when it is marked in most of eight turned and mirrored
-  views of its place (:func:`vision.detect.look_again`);
+- a pawn the detector marked surely and the rules did not see at all is added; one
+  it marked faintly, or not quite surely, is added when it is marked in most of eight
+  turned and mirrored views of its place (:func:`vision.detect.look_again`);
 - a pawn the rules saw and the detector did not mark at all is dropped (a lit patch
   of the table, a cup's rim, a shadow read as a pawn);
 - a loop the colour rules could not see, or saw little of (a cord on a table of its
-  own colour, a cord in a long shadow), is traced on the detector's cord map too, and
-  the reading that saw more of it is kept;
+  own colour, a cord in a long shadow), or saw away from where the detector's cord map
+  shows its cord, is traced on the cord map too, and the reading that saw more of it
+  is kept;
 - a knot the detector marked on a traced loop is taken: its mark nearest where the
   tracer put the knot, unless a much stronger one lies elsewhere on the loop, or
   else its strongest mark on the loop (the tracer guesses it from thickness and
@@ -206,7 +207,8 @@ def combine_pawns(
         on the photo): a mark from :data:`CONFIRM_FROM` that no pawn kept stands at,
         and no pawn of its colour within :data:`BESIDE_OWN_SHARE` of a pawn width, is
         added when that score is at least :data:`CONFIRMED_ADD_SCORE` (a ghost
-        :data:`CONFIRMED_GHOST_SCORE`).
+        :data:`CONFIRMED_GHOST_SCORE`); so is a mark from :data:`ADD_SCORE` up to
+        :data:`UNSURE_ADDED` (with no look again, from ADD_SCORE on).
 
     Returns
     -------
@@ -250,6 +252,14 @@ def combine_pawns(
             mark = look_again(mark)
             least = CONFIRMED_GHOST_SCORE if mark.kind == GHOST else CONFIRMED_ADD_SCORE
             if mark.score < least:
+                continue
+        elif mark.score < UNSURE_ADDED and look_again is not None:
+            # Not quite sure: the detector may mark one pawn twice, the second peak on
+            # its body or shadow, which falls off in the other views (250197: a ghost
+            # 0.41 a pawn width below a ghost, 0.17 in the mean).
+            again = look_again(mark)
+            least = CONFIRMED_GHOST_SCORE if mark.kind == GHOST else CONFIRMED_ADD_SCORE
+            if again.score < least:
                 continue
         pawns.append(SeenPawn(mark.kind, mark.colour, mark.xy, width, round(mark.score, 2)))
         added.append(mark)
@@ -433,9 +443,9 @@ def combine_knots(
 
     A knot mark within :data:`KNOT_REACH_WIDTHS` string widths of a loop counts for it
     when the cord map there shows the loop's own cord (see :data:`KNOT_COLOUR_SURE`;
-    from :data:`OWN_CORD_KNOT_SCORE`, from :data:`KNOT_SCORE` where it shows two near
-    loops' cords, at a crossing), or, at least :data:`KNOT_SCORE` strong and on no
-    near loop's own cord, when the loop is the nearest. A loop's knot is its
+    from :data:`OWN_CORD_KNOT_SCORE`; from :data:`KNOT_SCORE` where two loops whose
+    cords show there cross within reach), or, at least :data:`KNOT_SCORE` strong and
+    on no near loop's own cord, when the loop is the nearest. A loop's knot is its
     strongest mark near the knot the tracer found (the two agree; the mark is the
     more precise), unless a mark elsewhere on it is over :data:`STRONGER_BY` stronger
     (:data:`STRONGER_BY_BESIDE_PAWN` where the tracer's knot lies within
@@ -458,9 +468,10 @@ def combine_knots(
             continue
         own = _cords_at(detections, mark.xy, KNOT_COLOUR_WIDTHS * string_width)
         owners = [c for c in near if _shows_cord(own, c)]
-        if len(owners) > 1 and mark.score < KNOT_SCORE:
-            # Both cords show: a crossing, a lump to the detector too, and no knot lies
-            # on one (RULES.md). The cord map cannot say whose a faint mark there is.
+        if mark.score < KNOT_SCORE and _at_a_crossing(mark.xy, [rings[c] for c in owners], reach):
+            # A crossing is a lump to the detector too, and no knot lies on one
+            # (engine.topology refuses it); both cords show there, so the cord map
+            # cannot say whose a faint mark is.
             continue
         if owners:
             # One knot is one loop's: near a crossing both cords show, the surer one.
@@ -495,6 +506,17 @@ def combine_knots(
         )
         warnings = [w for w in warnings if w != f"no knot found on the {colour} loop"]
     return Loops(loops=loops_with_knots, warnings=warnings)
+
+
+def _at_a_crossing(xy: tuple[float, float], rings: list[LinearRing], reach: float) -> bool:
+    """Whether two of ``rings`` cross within ``reach`` of ``xy``."""
+    point = ShapelyPoint(xy)
+    for i, ring in enumerate(rings):
+        for other in rings[i + 1 :]:
+            crossings = ring.intersection(other)
+            if not crossings.is_empty and crossings.distance(point) <= reach:
+                return True
+    return False
 
 
 def _cords_at(detections: Detections, xy: tuple[float, float], radius: float) -> dict[str, float]:
@@ -644,6 +666,8 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
         again = _trace_on_cords(separation, detections, weak + astray)
         for colour in weak + astray:
             old, new = found[colour], again[colour]
+            if colour in astray and colour in too_short(found | {colour: new}):
+                continue
             if new is not None and (old is None or new.seen > old.seen):
                 found[colour] = with_knot_of(new, old, KNOT_REACH_WIDTHS * width)
                 on_cords.add(colour)
@@ -662,7 +686,7 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
     lost = {
         colour: marks
         for colour, marks in _knots_off_loops(found, detections, width).items()
-        if colour not in weak
+        if colour not in weak and colour not in on_cords
     }
     if lost:
         again = _trace_on_cords(separation, detections, list(lost))
