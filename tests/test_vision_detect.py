@@ -374,6 +374,17 @@ def test_a_pawn_only_the_detector_sees_is_added_when_it_is_sure() -> None:
     assert combined.warnings == []
 
 
+def test_a_pawn_marked_twice_takes_its_sure_mark_and_is_read_once() -> None:
+    # The rules' foot lies nearer a faint second mark of the same pawn than its sure
+    # mark; both marks are more than SAME_PAWN widths apart, so both are kept as marks.
+    pawns = Pawns([seen("green", (100.0, 100.0))], WIDTH, [])
+    sure = mark("green", (100.0 - 0.35 * WIDTH, 100.0), 0.74)
+    faint = mark("green", (100.0 + 0.25 * WIDTH, 100.0), 0.11)
+    assert math.dist(sure.xy, faint.xy) > SAME_PAWN * WIDTH
+    combined = combine_pawns(pawns, Detections([sure, faint], WIDTH))
+    assert [(p.colour, p.foot) for p in combined.pawns] == [("green", sure.xy)]
+
+
 def looked_at_as(score: float, looked: list[Detection]):
     """A ``look_again`` that scores every mark ``score`` and notes what it looked at."""
 

@@ -222,7 +222,10 @@ def combine_pawns(
     pawns: list[SeenPawn] = []
     faintly_marked: list[SeenPawn] = []
     for pawn in seen.pawns:
-        index = _nearest(pawn.foot, marks, taken, SAME_PAWN * width)
+        # The strongest mark near the pawn, not the nearest: the detector may mark one
+        # pawn twice, faintly beside surely, and the sure mark left over would be
+        # added as a second pawn (240176, 250193: a green demon read twice).
+        index = _strongest_within(pawn.foot, marks, taken, SAME_PAWN * width)
         if index is None or marks[index].score < KEEP_SCORE:
             continue
         taken.add(index)
@@ -421,15 +424,12 @@ def _still_doubtful(remark: Remark, pawns: list[SeenPawn], width: float) -> bool
     return pawn_there if remark.about == TOUCHING_PAWNS else not pawn_there
 
 
-def _nearest(
+def _strongest_within(
     point: tuple[float, float], marks: list[Detection], taken: set[int], reach: float
 ) -> int | None:
-    best, best_distance = None, reach
-    for index, mark in enumerate(marks):
-        distance = math.dist(point, mark.xy)
-        if index not in taken and distance < best_distance:
-            best, best_distance = index, distance
-    return best
+    """The strongest of ``marks`` not ``taken`` within ``reach`` of ``point``."""
+    within = [i for i, m in enumerate(marks) if i not in taken and math.dist(point, m.xy) < reach]
+    return max(within, key=lambda i: marks[i].score, default=None)
 
 
 def combine_knots(
