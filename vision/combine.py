@@ -51,6 +51,7 @@ from vision.trace import (
     all_four,
     apart_from_the_others,
     follow_bridges,
+    resample_closed,
     too_short,
     trace_each,
     with_knot_of,
@@ -253,17 +254,17 @@ def combine_pawns(
             if _beside_own_colour(mark, pawns, BESIDE_OWN_SHARE * width):
                 continue
             mark = look_again(mark)
-            least = CONFIRMED_GHOST_SCORE if mark.kind == GHOST else CONFIRMED_ADD_SCORE
-            if mark.score < least:
+            if not _confirmed(mark):
                 continue
-        elif mark.score < UNSURE_ADDED and look_again is not None:
+        elif (
             # Not quite sure: the detector may mark one pawn twice, the second peak on
             # its body or shadow, which falls off in the other views (250197: a ghost
             # 0.41 a pawn width below a ghost, 0.17 in the mean).
-            again = look_again(mark)
-            least = CONFIRMED_GHOST_SCORE if mark.kind == GHOST else CONFIRMED_ADD_SCORE
-            if again.score < least:
-                continue
+            mark.score < UNSURE_ADDED
+            and look_again is not None
+            and not _confirmed(look_again(mark))
+        ):
+            continue
         pawns.append(SeenPawn(mark.kind, mark.colour, mark.xy, width, round(mark.score, 2)))
         added.append(mark)
     # The rules may put a tall ghost's foot in its shadow, most of a pawn width from
@@ -422,6 +423,12 @@ def _still_doubtful(remark: Remark, pawns: list[SeenPawn], width: float) -> bool
     at, reach = remark.at, max(width, remark.extent)
     pawn_there = any(math.dist(p.foot, at) < reach for p in pawns)
     return pawn_there if remark.about == TOUCHING_PAWNS else not pawn_there
+
+
+def _confirmed(looked: Detection) -> bool:
+    """Whether a mark scored again in eight views is a pawn to add."""
+    least = CONFIRMED_GHOST_SCORE if looked.kind == GHOST else CONFIRMED_ADD_SCORE
+    return looked.score >= least
 
 
 def _strongest_within(
@@ -709,17 +716,9 @@ def on_cord_share(loop: Loop, cord: NDArray[np.uint8], string_width: float) -> f
     """The share of ``loop``'s length that runs where the detector's map of its cord
     marks that cord at least :data:`CORD_NEAR` within :data:`AGREE_REACH` string widths.
 
-    Sampled every string width along the closed polyline; 1.0 for a loop of no length.
+    Sampled about every string width along the closed polyline.
     """
-    points = np.asarray(loop.points, dtype=np.float64)
-    closed = np.vstack([points, points[:1]])
-    along = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(closed, axis=0), axis=1))])
-    if along[-1] <= 0:
-        return 1.0
-    at = np.arange(0.0, along[-1], max(string_width, 1.0))
-    samples = np.column_stack(
-        [np.interp(at, along, closed[:, 0]), np.interp(at, along, closed[:, 1])]
-    )
+    samples = resample_closed(np.asarray(loop.points, np.float64), max(string_width, 1.0))
     reach = max(AGREE_REACH * string_width, 1.0)
     r = int(math.ceil(reach))
     dy, dx = np.mgrid[-r : r + 1, -r : r + 1]

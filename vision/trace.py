@@ -825,18 +825,22 @@ def without_spurs(points: Points, width: float) -> tuple[Points, list[Point]]:
     return smooth_closed(points[keep], spacing=max(width, 2.0), sigma=0.5), spurs
 
 
-def smooth_closed(points: Points, spacing: float, sigma: float) -> Points:
-    """Resample a closed polyline every ``spacing`` px and smooth it (``sigma`` samples)."""
+def resample_closed(points: Points, spacing: float) -> Points:
+    """A closed polyline resampled evenly about every ``spacing`` px (at least 8 points)."""
     closed = np.vstack([points, points[:1]])
     steps = np.linalg.norm(np.diff(closed, axis=0), axis=1)
     arc = np.concatenate([[0.0], np.cumsum(steps)])
     total = arc[-1]
     count = max(int(total / spacing), 8)
     at = np.linspace(0.0, total, count, endpoint=False)
-    x = np.interp(at, arc, closed[:, 0])
-    y = np.interp(at, arc, closed[:, 1])
-    x = gaussian_filter1d(x, sigma, mode="wrap")
-    y = gaussian_filter1d(y, sigma, mode="wrap")
+    return np.column_stack([np.interp(at, arc, closed[:, 0]), np.interp(at, arc, closed[:, 1])])
+
+
+def smooth_closed(points: Points, spacing: float, sigma: float) -> Points:
+    """Resample a closed polyline every ``spacing`` px and smooth it (``sigma`` samples)."""
+    resampled = resample_closed(points, spacing)
+    x = gaussian_filter1d(resampled[:, 0], sigma, mode="wrap")
+    y = gaussian_filter1d(resampled[:, 1], sigma, mode="wrap")
     return np.column_stack([x, y])
 
 
