@@ -60,6 +60,7 @@ from vision.combine import (
 )
 from vision.creatures import NOT_A_PAWN, TOUCHING_PAWNS, Pawns, Remark, SeenPawn
 from vision.detect import (
+    INPUT_ZOOM,
     KNOT,
     OBJECTS,
     SAME_PAWN,
@@ -72,6 +73,7 @@ from vision.detect import (
     detect,
     detect_checking_size,
     detector_input,
+    knots_at_training_size,
     load_detector,
     look_again,
     one_mark_per_pawn,
@@ -164,6 +166,8 @@ def test_detect_refuses_bad_input() -> None:
         detect(np.zeros((50, 50, 3), np.uint8), 0.0)
     with pytest.raises(ValueError, match="uint8"):
         detect(np.zeros((50, 50), np.uint8), 20.0)
+    with pytest.raises(ValueError, match="zoom"):
+        detect(np.zeros((50, 50, 3), np.uint8), 20.0, zoom=0.0)
 
 
 # --- the bundled model on a sample photo --------------------------------------------------
@@ -221,16 +225,18 @@ def test_a_photo_looked_at_for_pawns_twice_their_size_is_looked_at_again() -> No
     photo = load_photo(photo_path)
     truth = json.loads(photo_path.with_suffix(".truth.json").read_text())
     width = float(np.median([c["pawn_px"] for c in truth["creatures"]])) / photo.scale
-    too_large = detect(photo.rgb, 2.2 * width)
+    # (The network is given pawns INPUT_ZOOM larger than a width says.)
+    large = 2.2 * INPUT_ZOOM * width
+    too_large = detect(photo.rgb, large)
     assert len(too_large.pawns(min_score=SURE_MARK)) < len(truth["creatures"]) / 2
-    checked = detect_checking_size(photo.rgb, 2.2 * width)
-    assert checked.pawn_width == pytest.approx(SMALLER_PAWNS * 2.2 * width)
+    checked = detect_checking_size(photo.rgb, large)
+    assert checked.pawn_width == pytest.approx(SMALLER_PAWNS * large)
     assert len(checked.pawns(min_score=SURE_MARK)) >= len(truth["creatures"]) - 1
     # At the right size one look is enough.
     assert detect_checking_size(photo.rgb, width).pawn_width == width
     # Far too large (a width guessed from the strings), it looks smaller twice.
-    twice = detect_checking_size(photo.rgb, 3.4 * width)
-    assert twice.pawn_width == pytest.approx(SMALLER_PAWNS**2 * 3.4 * width)
+    twice = detect_checking_size(photo.rgb, 3.4 * INPUT_ZOOM * width)
+    assert twice.pawn_width == pytest.approx(SMALLER_PAWNS**2 * 3.4 * INPUT_ZOOM * width)
     assert len(twice.pawns(min_score=SURE_MARK)) >= len(truth["creatures"]) - 1
 
 
@@ -290,6 +296,38 @@ def test_a_faint_mark_on_a_pawn_is_marked_in_most_views_and_one_on_bare_table_is
     assert look_again(photo.rgb, off, width).score == 0.0
     with pytest.raises(ValueError, match="width"):
         look_again(photo.rgb, at_edge, 0.0)
+
+
+def test_knots_are_looked_for_at_the_networks_own_size_round_given_places() -> None:
+    photo_path = SAMPLES / "02_easy_cloth.jpg"
+    photo = load_photo(photo_path)
+    truth = json.loads(photo_path.with_suffix(".truth.json").read_text())
+    width = float(np.median([c["pawn_px"] for c in truth["creatures"]])) / photo.scale
+    knots = [
+        ((x + 0.5) / photo.scale - 0.5, (y + 0.5) / photo.scale - 0.5)
+        for x, y in (line["knot"] for line in truth["lines"].values())
+    ]
+    found = knots_at_training_size(photo.rgb, knots, width)
+    assert [m.score for m in found] == sorted((m.score for m in found), reverse=True)
+    assert all(m.kind == KNOT for m in found)
+    for knot in knots:
+        near = [m for m in found if math.dist(m.xy, knot) < 0.3 * width]
+        assert near and near[0].score >= 0.3, knot
+    # Only marks within a pawn width of a place are given (in the photo's pixels, the
+    # place cut at the photo's edge all the same) ...
+    x, y = knots[0]
+    left, top = int(x - 1.2 * width), int(y - 1.5 * width)
+    corner = np.ascontiguousarray(photo.rgb[top:, left:])
+    at_edge = knots_at_training_size(corner, [(x - left, y - top)], width)[0]
+    assert math.dist(at_edge.xy, (x - left, y - top)) < 0.3 * width
+    # ... so looking three pawn widths beside each knot finds none of them.
+    aside = [(kx + 3 * width, ky) for kx, ky in knots]
+    for m in knots_at_training_size(photo.rgb, aside, width):
+        assert min(math.dist(m.xy, a) for a in aside) <= width
+        assert min(math.dist(m.xy, k) for k in knots) > width
+    assert knots_at_training_size(photo.rgb, [], width) == []
+    with pytest.raises(ValueError, match="width"):
+        knots_at_training_size(photo.rgb, knots, 0.0)
 
 
 # --- combining the detector's marks with the colour rules' pawns -------------------------

@@ -40,6 +40,7 @@ from vision.detect import (
     Detections,
     detect_checking_size,
     draw_detections,
+    knots_at_training_size,
     look_again,
 )
 from vision.errors import ReadError
@@ -235,7 +236,16 @@ def read_photo(
 
         pawns = stage("combine", lambda: combine_pawns(seen, marks, look_again_at))
         kept = pawns
-        loops = stage("knots", lambda: combine_knots(traced, marks, width, kept, look_again_at))
+
+        def knots() -> Loops:
+            # The tracer's knots are looked at at the network's own size too: a large
+            # knot may be marked only so (knots_at_training_size).
+            tracers = [loop.knot for loop in traced.loops.values() if loop.knot is not None]
+            native = knots_at_training_size(photo.rgb, tracers, marks.pawn_width)
+            found = sorted([*marks.found, *native], key=lambda d: -d.score)
+            return combine_knots(traced, replace(marks, found=found), width, kept, look_again_at)
+
+        loops = stage("knots", knots)
     board = stage("arrange", lambda: arrange(loops))
     # One geometry for the stages that locate points on the board (its caches of rays
     # and sectors are filled once).
