@@ -207,6 +207,7 @@ def detect(
     model: DetectorModel | None = None,
     box: tuple[slice, slice] | None = None,
     zoom: float = INPUT_ZOOM,
+    with_cords: bool = True,
 ) -> Detections:
     """Find the pawns and knots of a photo.
 
@@ -223,6 +224,9 @@ def detect(
     zoom : float, optional
         How much larger than the network's own ``pawn_px`` a pawn is given to it
         (:data:`INPUT_ZOOM`; 1 gives it pawns at the size it was trained at).
+    with_cords : bool, optional
+        Whether to make the cord maps (photo-sized images: a second look at a mark's
+        place needs none).
 
     Returns
     -------
@@ -255,7 +259,7 @@ def detect(
         found.append(Detection(kind, "" if obj == KNOT else obj, view.to_photo(x, y), score))
     found.sort(key=lambda d: -d.score)
     cords = {}
-    if model.cords:
+    if model.cords and with_cords:
         logits = output[len(OBJECTS) + 2 : len(OBJECTS) + 2 + len(model.cords)]
         sure = (255.0 / (1.0 + np.exp(-logits))).astype(np.float32)
         maps = view.maps_to_photo(sure, model.stride, rgb.shape)
@@ -324,7 +328,7 @@ def knots_at_training_size(
         place = rgb[top:bottom, left:right]
         if min(place.shape[:2]) < width:
             continue
-        for mark in detect(place, width, model, zoom=1.0).knots(min_score=MIN_SCORE):
+        for mark in detect(place, width, model, zoom=1.0, with_cords=False).knots(MIN_SCORE):
             xy = (mark.xy[0] + left, mark.xy[1] + top)
             if math.dist(xy, (x, y)) <= width:
                 found.append(replace(mark, xy=xy))
@@ -370,7 +374,7 @@ def look_again(
     for turn in range(8):
         view = _turned(place, turn)
         best = 0.0
-        for seen in detect(view, width, model).found:
+        for seen in detect(view, width, model, with_cords=False).found:
             if seen.kind != mark.kind or seen.colour != mark.colour or seen.score < MIN_SCORE:
                 continue
             vx, vy = _turned_back(seen.xy, turn, view.shape)
