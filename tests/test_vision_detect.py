@@ -58,7 +58,14 @@ from vision.combine import (
     trace_with_cords,
     without_marked_pawns,
 )
-from vision.creatures import NOT_A_PAWN, TOUCHING_PAWNS, Pawns, Remark, SeenPawn
+from vision.creatures import (
+    NOT_A_PAWN,
+    SEVERAL_PAWNS_WIDTH,
+    TOUCHING_PAWNS,
+    Pawns,
+    Remark,
+    SeenPawn,
+)
 from vision.detect import (
     INPUT_ZOOM,
     KNOT,
@@ -421,6 +428,29 @@ def test_a_pawn_marked_twice_takes_its_sure_mark_and_is_read_once() -> None:
     assert math.dist(sure.xy, faint.xy) > SAME_PAWN * WIDTH
     combined = combine_pawns(pawns, Detections([sure, faint], WIDTH))
     assert [(p.colour, p.foot) for p in combined.pawns] == [("green", sure.xy)]
+
+
+def test_a_pawn_seen_wider_than_most_is_read_once_from_two_marks_of_it() -> None:
+    """A pawn the rules see wider than the detector's (median) width, up to a blob of
+    several pawns, gathers its marks over its own width: a demon marked twice a bit
+    more than half the median width apart is one demon (dev_0012)."""
+    wide = replace(seen("green", (100.0, 100.0)), width=1.3 * WIDTH)
+    first = mark("green", (100.0 - 0.3 * WIDTH, 100.0), 0.9)
+    second = mark("green", (100.0 + 0.3 * WIDTH, 100.0), 0.5)
+    assert math.dist(first.xy, second.xy) > SAME_PAWN * WIDTH
+    marks = Detections([first, second], WIDTH)
+    combined = combine_pawns(Pawns([wide], WIDTH, []), marks)
+    assert [(p.colour, p.foot) for p in combined.pawns] == [("green", first.xy)]
+    # A pawn of the median width is two pawns there, as before.
+    combined = combine_pawns(Pawns([seen("green", (100.0, 100.0))], WIDTH, []), marks)
+    assert len(combined.pawns) == 2
+    # A blob as wide as several pawns stands for one of them only: the mark of a pawn
+    # touching it, a pawn width away, is another pawn.
+    several = replace(wide, width=3.0 * WIDTH)
+    touching = mark("green", (100.0 - 0.3 * WIDTH + 0.9 * WIDTH, 100.0), 0.9)
+    combined = combine_pawns(Pawns([several], WIDTH, []), Detections([first, touching], WIDTH))
+    assert len(combined.pawns) == 2
+    assert SAME_PAWN * SEVERAL_PAWNS_WIDTH < 0.9
 
 
 def looked_at_as(score: float, looked: list[Detection]):

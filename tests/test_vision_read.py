@@ -30,7 +30,6 @@ DEV_PHOTOS = ROOT.parent / "shared" / "dev-photos"
 
 #: What still goes wrong, by photo (measured with benchmarks/accuracy.py).
 NOT_YET_EXACT = {
-    "dev_0012": "a green demon marked twice, half a pawn width apart (the width read low)",
     "dev_0014": "blue mat under a warm lamp: the blue loop is traced wrong",
     "dev_0015": "green felt under low light: long shadows read as green",
 }

@@ -41,7 +41,14 @@ from shapely.geometry import Point as ShapelyPoint
 
 from engine.colours import DEMON, GHOST, WHITE
 from engine.placement import BoardGeometry, Foot
-from vision.creatures import NOT_A_PAWN, TOUCHING_PAWNS, Pawns, Remark, SeenPawn
+from vision.creatures import (
+    NOT_A_PAWN,
+    SEVERAL_PAWNS_WIDTH,
+    TOUCHING_PAWNS,
+    Pawns,
+    Remark,
+    SeenPawn,
+)
 from vision.detect import KNOT, SAME_PAWN, Detection, Detections, one_mark_per_pawn
 from vision.parts import disc_window
 from vision.separate import Separation
@@ -226,7 +233,7 @@ def combine_pawns(
         # The strongest mark near the pawn, not the nearest: the detector may mark one
         # pawn twice, faintly beside surely, and the sure mark left over would be
         # added as a second pawn (240176, 250193: a green demon read twice).
-        index = _strongest_within(pawn.foot, marks, taken, SAME_PAWN * width)
+        index = _strongest_within(pawn.foot, marks, taken, SAME_PAWN * _own_width(pawn, width))
         if index is None or marks[index].score < KEEP_SCORE:
             continue
         taken.add(index)
@@ -246,7 +253,9 @@ def combine_pawns(
             faintly_marked.append(pawns[-1])
     added: list[Detection] = []
     for index, mark in enumerate(marks):  # strongest first
-        if index in taken or any(math.dist(mark.xy, p.foot) < SAME_PAWN * width for p in pawns):
+        if index in taken or any(
+            math.dist(mark.xy, p.foot) < SAME_PAWN * _own_width(p, width) for p in pawns
+        ):
             continue
         if mark.score < ADD_SCORE:
             if look_again is None or mark.score < CONFIRM_FROM:
@@ -429,6 +438,12 @@ def _confirmed(looked: Detection) -> bool:
     """Whether a mark scored again in eight views is a pawn to add."""
     least = CONFIRMED_GHOST_SCORE if looked.kind == GHOST else CONFIRMED_ADD_SCORE
     return looked.score >= least
+
+
+def _own_width(pawn: SeenPawn, width: float) -> float:
+    """How wide ``pawn`` is: its blob's width where that is wider than ``width`` (the
+    detector's, a median), but narrower than a blob of several pawns."""
+    return min(max(pawn.width, width), SEVERAL_PAWNS_WIDTH * width)
 
 
 def _strongest_within(
