@@ -305,6 +305,26 @@ def test_a_faint_mark_on_a_pawn_is_marked_in_most_views_and_one_on_bare_table_is
         look_again(photo.rgb, at_edge, 0.0)
 
 
+def test_knot_marks_of_another_look_join_the_marks_the_stronger_of_two_kept() -> None:
+    pawn = mark("red", (50.0, 50.0), 0.9)
+    # Strongest first, as the detector gives them.
+    first = Detections([pawn, mark("", (300.0, 100.0), 0.6), mark("", (100.0, 100.0), 0.3)], WIDTH)
+    more = [
+        mark("", (102.0, 101.0), 0.5),
+        mark("", (301.0, 99.0), 0.4),
+        mark("", (500.0, 90.0), 0.2),
+    ]
+    both = first.with_knots(more, SAME_PAWN * WIDTH)
+    assert [(m.xy, m.score) for m in both.knots(0.0)] == [
+        ((300.0, 100.0), 0.6),
+        ((102.0, 101.0), 0.5),
+        ((500.0, 90.0), 0.2),
+    ]
+    assert both.pawns(0.0) == [pawn]
+    assert [m.score for m in both.found] == sorted((m.score for m in both.found), reverse=True)
+    assert first.with_knots([], WIDTH) == first
+
+
 def test_knots_are_looked_for_at_the_networks_own_size_round_given_places() -> None:
     photo_path = SAMPLES / "02_easy_cloth.jpg"
     photo = load_photo(photo_path)
@@ -324,15 +344,27 @@ def test_knots_are_looked_for_at_the_networks_own_size_round_given_places() -> N
     # place cut at the photo's edge all the same) ...
     x, y = knots[0]
     left, top = int(x - 1.2 * width), int(y - 1.5 * width)
+    assert left >= 0 and top >= 0
     corner = np.ascontiguousarray(photo.rgb[top:, left:])
     at_edge = knots_at_training_size(corner, [(x - left, y - top)], width)[0]
     assert math.dist(at_edge.xy, (x - left, y - top)) < 0.3 * width
     # ... so looking three pawn widths beside each knot finds none of them.
     aside = [(kx + 3 * width, ky) for kx, ky in knots]
     for m in knots_at_training_size(photo.rgb, aside, width):
-        assert min(math.dist(m.xy, a) for a in aside) <= width
         assert min(math.dist(m.xy, k) for k in knots) > width
     assert knots_at_training_size(photo.rgb, [], width) == []
+    # A second look makes no cord maps, and marks the same.
+    (top, bottom), (left, right) = (
+        (int(y - 6 * width), int(y + 6 * width)),
+        (
+            int(x - 6 * width),
+            int(x + 6 * width),
+        ),
+    )
+    place = np.ascontiguousarray(photo.rgb[max(top, 0) : bottom, max(left, 0) : right])
+    plain = detect(place, width, with_cords=False)
+    assert plain.cords == {}
+    assert plain.found == detect(place, width).found
     with pytest.raises(ValueError, match="width"):
         knots_at_training_size(photo.rgb, knots, 0.0)
 

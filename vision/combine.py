@@ -233,7 +233,8 @@ def combine_pawns(
         # The strongest mark near the pawn, not the nearest: the detector may mark one
         # pawn twice, faintly beside surely, and the sure mark left over would be
         # added as a second pawn (240176, 250193: a green demon read twice).
-        index = _strongest_within(pawn.foot, marks, taken, SAME_PAWN * _own_width(pawn, width))
+        reach = SAME_PAWN * _own_width(pawn, width, seen.pawn_width)
+        index = _strongest_within(pawn.foot, marks, taken, reach)
         if index is None or marks[index].score < KEEP_SCORE:
             continue
         taken.add(index)
@@ -254,7 +255,8 @@ def combine_pawns(
     added: list[Detection] = []
     for index, mark in enumerate(marks):  # strongest first
         if index in taken or any(
-            math.dist(mark.xy, p.foot) < SAME_PAWN * _own_width(p, width) for p in pawns
+            math.dist(mark.xy, p.foot) < SAME_PAWN * _own_width(p, width, seen.pawn_width)
+            for p in pawns
         ):
             continue
         if mark.score < ADD_SCORE:
@@ -440,10 +442,14 @@ def _confirmed(looked: Detection) -> bool:
     return looked.score >= least
 
 
-def _own_width(pawn: SeenPawn, width: float) -> float:
-    """How wide ``pawn`` is: its blob's width where that is wider than ``width`` (the
-    detector's, a median), but narrower than a blob of several pawns."""
-    return min(max(pawn.width, width), SEVERAL_PAWNS_WIDTH * width)
+def _own_width(pawn: SeenPawn, width: float, typical: float) -> float:
+    """How wide ``pawn`` is, in terms of the detector's pawn ``width``: as much wider as
+    its blob is wider than the ``typical`` (median) blob of the colour rules, up to a
+    blob of several pawns. (The detector's width may be smaller than the rules' where
+    their blobs included shadows: the blobs are compared with the rules' own median.)"""
+    if typical <= 0:
+        return width
+    return width * min(max(pawn.width / typical, 1.0), SEVERAL_PAWNS_WIDTH)
 
 
 def _strongest_within(

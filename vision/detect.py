@@ -5,7 +5,8 @@ table's colour (a yellow demon on light wood, a ghost on a white table, a green 
 green felt) shows only a crescent of such pixels, or none. A person still sees it at
 once, by its shape and shading. The detector (:mod:`training.detector_model`, trained
 on generated photos with their exact truth by :mod:`training.train_detector`) looks at
-the photo scaled so that a pawn is ``PAWN_PX`` pixels wide and marks each pawn's foot
+the photo scaled so that a pawn is :data:`INPUT_ZOOM` times its training's ``pawn_px``
+pixels wide (21 px; it was trained at 16) and marks each pawn's foot
 and each tie knot as a peak in a heat map of its colour. It is an ONNX file in
 ``calibration/`` (``pawnnet.onnx`` with ``pawnnet.json``) run by ONNX Runtime, so
 reading a photo needs no deep-learning framework.
@@ -119,6 +120,16 @@ class Detections:
 
     def knots(self, min_score: float) -> list[Detection]:
         return [d for d in self.found if d.kind == KNOT and d.score >= min_score]
+
+    def with_knots(self, more: list[Detection], reach: float) -> Detections:
+        """These marks and the knot marks ``more`` (another look's): where two knot
+        marks lie within ``reach`` of each other, only the stronger is kept."""
+        found = list(self.found)
+        for mark in sorted(more, key=lambda d: -d.score):
+            near = [k for k in found if k.kind == KNOT and math.dist(k.xy, mark.xy) < reach]
+            if all(k.score < mark.score for k in near):
+                found = [k for k in found if k not in near] + [mark]
+        return replace(self, found=sorted(found, key=lambda d: -d.score))
 
 
 @dataclass(frozen=True)
@@ -234,13 +245,13 @@ def detect(
     """
     if not math.isfinite(pawn_width) or pawn_width <= 0:
         raise ValueError(f"pawn_width must be a positive number, got {pawn_width}")
+    if not math.isfinite(zoom) or zoom <= 0:
+        raise ValueError(f"zoom must be a positive number, got {zoom}")
     model = model or load_detector()
     rows, columns = box or (slice(0, rgb.shape[0]), slice(0, rgb.shape[1]))
     h, w = rgb[rows, columns].shape[:2]
-    # A pawn width far too small (a photo of something else) must not blow the image up.
-    if not math.isfinite(zoom) or zoom <= 0:
-        raise ValueError(f"zoom must be a positive number, got {zoom}")
     pawn_px = model.pawn_px * zoom
+    # A pawn width far too small (a photo of something else) must not blow the image up.
     scale = min(pawn_px / pawn_width, MAX_INPUT_SIDE / max(h, w, 1))
     output, view = run_on_part(
         model.network(),
@@ -248,7 +259,9 @@ def detect(
         box,
         scale,
         model.side_multiple,
-        # The table's median is taken over the window the network was trained with.
+        # The table's median is taken over the window the network was trained with
+        # (BACKGROUND_PAWNS of its 16-px pawns: three pawns at INPUT_ZOOM); over four
+        # zoomed pawns it read worse (docs/reader-history.md, twenty-third session).
         lambda image: detector_input(image, model.pawn_px),
     )
     found = []

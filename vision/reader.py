@@ -36,6 +36,7 @@ from vision.combine import (
 )
 from vision.creatures import Pawns, find_pawns
 from vision.detect import (
+    SAME_PAWN,
     Detection,
     Detections,
     detect_checking_size,
@@ -242,8 +243,8 @@ def read_photo(
             # knot may be marked only so (knots_at_training_size).
             tracers = [loop.knot for loop in traced.loops.values() if loop.knot is not None]
             native = knots_at_training_size(photo.rgb, tracers, marks.pawn_width)
-            found = sorted([*marks.found, *native], key=lambda d: -d.score)
-            return combine_knots(traced, replace(marks, found=found), width, kept, look_again_at)
+            both = marks.with_knots(native, SAME_PAWN * marks.pawn_width)
+            return combine_knots(traced, both, width, kept, look_again_at)
 
         loops = stage("knots", knots)
     board = stage("arrange", lambda: arrange(loops))
