@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from engine.board import Point
 from engine.colours import DEMON, GHOST, WHITE
 from vision.networks import Network, load_network, run_on_part
+from vision.parts import window_round
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "calibration" / "pawnnet.onnx"
 #: What the heat maps mark, in the network's output order (then the foot offsets).
@@ -337,10 +338,10 @@ def knots_at_training_size(
     model = model or load_detector()
     found = []
     for x, y in places:
-        (top, bottom), (left, right) = _around(rgb.shape, (x, y), CONFIRM_CROP * width)
-        place = rgb[top:bottom, left:right]
-        if min(place.shape[:2]) < width:
+        cut = _place_round(rgb, (x, y), width)
+        if cut is None:
             continue
+        place, (left, top) = cut
         for mark in detect(place, width, model, zoom=1.0, with_cords=False).knots(MIN_SCORE):
             xy = (mark.xy[0] + left, mark.xy[1] + top)
             if math.dist(xy, (x, y)) <= width:
@@ -378,11 +379,11 @@ def look_again(
     if not math.isfinite(width) or width <= 0:
         raise ValueError(f"width must be a positive number, got {width}")
     model = model or load_detector()
-    (top, bottom), (left, right) = _around(rgb.shape, mark.xy, CONFIRM_CROP * width)
-    place = rgb[top:bottom, left:right]
-    if min(place.shape[:2]) < width:
+    cut = _place_round(rgb, mark.xy, width)
+    if cut is None:
         # Not a pawn's room round it in the photo (a mark off its edge): no pawn seen.
         return Detection(mark.kind, mark.colour, mark.xy, 0.0, views=8)
+    place, (left, top) = cut
     total = 0.0
     for turn in range(8):
         view = _turned(place, turn)
@@ -397,17 +398,17 @@ def look_again(
     return Detection(mark.kind, mark.colour, mark.xy, total / 8, views=8)
 
 
-def _around(
-    shape: tuple[int, ...], xy: tuple[float, float], reach: float
-) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The rows and columns (start, stop) of the square ``reach`` round ``xy`` in an
-    image of ``shape``, cut at its edges."""
-    r = int(math.ceil(reach))
-    x, y = int(round(xy[0])), int(round(xy[1]))
-    height, width = shape[:2]
-    rows = (min(max(0, y - r), height), min(max(0, y + r + 1), height))
-    columns = (min(max(0, x - r), width), min(max(0, x + r + 1), width))
-    return rows, columns
+def _place_round(
+    rgb: NDArray[np.uint8], xy: tuple[float, float], width: float
+) -> tuple[NDArray[np.uint8], tuple[int, int]] | None:
+    """The part of ``rgb`` within :data:`CONFIRM_CROP` pawn widths of ``xy`` (cut at
+    its edges) and its top-left corner (x, y); None where that leaves less than a
+    pawn's room."""
+    rows, columns = window_round(rgb.shape, xy, CONFIRM_CROP * width)
+    place = rgb[rows, columns]
+    if min(place.shape[:2]) < width:
+        return None
+    return place, (columns.start, rows.start)
 
 
 def _turned(image: NDArray[np.uint8], turn: int) -> NDArray[np.uint8]:

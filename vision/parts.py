@@ -279,19 +279,25 @@ def _foot_marks(foot: NDArray[np.float32]) -> list[FootMark]:
     return marks
 
 
-def disc_window(
-    shape: tuple[int, ...], xy: Point, radius: float
-) -> tuple[tuple[slice, slice], BoolImage]:
-    """The box round ``xy`` that holds the disc of ``radius`` (cut to an image of
-    ``shape``), and the disc within that box."""
+def window_round(shape: tuple[int, ...], xy: Point, radius: float) -> tuple[slice, slice]:
+    """The box (rows, columns) round ``xy`` that holds the disc of ``radius``, cut to an
+    image of ``shape``."""
     r = int(math.ceil(radius))
     x, y = int(round(xy[0])), int(round(xy[1]))
     height, width = shape[:2]
     # Both ends kept within the image: a negative end would wrap round to the far side.
-    box = (
+    return (
         slice(min(max(0, y - r), height), min(max(0, y + r + 1), height)),
         slice(min(max(0, x - r), width), min(max(0, x + r + 1), width)),
     )
+
+
+def disc_window(
+    shape: tuple[int, ...], xy: Point, radius: float
+) -> tuple[tuple[slice, slice], BoolImage]:
+    """The box round ``xy`` that holds the disc of ``radius`` (cut to an image of
+    ``shape``, :func:`window_round`), and the disc within that box."""
+    box = window_round(shape, xy, radius)
     ys, xs = np.mgrid[box]
     return box, (xs - xy[0]) ** 2 + (ys - xy[1]) ** 2 <= radius**2
 
