@@ -28,6 +28,8 @@ from engine.placement import (
 )
 from vision.combine import (
     ADD_SCORE,
+    ALONG_REACH,
+    ALONG_WIDTHS,
     CENTRE_REACH,
     CENTRED_GHOST_FROM,
     CENTRED_GHOST_SCORE,
@@ -54,6 +56,7 @@ from vision.combine import (
     add_cornered_demons,
     combine_knots,
     combine_pawns,
+    longest_run_along,
     on_cord_share,
     trace_with_cords,
     without_marked_pawns,
@@ -1075,6 +1078,43 @@ def test_a_loop_seen_well_but_off_its_cord_map_is_traced_again_on_the_cord_map()
     along = separation_with(ellipse_mask(*CORDS["blue"], arc=320))
     kept = trace_with_cords(along, Detections([], WIDTH, {"blue": blue}))
     assert blue_loop_fits(kept) and kept.loops["blue"].seen < 0.95
+
+
+def test_the_longest_stretch_of_a_loop_along_another() -> None:
+    blue = trace_each(separation_with(ellipse_mask(*CORDS["blue"])), colours=["blue"])["blue"]
+    red = circle_loop("red", (380, 330), 150)
+    assert blue is not None
+    reach = ALONG_REACH * 5.0
+    # Crossing loops lie near each other for a few string widths at each crossing only.
+    assert 0 < longest_run_along(blue, [red], reach) < ALONG_WIDTHS * 5.0
+    assert longest_run_along(blue, [], reach) == 0.0
+    # A copy 4 px beside it follows it all round; one over a quarter of it, that far.
+    beside = replace(blue, points=blue.points + (0.0, 4.0))
+    assert longest_run_along(blue, [beside], reach) == pytest.approx(blue.length)
+    quarter = ellipse_mask(*CORDS["blue"], arc=90)
+    part = trace_each(separation_with(quarter), colours=["blue"])["blue"]
+    assert part is not None
+    run = longest_run_along(blue, [part], reach)
+    assert run == pytest.approx(blue.length / 4, rel=0.1)
+
+
+def test_a_loop_on_the_cord_map_that_follows_another_cord_is_traced_apart_from_it() -> None:
+    # A blue cord on a blue mat: the rules see none of it; the network marks it with a
+    # gap, and marks the lower part of the red cord blue too (dev_0014). Traced on the
+    # map alone, the blue loop runs along the red cord for a long stretch.
+    gapped = np.zeros((700, 900), np.uint8)
+    cv2.ellipse(gapped, (450, 420), (260, 120), 0, 85, 395, 1, 5)
+    red_part = np.zeros((700, 900), np.uint8)
+    cv2.ellipse(red_part, *CORDS["red"], 0, 30, 120, 1, 5)
+    blue = cord_map((gapped > 0) | (red_part > 0))
+    separation = separation_with(np.zeros((700, 900), bool))
+    loops = trace_with_cords(separation, Detections([], WIDTH, {"blue": blue}))
+    assert blue_loop_fits(loops)
+    assert longest_run_along(loops.loops["blue"], [loops.loops["red"]], 7.5) < 15 * 5.0
+    # The red loop itself is the rules' and stays as it was.
+    alone = trace_each(separation, colours=["red"])["red"]
+    assert alone is not None
+    assert np.array_equal(loops.loops["red"].points, alone.points)
 
 
 def test_string_pixels_at_a_sure_pawn_of_their_colour_off_the_cord_map_are_taken_out() -> None:

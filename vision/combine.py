@@ -31,10 +31,11 @@ none. This stage keeps what each is good at:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 
 import numpy as np
+import shapely
 from numpy.typing import NDArray
 from shapely.geometry import LinearRing
 from shapely.geometry import Point as ShapelyPoint
@@ -168,6 +169,14 @@ LOST_KNOT_SCORE = 0.4
 #: map that shows too little of the cord bridges from shadow to shadow and passes the
 #: mark by chance.
 LOST_SEEN_SLACK = 0.25
+#: A loop traced on the cord map apart from the others is kept unless it saw this much
+#: less of its loop than the reading along them (:func:`_apart_on_cords`).
+APART_SEEN_SLACK = 0.1
+#: It is traced so only where it follows another loop (within ALONG_REACH string widths)
+#: for more than ALONG_WIDTHS string widths at a stretch: two cords crossing at 30
+#: degrees lie that near along 6 widths.
+ALONG_REACH = 1.5
+ALONG_WIDTHS = 15.0
 #: The mark agreeing with the tracer's knot is taken unless another mark on the loop is
 #: stronger by more than this (the tracer takes a thick lump at a crossing or beside a pawn
 #: for the knot as readily as the knot).
@@ -710,6 +719,8 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
                 found[colour] = with_knot_of(new, found[colour], KNOT_REACH_WIDTHS * width)
                 on_cords.add(colour)
         weak += short
+    if on_cords:
+        found = _apart_on_cords(separation, detections, found, on_cords)
     found = apart_from_the_others(separation, found, traced_on=on_cords)
     lost = {
         colour: marks
@@ -783,6 +794,70 @@ def without_marked_pawns(separation: Separation, detections: Detections) -> Sepa
             copied.add(colour)
         strings[colour][box] &= ~cut
     return replace(separation, strings=strings)
+
+
+def _apart_on_cords(
+    separation: Separation,
+    detections: Detections,
+    found: dict[str, Loop | None],
+    colours: Collection[str],
+) -> dict[str, Loop | None]:
+    """The loops of ``colours``, traced on the detector's cord maps, traced there again
+    without a corridor round every other loop (:func:`vision.trace.apart_from_the_others`).
+
+    On a mat of a cord's own hue the network marks the other cords as that colour
+    too (dev_0014: the blue map marks long stretches of the green and yellow cords),
+    and the loop traced on the map runs along them. The reading apart from the others
+    is kept unless it saw :data:`APART_SEEN_SLACK` less of its loop.
+    """
+    width = separation.string_width
+
+    def along(colour: str, loops: dict[str, Loop | None]) -> float:
+        loop = loops[colour]
+        others = [other for c, other in loops.items() if c != colour and other is not None]
+        return 0.0 if loop is None else longest_run_along(loop, others, ALONG_REACH * width)
+
+    colours = [c for c in colours if along(c, found) > ALONG_WIDTHS * width]
+    if not colours:
+        return found
+    strings = dict(separation.strings)
+    for colour in colours:
+        strings[colour] = detections.cords[colour] >= CORD_SURE
+    on_maps = replace(separation, strings=strings, by_shape=frozenset(colours))
+    apart = apart_from_the_others(on_maps, found)
+    kept = dict(found)
+    for colour in colours:
+        old, new = found[colour], apart[colour]
+        if (
+            old is not None
+            and new is not None
+            and new.seen >= old.seen - APART_SEEN_SLACK
+            and along(colour, kept | {colour: new}) < along(colour, kept)
+        ):
+            kept[colour] = new
+    return kept
+
+
+def longest_run_along(loop: Loop, others: list[Loop], reach: float) -> float:
+    """The length of the longest stretch of ``loop`` that lies within ``reach`` of
+    another loop (0 when none does): where two loops cross it is a few string widths;
+    a loop that follows another for long has taken in that other's cord."""
+    if not others:
+        return 0.0
+    points = resample_closed(loop.points, max(reach / 2, 1.0))
+    near = np.zeros(len(points), bool)
+    for other in others:
+        ring = LinearRing(np.asarray(other.points))
+        near |= shapely.distance(ring, shapely.points(points)) <= reach
+    if near.all():
+        return loop.length
+    # Round the closed loop: start counting just after a point that is not near.
+    near = np.roll(near, -int(np.argmin(near)) - 1)
+    longest = run = 0
+    for is_near in near:
+        run = run + 1 if is_near else 0
+        longest = max(longest, run)
+    return longest * loop.length / len(points)
 
 
 def _trace_on_cords(
