@@ -527,10 +527,15 @@ def combine_knots(
             math.dist(loop.knot, f) < BESIDE_PAWN * pawn_width for f in feet
         ):
             stronger_by = STRONGER_BY_BESIDE_PAWN
-        chosen = _knot_mark(loop.knot, marked[colour], string_width, stronger_by)
+        first = _knot_mark(loop.knot, marked[colour], string_width, stronger_by)
+        chosen = first
         if look_again is not None:
-            chosen = _knot_looked_at_again(loop, marked[colour], chosen, string_width, look_again)
-        chosen = _in_the_open(chosen, marked[colour], feet, pawn_width)
+            chosen = _knot_looked_at_again(loop, marked[colour], first, string_width, look_again)
+        if chosen is first:
+            # A mark the eight views chose over the first stands, also at a pawn's
+            # base: the first choice, which it was chosen over, may stand in the open
+            # (230099: a knot beside a yellow pawn, marked 0.28, against a lump 0.31).
+            chosen = _in_the_open(chosen, marked[colour], feet, pawn_width)
         if chosen is None:
             loops_with_knots[colour] = loop
             continue
