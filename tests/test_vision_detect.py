@@ -1110,7 +1110,8 @@ def test_a_loop_on_the_cord_map_that_follows_another_cord_is_traced_apart_from_i
     separation = separation_with(np.zeros((700, 900), bool))
     loops = trace_with_cords(separation, Detections([], WIDTH, {"blue": blue}))
     assert blue_loop_fits(loops)
-    assert longest_run_along(loops.loops["blue"], [loops.loops["red"]], 7.5) < 15 * 5.0
+    reach, longest = ALONG_REACH * 5.0, ALONG_WIDTHS * 5.0
+    assert longest_run_along(loops.loops["blue"], [loops.loops["red"]], reach) < longest
     # The red loop itself is the rules' and stays as it was.
     alone = trace_each(separation, colours=["red"])["red"]
     assert alone is not None

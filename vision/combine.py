@@ -492,7 +492,8 @@ def combine_knots(
     photo), a knot chosen on a faint mark is put in question against the loop's other
     likeliest marks and the tracer's knot (:func:`_knot_looked_at_again`). Last, a knot
     at the base of a pawn of the loop's colour gives way to a mark nearly as strong away
-    from its pawns (:func:`_in_the_open`, measured after the look again). The knot is
+    from its pawns (:func:`_in_the_open`), unless the look again chose it over the
+    first choice. The knot is
     put on the loop, at its point nearest the mark.
     """
     rings = {colour: LinearRing(np.asarray(loop.points)) for colour, loop in loops.loops.items()}
@@ -805,15 +806,19 @@ def _apart_on_cords(
     separation: Separation,
     detections: Detections,
     found: dict[str, Loop | None],
-    colours: Collection[str],
+    on_cords: Collection[str],
 ) -> dict[str, Loop | None]:
-    """The loops of ``colours``, traced on the detector's cord maps, traced there again
-    without a corridor round every other loop (:func:`vision.trace.apart_from_the_others`).
+    """The loops traced on the detector's cord maps (``on_cords``) that follow another
+    loop for long, traced there again without a corridor round every other loop
+    (:func:`vision.trace.apart_from_the_others`).
 
     On a mat of a cord's own hue the network marks the other cords as that colour
     too (dev_0014: the blue map marks long stretches of the green and yellow cords),
-    and the loop traced on the map runs along them. The reading apart from the others
-    is kept unless it saw :data:`APART_SEEN_SLACK` less of its loop.
+    and the loop traced on the map runs along them. Only a loop whose longest stretch
+    within :data:`ALONG_REACH` string widths of another loop is over
+    :data:`ALONG_WIDTHS` widths is traced again; the new reading is kept when its
+    longest such stretch is shorter and it saw at most :data:`APART_SEEN_SLACK` less of
+    its loop, with the rules' knot where that lies on it (the map shows no lump).
     """
     width = separation.string_width
 
@@ -822,16 +827,17 @@ def _apart_on_cords(
         others = [other for c, other in loops.items() if c != colour and other is not None]
         return 0.0 if loop is None else longest_run_along(loop, others, ALONG_REACH * width)
 
-    colours = [c for c in colours if along(c, found) > ALONG_WIDTHS * width]
-    if not colours:
+    # In the colours' own order: a set's order changes from run to run, and each
+    # reading kept is one of the others for the next.
+    following = [c for c in found if c in on_cords and along(c, found) > ALONG_WIDTHS * width]
+    if not following:
         return found
-    strings = dict(separation.strings)
-    for colour in colours:
-        strings[colour] = detections.cords[colour] >= CORD_SURE
-    on_maps = replace(separation, strings=strings, by_shape=frozenset(colours))
+    on_maps = replace(
+        _on_cord_maps(separation, detections, following), by_shape=frozenset(following)
+    )
     apart = apart_from_the_others(on_maps, found)
     kept = dict(found)
-    for colour in colours:
+    for colour in following:
         old, new = found[colour], apart[colour]
         if (
             old is not None
@@ -839,7 +845,7 @@ def _apart_on_cords(
             and new.seen >= old.seen - APART_SEEN_SLACK
             and along(colour, kept | {colour: new}) < along(colour, kept)
         ):
-            kept[colour] = new
+            kept[colour] = with_knot_of(new, old, KNOT_REACH_WIDTHS * width)
     return kept
 
 
@@ -869,10 +875,18 @@ def _trace_on_cords(
     separation: Separation, detections: Detections, colours: list[str]
 ) -> dict[str, Loop | None]:
     """The loops of ``colours`` traced on the detector's cord maps."""
+    return trace_each(_on_cord_maps(separation, detections, colours), colours=colours)
+
+
+def _on_cord_maps(
+    separation: Separation, detections: Detections, colours: Collection[str]
+) -> Separation:
+    """``separation`` with the strings of ``colours`` taken from the detector's cord
+    maps (where it is at least :data:`CORD_SURE`)."""
     strings = dict(separation.strings)
     for colour in colours:
         strings[colour] = detections.cords[colour] >= CORD_SURE
-    return trace_each(replace(separation, strings=strings), colours=colours)
+    return replace(separation, strings=strings)
 
 
 def _knots_off_loops(
