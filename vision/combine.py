@@ -493,8 +493,7 @@ def combine_knots(
     likeliest marks and the tracer's knot (:func:`_knot_looked_at_again`). Last, a knot
     at the base of a pawn of the loop's colour gives way to a mark nearly as strong away
     from its pawns (:func:`_in_the_open`), unless the look again chose it over the
-    first choice. The knot is
-    put on the loop, at its point nearest the mark.
+    first choice. The knot is put on the loop, at its point nearest the mark.
     """
     rings = {colour: LinearRing(np.asarray(loop.points)) for colour, loop in loops.loops.items()}
     marked: dict[str, list[Detection]] = {colour: [] for colour in rings}
