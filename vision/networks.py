@@ -13,7 +13,15 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision import parallel
+from vision import memory, parallel
+
+#: A pass over more pixels than this gives its large blocks back as they are freed
+#: (:func:`vision.memory.blocks_given_back`). In the heap kept whole, the activations
+#: of each layer, freed, leave holes that those of another size do not fit: a
+#: far-camera photo looked at twice over 4.2 megapixels (the network's largest input,
+#: MAX_INPUT_SIDE) peaked at 976 against 798 MB. A 12-megapixel photo's pass is over
+#: 1-3.1 megapixels (its scale is set by the pawn width).
+KEPT_HEAP_PIXELS = 3_200_000
 
 
 class Network:
@@ -53,7 +61,12 @@ class Network:
 
     def run(self, batch: NDArray[np.float32]) -> NDArray[np.float32]:
         """The network's first output for an input (1, C, H, W) of float32."""
-        outputs = self._session.run(None, {self._input: np.ascontiguousarray(batch, np.float32)})
+        feed = {self._input: np.ascontiguousarray(batch, np.float32)}
+        if batch.shape[-2] * batch.shape[-1] <= KEPT_HEAP_PIXELS:
+            outputs = self._session.run(None, feed)
+        else:
+            with memory.blocks_given_back():
+                outputs = self._session.run(None, feed)
         return np.asarray(outputs[0], np.float32)
 
 

@@ -8,13 +8,13 @@ the items, so a reading is the same whichever thread finishes first.
 
 from __future__ import annotations
 
-import ctypes
 import os
-import sys
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
+
+from vision import memory
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -45,27 +45,6 @@ WORKERS = _workers()
 MAX_SHARED_PIXELS = 6_000_000
 
 
-def _one_heap_for_all_threads() -> None:
-    """Ask glibc's malloc to keep one heap (arena) for every thread.
-
-    By default each thread that allocates gets a heap of its own, and the masks a
-    thread let go of stay in its heap: reading nine photos in a row then held 130 MB
-    more at the end (802 against 672 MB). The threads allocate a few large arrays
-    each, so sharing one heap costs no measurable time. Not on other systems than
-    Linux, nor where MALLOC_ARENA_MAX is set already.
-    """
-    if not sys.platform.startswith("linux") or "MALLOC_ARENA_MAX" in os.environ:
-        return  # elsewhere no glibc; a heap count the user set stays
-    m_arena_max = -8  # from glibc's malloc.h
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):  # musl has no mallopt
-        return
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    mallopt.restype = ctypes.c_int
-    mallopt(m_arena_max, 1)
-
-
 def _start_pool() -> None:
     """The reader's pool of threads, started anew in a forked child too: a process
     forked after the pool ran has none of its threads, yet the pool thinks it has them,
@@ -74,7 +53,9 @@ def _start_pool() -> None:
     _pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="vision")
 
 
-_one_heap_for_all_threads()
+# Before the pool's threads allocate anything.
+memory.one_heap_for_all_threads()
+memory.keep_freed_memory()
 _pool: ThreadPoolExecutor
 _start_pool()
 os.register_at_fork(after_in_child=_start_pool)

@@ -26,6 +26,7 @@ from engine.errors import EngineError, LayoutError
 from engine.placement import FAR_FROM_CORNERS_AMBIGUITY, BoardGeometry, Foot, Location
 from engine.report import board_to_report
 from engine.topology import build_board
+from vision import memory
 from vision.colour import LABEL_RGB, ColourMasks, bounding_box, classify_colours, draw_labels
 from vision.combine import (
     add_centred_ghosts,
@@ -133,6 +134,15 @@ def read_photo(
         When the file is not a usable photo or no board can be read from it (the
         message says why, in one line).
     """
+    # Photos read one after another reuse the memory the last let go of.
+    with memory.reading():
+        return _read_photo(source, profile, method)
+
+
+def _read_photo(
+    source: bytes | str | os.PathLike[str], profile: ColourProfile | None, method: str | None
+) -> Reading:
+    """:func:`read_photo`'s work."""
     method = method or os.environ.get("DD_READER", DEFAULT_METHOD)
     if method not in METHODS:
         raise ValueError(f"method must be one of {sorted(METHODS)}, not {method!r}")
@@ -213,7 +223,11 @@ def read_photo(
         # and more than a gigabyte.
         finer_side, box = next_working_side(strings.photo), board_box(strings)
         try:
-            finer = read_strings(finer_side, last_try=True, box=box)
+            # At full size, large blocks are given back as they are freed, as malloc
+            # does by default: with the heap kept whole, such readings peaked up to
+            # 100 MB higher (230191: 854 against 745 MB).
+            with memory.blocks_given_back():
+                finer = read_strings(finer_side, last_try=True, box=box)
         except ReadError:
             if loops is None:
                 raise
