@@ -1,76 +1,149 @@
 """The reader's memory: kept in the heap while it reads, given back once it is idle.
 
-These look at the process's resident memory (Linux's /proc/self/statm), so they run only
+Each case runs in a fresh interpreter: what earlier tests left in this process's heap
+(a free hole a block fits in, a timer about to give the heap back) would decide it.
+They look at the process's resident memory (Linux's /proc/self/statm), so they run only
 where the reader tunes glibc's malloc.
 """
 
 from __future__ import annotations
 
-import time
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from vision import memory, parallel  # noqa: F401  (parallel tunes malloc on import)
+from vision import memory
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.skipif(
-    not memory.keeps_freed_memory(), reason="malloc is not glibc's, or the user tuned it"
+    not sys.platform.startswith("linux") or memory._LIBC is None,
+    reason="malloc is not glibc's",
 )
 
-BLOCK_BYTES = 200 << 20
+PRELUDE = """
+import resource, sys, threading, time
+from pathlib import Path
+import numpy as np
+import vision.parallel  # tunes malloc, as the reader does when it is imported
+from vision import memory
 
+if not memory.freed_memory_is_kept():
+    sys.exit(3)  # the user tuned malloc: nothing to test
+BLOCK = 200 << 20
 
-def resident_bytes() -> int:
-    pages = int(Path("/proc/self/statm").read_text().split()[1])
-    return pages * 4096
+def resident():
+    return int(Path("/proc/self/statm").read_text().split()[1]) * resource.getpagesize()
 
-
-def let_go_of_a_large_block() -> int:
-    """Write a large block, free it, and return the resident size while it was held."""
-    block = np.ones(BLOCK_BYTES, np.uint8)
-    held = resident_bytes()
+def let_go_of_a_block():
+    block = np.ones(BLOCK, np.uint8)
+    held = resident()
     del block
     return held
 
-
-def given_back_within(seconds: float, below: int) -> bool:
+def given_back_within(seconds, below):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if resident_bytes() < below:
+        if resident() < below:
             return True
         time.sleep(0.02)
     return False
+"""
 
 
-def test_a_freed_block_stays_until_the_reader_has_been_idle(monkeypatch):
-    monkeypatch.setattr(memory, "IDLE_SECONDS", 0.3)
-    with memory.reading():
-        held = let_go_of_a_large_block()
-        # Freed, it stays for the next allocation ...
-        assert resident_bytes() > held - BLOCK_BYTES // 4
-    # ... also while the next reading follows at once ...
-    with memory.reading():
-        time.sleep(0.6)
-        assert resident_bytes() > held - BLOCK_BYTES // 4
-    # ... and goes back to the system once no reading has run for IDLE_SECONDS.
-    assert given_back_within(5.0, below=held - BLOCK_BYTES // 2)
+def run_case(body: str) -> None:
+    """Run ``body`` after :data:`PRELUDE` in a fresh interpreter; it asserts."""
+    script = PRELUDE + textwrap.dedent(body)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    if done.returncode == 3:
+        pytest.skip("malloc tuned by the environment")
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_freed_block_stays_until_the_reader_has_been_idle():
+    run_case("""
+        memory.IDLE_SECONDS = 0.3
+        with memory.reading():
+            held = let_go_of_a_block()
+            # Freed, it stays for the next allocation ...
+            assert resident() > held - BLOCK // 4
+        # ... also while the next reading follows at once ...
+        with memory.reading():
+            time.sleep(0.6)
+            assert resident() > held - BLOCK // 4
+        # ... and goes back to the system once no reading has run for IDLE_SECONDS.
+        assert given_back_within(5.0, below=held - BLOCK // 2)
+    """)
+
+
+def test_the_heap_is_given_back_only_after_the_last_of_two_readings_at_once():
+    run_case("""
+        memory.IDLE_SECONDS = 0.2
+        second_done = threading.Event()
+        def second_reading():
+            with memory.reading():
+                time.sleep(0.8)
+            second_done.set()
+        with memory.reading():
+            held = let_go_of_a_block()
+            other = threading.Thread(target=second_reading)
+            other.start()
+            time.sleep(0.1)
+        # The first reading is over, the second is not: nothing is given back.
+        time.sleep(0.4)
+        assert not second_done.is_set()
+        assert resident() > held - BLOCK // 4
+        other.join()
+        assert given_back_within(5.0, below=held - BLOCK // 2)
+    """)
 
 
 def test_the_same_pages_serve_the_next_block():
-    with memory.reading():
-        let_go_of_a_large_block()
-        before = resident_bytes()
-        again = let_go_of_a_large_block()
-    # The second block took the pages the first let go of, not another 200 MB.
-    assert again < before + BLOCK_BYTES // 4
+    run_case("""
+        with memory.reading():
+            let_go_of_a_block()
+            before = resident()
+            again = let_go_of_a_block()
+        # The second block took the pages the first let go of, not another 200 MB.
+        assert again < before + BLOCK // 4
+    """)
 
 
 def test_within_blocks_given_back_a_freed_block_goes_at_once():
-    with memory.reading():
-        with memory.blocks_given_back():
-            held = let_go_of_a_large_block()
-            assert resident_bytes() < held - BLOCK_BYTES // 2
-        # Outside again, freed blocks are kept.
-        held = let_go_of_a_large_block()
-        assert resident_bytes() > held - BLOCK_BYTES // 4
+    run_case("""
+        with memory.reading():
+            with memory.blocks_given_back():
+                with memory.blocks_given_back():  # nested: still given back
+                    held = let_go_of_a_block()
+                    assert resident() < held - BLOCK // 2
+                held = let_go_of_a_block()
+                assert resident() < held - BLOCK // 2
+            # Outside again, freed blocks are kept.
+            held = let_go_of_a_block()
+            assert resident() > held - BLOCK // 4
+    """)
+
+
+def test_a_forked_child_keeps_its_own_count_of_readings():
+    run_case("""
+        import os
+        memory.IDLE_SECONDS = 0.2
+        with memory.reading():
+            pid = os.fork()
+        # Both leave the reading here; the child never began it.
+        if pid == 0:
+            code = 2
+            try:
+                with memory.reading():
+                    held = let_go_of_a_block()
+                code = 0 if given_back_within(5.0, below=held - BLOCK // 2) else 1
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0, status
+    """)

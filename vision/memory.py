@@ -2,17 +2,19 @@
 
 A reading allocates and frees large arrays over and over: each layer of the detector's
 network writes a new activation (over 100 MB on a whole photo), each stage new masks.
-By default malloc gives every block of more than a few megabytes back to the system as
-soon as it is freed, and the next such block is fresh memory, which the kernel maps and
-zeroes a 4 kB page at a time as it is first written. Over the 9 speed photos that was
-1.9 s of system time in 7.6 s (the network's pass on a 1544×1160 input took 210 ms, of
-which 90 were page faults). So the reader's process takes every block from its heap and
-keeps there what is freed (:func:`keep_freed_memory`), and the free part of the heap is
-given back to the system (:func:`give_back`) once no reading has run for
-:data:`IDLE_SECONDS` (:func:`reading`): photos read one after another reuse the same
-pages, and a web server that read one photo does not keep its peak for ever.
+By default malloc maps each large block on its own (from 128 kB; the bar rises to the
+largest block freed so far, up to 32 MB) and gives it back to the system as soon as it
+is freed, and the next such block is fresh memory, which the kernel maps and zeroes a
+4 kB page at a time as it is first written. Over the 9 speed photos that was 1.9 s of
+system time in 7.6 s (the network's pass on a 1544×1160 input took 210 ms, of which 90
+were page faults). So the reader's process takes every block from its heap and keeps
+there what is freed (:func:`keep_freed_memory`), and the free part of the heap is given
+back to the system (:func:`give_back`) once no reading has run for :data:`IDLE_SECONDS`
+(:func:`reading`): photos read one after another reuse the same pages, and a web server
+that read one photo does not keep its peak for ever.
 
-Elsewhere (no glibc) nothing changes.
+The settings are the process's, not a thread's. Elsewhere (no glibc, or malloc tuned by
+the user through its environment variables) nothing changes.
 """
 
 from __future__ import annotations
@@ -29,11 +31,25 @@ IDLE_SECONDS = 2.0
 
 # From glibc's malloc.h.
 _M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
 _M_MMAP_MAX = -4
 _M_ARENA_MAX = -8
 #: Free memory at the top of the heap is given back only above this (1 GiB: not while
 #: reading; :func:`give_back` does it).
 _KEEP_TOP_BYTES = 1 << 30
+#: Within :func:`blocks_given_back`: blocks from this size are mapped on their own
+#: (malloc's first bar, before it rises with the blocks freed; a higher one left more
+#: blocks in the heap's holes: a far-camera photo peaked at 906 against 751 MB with
+#: 32 MB), and the heap's top is given back above twice that.
+_OWN_MAPPING_BYTES = 128 << 10
+_MMAP_MAX = 65536  # malloc's default
+#: Environment variables (and GLIBC_TUNABLES names) by which a user tunes malloc.
+_USER_TUNING = ("MALLOC_MMAP_MAX_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_")
+_USER_TUNABLES = (
+    "glibc.malloc.mmap_max",
+    "glibc.malloc.trim_threshold",
+    "glibc.malloc.mmap_threshold",
+)
 
 
 def _glibc() -> ctypes.CDLL | None:
@@ -52,8 +68,8 @@ def _glibc() -> ctypes.CDLL | None:
 
 
 _LIBC = _glibc()
-#: Whether :func:`keep_freed_memory` asked malloc to keep every block in the heap.
-_kept = False
+#: The C library, once :func:`keep_freed_memory` has made malloc keep freed blocks.
+_kept_by: ctypes.CDLL | None = None
 
 
 def one_heap_for_all_threads() -> None:
@@ -63,7 +79,7 @@ def one_heap_for_all_threads() -> None:
     thread let go of stay in its heap: reading nine photos in a row then held 130 MB
     more at the end (802 against 672 MB). The threads allocate a few large arrays
     each, so sharing one heap costs no measurable time. Not where MALLOC_ARENA_MAX is
-    set already.
+    set already. To take effect, called before other threads allocate.
     """
     if _LIBC is not None and "MALLOC_ARENA_MAX" not in os.environ:
         _LIBC.mallopt(_M_ARENA_MAX, 1)
@@ -73,18 +89,25 @@ def keep_freed_memory() -> None:
     """Ask malloc to take every block from the heap (none mapped on its own) and not to
     give the heap's top back when a block there is freed; :func:`give_back` does.
 
-    Not where the user tuned malloc already (MALLOC_MMAP_MAX_ or MALLOC_TRIM_THRESHOLD_).
+    Not where the user tuned malloc already.
     """
-    global _kept
-    tuned = {"MALLOC_MMAP_MAX_", "MALLOC_TRIM_THRESHOLD_"} & set(os.environ)
-    if _LIBC is not None and not tuned:
-        _LIBC.mallopt(_M_MMAP_MAX, 0)
-        _LIBC.mallopt(_M_TRIM_THRESHOLD, _KEEP_TOP_BYTES)
-        _kept = True
+    global _kept_by
+    tunables = os.environ.get("GLIBC_TUNABLES", "")
+    tuned = any(name in os.environ for name in _USER_TUNING) or any(
+        name in tunables for name in _USER_TUNABLES
+    )
+    if _LIBC is None or tuned or _kept_by is not None:
+        return
+    # mallopt answers 1 when it took the setting (a stand-in malloc may not).
+    if _LIBC.mallopt(_M_MMAP_MAX, 0) == 1 and _LIBC.mallopt(_M_TRIM_THRESHOLD, _KEEP_TOP_BYTES):
+        _kept_by = _LIBC
 
 
-#: malloc's own default for how many blocks it maps on their own.
-_DEFAULT_MMAP_MAX = 65536
+def freed_memory_is_kept() -> bool:
+    """Whether :func:`keep_freed_memory` took effect in this process."""
+    return _kept_by is not None
+
+
 _lock = threading.Lock()
 _readings = 0
 _timer: threading.Timer | None = None
@@ -93,30 +116,36 @@ _giving_back = 0
 
 @contextmanager
 def blocks_given_back() -> Iterator[None]:
-    """Within: large blocks are mapped on their own and given back when freed, as by
-    malloc's default (the heap's free pages are given back first).
+    """Within: blocks from 128 kB are mapped on their own and given back when freed,
+    and the heap's top is given back above 256 kB; the heap's free pages are given
+    back on entering.
 
-    Where the heap kept whole would grow past what the work needs at once by more than
-    the time saved is worth: a photo read at full size.
+    For work whose blocks, kept in the heap, would leave holes that the next blocks do
+    not fit, so that the heap grows past what the work holds at once: a photo read at
+    full size. (A smaller block still takes a hole of the heap that fits it, as malloc
+    always does, and that hole's pages stay until :func:`give_back`.) The setting is
+    the process's: readings in other threads meanwhile give their blocks back too.
     """
     global _giving_back
+    pid = os.getpid()
     with _lock:
         _giving_back += 1
-        if _LIBC is not None and _giving_back == 1 and _kept:
-            _LIBC.mallopt(_M_MMAP_MAX, _DEFAULT_MMAP_MAX)
-    give_back()
+        first = _giving_back == 1
+        if first and _kept_by is not None:
+            _kept_by.mallopt(_M_MMAP_THRESHOLD, _OWN_MAPPING_BYTES)
+            _kept_by.mallopt(_M_TRIM_THRESHOLD, 2 * _OWN_MAPPING_BYTES)
+            _kept_by.mallopt(_M_MMAP_MAX, _MMAP_MAX)
+    if first:
+        give_back()
     try:
         yield
     finally:
-        with _lock:
-            _giving_back -= 1
-            if _LIBC is not None and _giving_back == 0 and _kept:
-                _LIBC.mallopt(_M_MMAP_MAX, 0)
-
-
-def keeps_freed_memory() -> bool:
-    """Whether :func:`keep_freed_memory` took effect in this process."""
-    return _kept
+        if os.getpid() == pid:  # a forked child starts with none under way
+            with _lock:
+                _giving_back -= 1
+                if _giving_back == 0 and _kept_by is not None:
+                    _kept_by.mallopt(_M_MMAP_MAX, 0)
+                    _kept_by.mallopt(_M_TRIM_THRESHOLD, _KEEP_TOP_BYTES)
 
 
 def give_back() -> None:
@@ -130,6 +159,7 @@ def reading() -> Iterator[None]:
     """Mark a reading: the heap's free pages are given back :data:`IDLE_SECONDS` after
     the last of the readings under way ends, unless another begins before."""
     global _readings, _timer
+    pid = os.getpid()
     with _lock:
         _readings += 1
         if _timer is not None:
@@ -138,30 +168,33 @@ def reading() -> Iterator[None]:
     try:
         yield
     finally:
-        with _lock:
-            _readings -= 1
-            if _readings == 0:
-                _timer = threading.Timer(IDLE_SECONDS, _give_back_if_idle)
-                _timer.daemon = True  # the process need not wait for it to exit
-                _timer.start()
+        if os.getpid() == pid:  # a forked child starts with none under way
+            with _lock:
+                _readings -= 1
+                if _readings == 0:
+                    _timer = threading.Timer(IDLE_SECONDS, _give_back_if_idle)
+                    _timer.daemon = True  # the process need not wait for it to exit
+                    _timer.start()
 
 
 def _give_back_if_idle() -> None:
+    # A reading that begins meanwhile only finds the pages given back a little early.
     with _lock:
         if _readings:
             return
     give_back()
 
 
-def _forget_timer() -> None:
-    """In a forked child: no reading is under way there, and the timer's thread was not
-    copied."""
+def _reset_in_child() -> None:
+    """In a forked child: no reading is under way there, the timer's thread was not
+    copied, and a lock another thread held stays held in the copy."""
     global _readings, _timer, _lock, _giving_back
     _lock = threading.Lock()
     _readings, _timer = 0, None
-    if _giving_back and _LIBC is not None and _kept:
-        _LIBC.mallopt(_M_MMAP_MAX, 0)
+    if _giving_back and _kept_by is not None:
+        _kept_by.mallopt(_M_MMAP_MAX, 0)
+        _kept_by.mallopt(_M_TRIM_THRESHOLD, _KEEP_TOP_BYTES)
     _giving_back = 0
 
 
-os.register_at_fork(after_in_child=_forget_timer)
+os.register_at_fork(after_in_child=_reset_in_child)

@@ -223,9 +223,9 @@ def _read_photo(
         # and more than a gigabyte.
         finer_side, box = next_working_side(strings.photo), board_box(strings)
         try:
-            # At full size, large blocks are given back as they are freed, as malloc
-            # does by default: with the heap kept whole, such readings peaked up to
-            # 100 MB higher (230191: 854 against 745 MB).
+            # At full size, large blocks are given back as they are freed: with the
+            # heap kept whole, such readings peaked up to 100 MB higher (230191: 854
+            # against 745 MB).
             with memory.blocks_given_back():
                 finer = read_strings(finer_side, last_try=True, box=box)
         except ReadError:
