@@ -13,7 +13,6 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
-from skimage.morphology import skeletonize
 
 from calibration import load_profile
 from engine.colours import WHITE
@@ -39,7 +38,6 @@ from vision.separate import (
     _with_body,
     opening,
     separate,
-    skeleton_in_halves,
 )
 from vision.trace import (
     Loop,
@@ -144,25 +142,6 @@ def test_distance_to_the_table_is_the_same_in_bands() -> None:
     expected = np.sqrt(np.einsum("...i,ij,...j", residual, inverse, residual))
     np.testing.assert_allclose(distance, expected, rtol=1e-4, atol=1e-4)
     assert distance[105, 25] > 10 * np.median(distance)
-
-
-@pytest.mark.parametrize("thick_radius", [6, 30, 200])
-def test_the_skeleton_thinned_in_halves_is_the_whole_masks(thick_radius: int) -> None:
-    # Cords crossing the cut at every angle, pawns and a blob thicker than the rest
-    # on it; the largest too thick for halves to save anything (thinned whole).
-    rng = np.random.default_rng(11)
-    mask = np.zeros((900, 700), np.uint8)
-    for _ in range(25):
-        start = tuple(int(v) for v in rng.integers(0, (700, 900)))
-        end = tuple(int(v) for v in rng.integers(0, (700, 900)))
-        cv2.line(mask, start, end, 1, int(rng.integers(3, 9)))
-    for _ in range(12):
-        centre = tuple(int(v) for v in rng.integers(0, (700, 900)))
-        cv2.circle(mask, centre, int(rng.integers(8, 20)), 1, -1)
-    cv2.circle(mask, (350, 450), thick_radius, 1, -1)
-    distance = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
-    halves = skeleton_in_halves(mask.astype(bool), float(distance.max()))
-    np.testing.assert_array_equal(halves, skeletonize(mask.astype(bool)))
 
 
 @pytest.mark.parametrize("colour", ["red", "yellow", "green", "blue"])
@@ -597,9 +576,8 @@ def test_a_long_bridge_follows_the_cord_where_a_cord_map_shows_it() -> None:
     cv2.polylines(evidence, [bay.round().astype(np.int32)], True, 120, 5)
 
     def worst_miss(points: np.ndarray) -> float:
-        return float(
-            np.min(np.linalg.norm(bay[hidden][:, None] - points[None], axis=2), axis=1).max()
-        )
+        return float(np.min(np.linalg.norm(bay[hidden][:, None] - points[None], axis=2),
+                            axis=1).max())
 
     assert worst_miss(loop.points) > 20  # the bridge cuts the bay
     followed = follow_bridges(loop, evidence, width=5.0)

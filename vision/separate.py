@@ -32,7 +32,7 @@ from vision.colour import (
     of_dull_hue,
 )
 from vision.ghost_cues import evenly_darkened, ghost_cues, tint_against_table
-from vision.parallel import all_at_once, both
+from vision.parallel import all_at_once
 
 BoolImage = NDArray[np.bool_]
 FloatImage = NDArray[np.float32]
@@ -202,39 +202,11 @@ def estimate_width(mask: BoolImage) -> float:
     # skeleton inside it are those of the whole image.
     inside = mask[box]
     distance = cv2.distanceTransform(inside.astype(np.uint8), cv2.DIST_L2, 3)
-    skeleton = skeleton_in_halves(inside, float(distance.max()))
+    skeleton: BoolImage = skeletonize(inside)  # type: ignore[no-untyped-call]
     half_widths = distance[skeleton]
     if half_widths.size == 0:
         return 0.0
     return float(2.0 * np.median(half_widths))
-
-
-def skeleton_in_halves(mask: BoolImage, thickest: float) -> BoolImage:
-    """The skeleton of ``mask`` (scikit-image's thinning), its top and bottom halves
-    made in two of the reader's threads.
-
-    Thinning peels the mask a pixel a round from each side, so what it leaves at a
-    pixel depends only on the mask within two pixels a round of it, and it takes no
-    more rounds than the ``thickest`` half-width (the distance transform's largest
-    value) and a few more. Each half is thinned with that reach of the other beyond
-    the cut, and the same skeleton comes out (tried on 650 photos); a mask too thick
-    for that to save time is thinned whole.
-    """
-    reach = 4 * (math.ceil(thickest) + 2)
-    cut = mask.shape[0] // 2
-    if cut < 2 * reach:
-        return _thinned(mask)
-    top, bottom = both(
-        lambda: _thinned(mask[: cut + reach])[:cut],
-        lambda: _thinned(mask[cut - reach :])[reach:],
-        mask.size,
-    )
-    return np.vstack([top, bottom])
-
-
-def _thinned(mask: BoolImage) -> BoolImage:
-    skeleton: BoolImage = skeletonize(mask)  # type: ignore[no-untyped-call]
-    return skeleton
 
 
 def fill_small_holes(mask: NDArray[np.uint8], max_area: float) -> NDArray[np.uint8]:
