@@ -13,8 +13,11 @@ back to the system (:func:`give_back`) once no reading has run for :data:`IDLE_S
 (:func:`reading`): photos read one after another reuse the same pages, and a web server
 that read one photo does not keep its peak for ever.
 
-The settings are the process's, not a thread's. Elsewhere (no glibc, or malloc tuned by
-the user through its environment variables) nothing changes.
+The settings are the process's, not a thread's, and are made when :mod:`vision.parallel`
+is imported (before its threads start): memory a process that imports the reader frees
+outside a reading stays in its heap until a reading has ended and the reader is idle.
+Elsewhere (no glibc, or malloc tuned by the user through its environment variables)
+nothing changes.
 """
 
 from __future__ import annotations
@@ -99,8 +102,15 @@ def keep_freed_memory() -> None:
     if _LIBC is None or tuned or _kept_by is not None:
         return
     # mallopt answers 1 when it took the setting (a stand-in malloc may not).
-    if _LIBC.mallopt(_M_MMAP_MAX, 0) == 1 and _LIBC.mallopt(_M_TRIM_THRESHOLD, _KEEP_TOP_BYTES):
+    if _keep(_LIBC):
         _kept_by = _LIBC
+
+
+def _keep(libc: ctypes.CDLL) -> bool:
+    """Set malloc to keep freed blocks in the heap; whether it took both settings."""
+    return bool(
+        libc.mallopt(_M_MMAP_MAX, 0) == 1 and libc.mallopt(_M_TRIM_THRESHOLD, _KEEP_TOP_BYTES)
+    )
 
 
 def freed_memory_is_kept() -> bool:
@@ -144,14 +154,14 @@ def blocks_given_back() -> Iterator[None]:
             with _lock:
                 _giving_back -= 1
                 if _giving_back == 0 and _kept_by is not None:
-                    _kept_by.mallopt(_M_MMAP_MAX, 0)
-                    _kept_by.mallopt(_M_TRIM_THRESHOLD, _KEEP_TOP_BYTES)
+                    _keep(_kept_by)
 
 
 def give_back() -> None:
-    """Give the heap's free pages back to the system (``malloc_trim``)."""
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
+    """Give the heap's free pages back to the system (``malloc_trim``), where
+    :func:`keep_freed_memory` made malloc keep them."""
+    if _kept_by is not None:
+        _kept_by.malloc_trim(0)
 
 
 @contextmanager
@@ -192,8 +202,7 @@ def _reset_in_child() -> None:
     _lock = threading.Lock()
     _readings, _timer = 0, None
     if _giving_back and _kept_by is not None:
-        _kept_by.mallopt(_M_MMAP_MAX, 0)
-        _kept_by.mallopt(_M_TRIM_THRESHOLD, _KEEP_TOP_BYTES)
+        _keep(_kept_by)
     _giving_back = 0
 
 

@@ -3,6 +3,7 @@ that reading a photo needs no deep-learning framework."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable
@@ -62,11 +63,9 @@ class Network:
     def run(self, batch: NDArray[np.float32]) -> NDArray[np.float32]:
         """The network's first output for an input (1, C, H, W) of float32."""
         feed = {self._input: np.ascontiguousarray(batch, np.float32)}
-        if batch.shape[-2] * batch.shape[-1] <= KEPT_HEAP_PIXELS:
+        large = batch.shape[-2] * batch.shape[-1] > KEPT_HEAP_PIXELS
+        with memory.blocks_given_back() if large else contextlib.nullcontext():
             outputs = self._session.run(None, feed)
-        else:
-            with memory.blocks_given_back():
-                outputs = self._session.run(None, feed)
         return np.asarray(outputs[0], np.float32)
 
 
