@@ -26,8 +26,8 @@ import ctypes
 import os
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 #: The heap's free part is given back this many seconds after the last reading ended.
 IDLE_SECONDS = 2.0
@@ -118,14 +118,55 @@ def freed_memory_is_kept() -> bool:
     return _kept_by is not None
 
 
-_lock = threading.Lock()
-_readings = 0
-_timer: threading.Timer | None = None
-_giving_back = 0
+class _UnderWay:
+    """How many of one kind of work are under way in this process, with what to do
+    when the first begins and when the last ends (under the count's lock)."""
+
+    def __init__(self, first_begins: Callable[[], None], last_ends: Callable[[], None]):
+        self._first_begins, self._last_ends = first_begins, last_ends
+        self._lock, self._count = threading.Lock(), 0
+
+    @contextmanager
+    def one(self) -> Iterator[None]:
+        pid = os.getpid()
+        with self._lock:
+            self._count += 1
+            if self._count == 1:
+                self._first_begins()
+        try:
+            yield
+        finally:
+            if os.getpid() == pid:  # a forked child starts with none under way
+                with self._lock:
+                    self._count -= 1
+                    if self._count == 0:
+                        self._last_ends()
+
+    def reset_in_child(self) -> bool:
+        """In a forked child: none is under way there, and a lock another thread held
+        stays held in the copy. Whether any was under way in the parent."""
+        was = self._count > 0
+        self._lock, self._count = threading.Lock(), 0
+        return was
 
 
-@contextmanager
-def blocks_given_back() -> Iterator[None]:
+def _map_blocks_on_their_own() -> None:
+    if _kept_by is not None:
+        _kept_by.mallopt(_M_MMAP_THRESHOLD, _OWN_MAPPING_BYTES)
+        _kept_by.mallopt(_M_TRIM_THRESHOLD, 2 * _OWN_MAPPING_BYTES)
+        _kept_by.mallopt(_M_MMAP_MAX, _MMAP_MAX)
+        give_back()
+
+
+def _keep_again() -> None:
+    if _kept_by is not None:
+        _keep(_kept_by)
+
+
+_giving_back = _UnderWay(_map_blocks_on_their_own, _keep_again)
+
+
+def blocks_given_back() -> AbstractContextManager[None]:
     """Within: blocks from 128 kB are mapped on their own and given back when freed,
     and the heap's top is given back above 256 kB; the heap's free pages are given
     back on entering.
@@ -136,25 +177,7 @@ def blocks_given_back() -> Iterator[None]:
     always does, and that hole's pages stay until :func:`give_back`.) The setting is
     the process's: readings in other threads meanwhile give their blocks back too.
     """
-    global _giving_back
-    pid = os.getpid()
-    with _lock:
-        _giving_back += 1
-        first = _giving_back == 1
-        if first and _kept_by is not None:
-            _kept_by.mallopt(_M_MMAP_THRESHOLD, _OWN_MAPPING_BYTES)
-            _kept_by.mallopt(_M_TRIM_THRESHOLD, 2 * _OWN_MAPPING_BYTES)
-            _kept_by.mallopt(_M_MMAP_MAX, _MMAP_MAX)
-    if first:
-        give_back()
-    try:
-        yield
-    finally:
-        if os.getpid() == pid:  # a forked child starts with none under way
-            with _lock:
-                _giving_back -= 1
-                if _giving_back == 0 and _kept_by is not None:
-                    _keep(_kept_by)
+    return _giving_back.one()
 
 
 def give_back() -> None:
@@ -164,46 +187,41 @@ def give_back() -> None:
         _kept_by.malloc_trim(0)
 
 
-@contextmanager
-def reading() -> Iterator[None]:
+_timer: threading.Timer | None = None
+
+
+def _stop_timer() -> None:
+    global _timer
+    if _timer is not None:
+        _timer.cancel()
+        _timer = None
+
+
+def _start_timer() -> None:
+    global _timer
+    _timer = threading.Timer(IDLE_SECONDS, give_back)
+    _timer.daemon = True  # the process need not wait for it to exit
+    _timer.start()
+
+
+_readings = _UnderWay(_stop_timer, _start_timer)
+
+
+def reading() -> AbstractContextManager[None]:
     """Mark a reading: the heap's free pages are given back :data:`IDLE_SECONDS` after
-    the last of the readings under way ends, unless another begins before."""
-    global _readings, _timer
-    pid = os.getpid()
-    with _lock:
-        _readings += 1
-        if _timer is not None:
-            _timer.cancel()
-            _timer = None
-    try:
-        yield
-    finally:
-        if os.getpid() == pid:  # a forked child starts with none under way
-            with _lock:
-                _readings -= 1
-                if _readings == 0:
-                    _timer = threading.Timer(IDLE_SECONDS, _give_back_if_idle)
-                    _timer.daemon = True  # the process need not wait for it to exit
-                    _timer.start()
-
-
-def _give_back_if_idle() -> None:
-    # A reading that begins meanwhile only finds the pages given back a little early.
-    with _lock:
-        if _readings:
-            return
-    give_back()
+    the last of the readings under way ends, unless another begins before. (A reading
+    that begins just as the timer fires finds the pages given back a little early.)"""
+    return _readings.one()
 
 
 def _reset_in_child() -> None:
-    """In a forked child: no reading is under way there, the timer's thread was not
-    copied, and a lock another thread held stays held in the copy."""
-    global _readings, _timer, _lock, _giving_back
-    _lock = threading.Lock()
-    _readings, _timer = 0, None
-    if _giving_back and _kept_by is not None:
-        _keep(_kept_by)
-    _giving_back = 0
+    """In a forked child: no reading is under way there, and the timer's thread was not
+    copied."""
+    global _timer
+    _timer = None
+    _readings.reset_in_child()
+    if _giving_back.reset_in_child():
+        _keep_again()
 
 
 os.register_at_fork(after_in_child=_reset_in_child)
