@@ -76,6 +76,8 @@ from vision.detect import (
     SAME_PAWN,
     SMALLER_PAWNS,
     SURE_MARK,
+    TWICE_MARKED_FROM,
+    TWICE_MARKED_WITHIN,
     Detection,
     Detections,
     _turned,
@@ -86,11 +88,12 @@ from vision.detect import (
     knots_at_training_size,
     load_detector,
     look_again,
+    marked_once,
     one_mark_per_pawn,
     peaks,
 )
 from vision.errors import ReadError
-from vision.load import load_photo
+from vision.load import Photo, load_photo
 from vision.reader import EDGE_OF_REACH, PAWN_WIDTH_DOUBT, place
 from vision.separate import Separation
 from vision.trace import Loop, Loops, too_short, trace_each
@@ -306,6 +309,82 @@ def test_a_faint_mark_on_a_pawn_is_marked_in_most_views_and_one_on_bare_table_is
     assert look_again(photo.rgb, off, width).score == 0.0
     with pytest.raises(ValueError, match="width"):
         look_again(photo.rgb, at_edge, 0.0)
+
+
+def sample_with_truth(name: str) -> tuple[Photo, list[dict], float]:
+    """A sample photo at working resolution, its creatures, and the truth's pawn width
+    in working pixels."""
+    photo = load_photo(SAMPLES / f"{name}.jpg")
+    truth = json.loads((SAMPLES / f"{name}.truth.json").read_text())
+    width = float(np.median([c["pawn_px"] for c in truth["creatures"]])) / photo.scale
+    return photo, truth["creatures"], width
+
+
+def in_working_pixels(photo: Photo, xy: list[float]) -> tuple[float, float]:
+    return ((xy[0] + 0.5) / photo.scale - 0.5, (xy[1] + 0.5) / photo.scale - 0.5)
+
+
+def test_a_pawn_marked_at_its_base_and_its_head_keeps_its_stronger_mark() -> None:
+    """With the width read low, a pawn may be marked twice; the wider look marks one."""
+    photo, creatures, true_width = sample_with_truth("02_easy_cloth")
+    width = 0.77 * true_width
+    for creature in creatures[:8]:
+        x, y = in_working_pixels(photo, creature["xy"])
+        base = mark(creature["colour"], (x, y), 0.8)
+        head = mark(creature["colour"], (x, y - 0.6 * width), 0.45)
+        knot = mark("", (x + 0.6 * width, y), 0.3)
+        found = marked_once(photo.rgb, Detections([base, head, knot], width))
+        assert found.found == [base, knot], creature["id"]
+        assert found.pawn_width == width
+
+
+@pytest.mark.parametrize(
+    "name", ["04_normal_white_table", "07_hard_blue_mat", "08_hard_steep_side_light"]
+)
+def test_two_touching_pawns_of_a_colour_stay_two_with_the_width_read_high(name: str) -> None:
+    photo, creatures, true_width = sample_with_truth(name)
+    [(first, second)] = [
+        (a, b)
+        for i, a in enumerate(creatures)
+        for b in creatures[i + 1 :]
+        if a["colour"] == b["colour"]
+        and math.dist(a["xy"], b["xy"]) / photo.scale < 1.1 * true_width
+    ]
+    for read_high in (1.4, 1.6):
+        width = read_high * true_width
+        marks = [
+            mark(first["colour"], in_working_pixels(photo, first["xy"]), 0.9),
+            mark(second["colour"], in_working_pixels(photo, second["xy"]), 0.5),
+        ]
+        distance = math.dist(marks[0].xy, marks[1].xy) / width
+        assert SAME_PAWN <= distance < TWICE_MARKED_WITHIN  # the two are looked at
+        assert marked_once(photo.rgb, Detections(marks, width)).found == marks
+
+
+def test_only_marks_of_one_kind_and_colour_near_enough_and_strong_enough_are_looked_at() -> None:
+    """Round a real pawn, a second mark of its kind and colour is dropped only from
+    SAME_PAWN up to TWICE_MARKED_WITHIN pawn widths and from TWICE_MARKED_FROM (nearer
+    marks are one pawn already, by one_mark_per_pawn)."""
+    photo, creatures, true_width = sample_with_truth("02_easy_cloth")
+    width = 0.77 * true_width
+    [demon] = [c for c in creatures if c["kind"] == DEMON][:1]
+    x, y = in_working_pixels(photo, demon["xy"])
+    colour = demon["colour"]
+    other_colour = next(c for c in LINE_COLOURS if c != colour)
+    strong = mark(colour, (x, y), 0.9)
+    kept = [
+        mark(colour, (x + (SAME_PAWN - 0.05) * width, y), 0.5),
+        mark(colour, (x, y + (TWICE_MARKED_WITHIN + 0.05) * width), 0.5),
+        mark(colour, (x - 0.6 * width, y), TWICE_MARKED_FROM - 0.01),
+        mark(other_colour, (x, y - 0.6 * width), 0.5),
+    ]
+    detections = Detections([strong, *kept], width)
+    assert marked_once(photo.rgb, detections) is detections
+    twin = mark(colour, (x, y - 0.6 * width), TWICE_MARKED_FROM)
+    assert marked_once(photo.rgb, Detections([strong, *kept, twin], width)).found == [
+        strong,
+        *kept,
+    ]
 
 
 def test_knot_marks_of_another_look_join_the_marks_the_stronger_of_two_kept() -> None:

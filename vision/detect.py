@@ -70,6 +70,21 @@ INPUT_ZOOM = 4 / 3
 #: A faint mark is looked at again (:func:`look_again`) in eight views of the place
 #: round it, a half-width of CONFIRM_CROP pawns, turned and mirrored every way.
 CONFIRM_CROP = 6.0
+#: Two marks of one kind and colour from SAME_PAWN to TWICE_MARKED_WITHIN pawn widths
+#: apart, each from TWICE_MARKED_FROM (every mark reported), may be one pawn marked twice
+#: (:func:`marked_once`): they are looked at again for pawns WIDER_LOOK times as wide,
+#: in the QUARTER_TURNS of the place, counting there the marks from MARKED_AT. Over the
+#: dev photos and three generated sets (648), of 217 such pairs 206 stood at one pawn of
+#: the truth (its base and its head, or a faint mark beside it); the wider look marked
+#: one pawn in all four turns at 176 of them, and at 2 of the 11 pairs nearest two
+#: different pawns (faint marks between them: both boards read the same either way).
+#: Two touching pawns stand about a pawn width apart; the upper bound is
+#: vision.combine.BESIDE_OWN_SHARE's.
+TWICE_MARKED_FROM = 0.1
+TWICE_MARKED_WITHIN = 0.8
+WIDER_LOOK = 1.25
+MARKED_AT = 0.2
+QUARTER_TURNS = (0, 5, 3, 6)
 
 
 @dataclass(frozen=True)
@@ -300,6 +315,86 @@ def detect_checking_size(
             return found
         found = smaller
     return found
+
+
+def marked_once(
+    rgb: NDArray[np.uint8], detections: Detections, model: DetectorModel | None = None
+) -> Detections:
+    """``detections`` without the second mark of a pawn marked twice.
+
+    Given pawns larger than it looks for (a width read low: the colour rules lose a
+    pawn's shaded side to a dark table, or its pale one to a light table), the
+    detector may mark a pawn twice, at its base and at its head, from
+    :data:`SAME_PAWN` to :data:`TWICE_MARKED_WITHIN` pawn widths apart. Two marks of
+    one kind and colour so near, each from :data:`TWICE_MARKED_FROM`, are looked at
+    again round their midpoint for pawns :data:`WIDER_LOOK` times as wide, in the four
+    quarter turns of the place (:data:`CONFIRM_CROP` of those widths round it); where
+    every turn marks exactly one such pawn there, the fainter mark is dropped.
+
+    Parameters
+    ----------
+    rgb : (H, W, 3) uint8
+        The photo the marks were made in.
+    detections : Detections
+        The detector's marks in it.
+    model : DetectorModel, optional
+        The bundled detector when omitted.
+
+    Returns
+    -------
+    Detections
+    """
+    width = detections.pawn_width
+    kept: list[Detection] = []
+    dropped: list[Detection] = []
+    for mark in detections.found:  # strongest first
+        if mark.kind != KNOT and mark.score >= TWICE_MARKED_FROM:
+            twin = next(
+                (
+                    k
+                    for k in kept
+                    if (k.kind, k.colour) == (mark.kind, mark.colour)
+                    and SAME_PAWN * width <= math.dist(k.xy, mark.xy) < TWICE_MARKED_WITHIN * width
+                ),
+                None,
+            )
+            if twin is not None and _one_pawn_at(rgb, twin, mark, width, model):
+                dropped.append(mark)
+                continue
+        kept.append(mark)
+    return replace(detections, found=kept) if dropped else detections
+
+
+def _one_pawn_at(
+    rgb: NDArray[np.uint8],
+    first: Detection,
+    second: Detection,
+    width: float,
+    model: DetectorModel | None,
+) -> bool:
+    """Whether every quarter turn of the place round the two marks, looked at for
+    pawns :data:`WIDER_LOOK` times ``width`` wide, marks exactly one pawn of their kind
+    and colour near them (within half their distance and half a pawn width of their
+    midpoint)."""
+    wider = WIDER_LOOK * width
+    middle = ((first.xy[0] + second.xy[0]) / 2, (first.xy[1] + second.xy[1]) / 2)
+    reach = math.dist(first.xy, second.xy) / 2 + SAME_PAWN * width
+    cut = _place_round(rgb, middle, wider)
+    if cut is None:
+        return False
+    place, (left, top) = cut
+    for turn in QUARTER_TURNS:
+        view = _turned(place, turn)
+        near = []
+        for seen in detect(view, wider, model, with_cords=False).found:
+            if (seen.kind, seen.colour) != (first.kind, first.colour) or seen.score < MARKED_AT:
+                continue
+            x, y = _turned_back(seen.xy, turn, view.shape)
+            if math.dist((x + left, y + top), middle) < reach:
+                near.append(replace(seen, xy=(x + left, y + top)))
+        if len(one_mark_per_pawn(near, wider)) != 1:
+            return False
+    return True
 
 
 def knots_at_training_size(

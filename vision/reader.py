@@ -44,6 +44,7 @@ from vision.detect import (
     draw_detections,
     knots_at_training_size,
     look_again,
+    marked_once,
 )
 from vision.errors import ReadError
 from vision.load import MIN_WORKING_SIDE, Photo, load_photo
@@ -194,7 +195,11 @@ def _read_photo(
         if method == "classic+detector":
             # Also where the strings are too thin to trace: the pawns it marks tell
             # where the board is (board_box), and a pawn is wide at any resolution.
-            marks = stage("detect", lambda: detect_checking_size(photo.rgb, pawns.pawn_width))
+            def detect_pawns() -> Detections:
+                found = detect_checking_size(photo.rgb, pawns.pawn_width)
+                return marked_once(photo.rgb, found)
+
+            marks = stage("detect", detect_pawns)
             found = replace(found, detections=marks)
         if 0 < separation.measured_width < MIN_STRING_WIDTH and not last_try:
             return found
