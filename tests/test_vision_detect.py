@@ -94,7 +94,7 @@ from vision.detect import (
 )
 from vision.errors import ReadError
 from vision.load import Photo, load_photo
-from vision.reader import EDGE_OF_REACH, PAWN_WIDTH_DOUBT, place
+from vision.reader import EDGE_OF_REACH, OWN_WIDTH_DOUBT, PAWN_WIDTH_DOUBT, place
 from vision.separate import Separation
 from vision.trace import Loop, Loops, too_short, trace_each
 
@@ -739,6 +739,56 @@ def test_a_demon_just_beyond_its_own_corners_reach_is_counted_there_with_a_doubt
     assert own.creature.crossing == crossing
     assert (other.crossing, other.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
     assert (far.crossing, far.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
+
+
+def beyond_the_doubt(board, radius: float, own: float) -> tuple[tuple[float, float], int, str]:
+    """A point on a corner's bisector where a demon of one of the crossing's colours is
+    away from every corner with pawns of ``radius`` and PAWN_WIDTH_DOUBT times that,
+    and in that corner with pawns ``own`` times as wide and OWN_WIDTH_DOUBT times that;
+    the crossing, the colour."""
+    geometry = BoardGeometry(board)
+    for field in board.fields:
+        for crossing in field.corners if not field.outer else ():
+            colour = board.crossings[crossing].lines[0]
+            apex = board.crossings[crossing].xy
+            snug = geometry.corner_point(field.id, crossing, 1.25 * radius)
+            step = ((snug[0] - apex[0]) / 20, (snug[1] - apex[1]) / 20)
+            for k in range(20, 160):
+                xy = (apex[0] + k * step[0], apex[1] + k * step[1])
+                foot = [Foot(DEMON, colour, xy)]
+                [narrow] = geometry.locate(foot, pawn_radius=radius)
+                [doubted] = geometry.locate(foot, pawn_radius=PAWN_WIDTH_DOUBT * radius)
+                [wide] = geometry.locate(foot, pawn_radius=OWN_WIDTH_DOUBT * own * radius)
+                if (
+                    narrow.ambiguity == FAR_FROM_CORNERS_AMBIGUITY
+                    and narrow.field == field.id
+                    and doubted.crossing is None
+                    and (wide.field, wide.crossing) == (field.id, crossing)
+                ):
+                    return xy, crossing, colour
+    raise AssertionError("no corner on this layout with such a point")
+
+
+def test_a_demon_seen_wider_than_most_is_counted_in_its_corner_with_its_own_width() -> None:
+    """A tilted camera shows near pawns larger: a demon whose blob is wider than the
+    photo's typical one reaches its corner with the doubt on its own width, not on a
+    demon as wide as the typical one (with the smaller doubt of a width measured on the
+    pawn itself)."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    own = 1.25
+    assert OWN_WIDTH_DOUBT * own > PAWN_WIDTH_DOUBT
+    xy, crossing, colour = beyond_the_doubt(board, WIDTH / 2, own)
+    near = SeenPawn(DEMON, colour, xy, own * WIDTH, 1.0)
+    [location] = place(geometry, Pawns([near], WIDTH, []), typical_width=WIDTH)
+    assert (location.crossing, location.ambiguity) == (crossing, EDGE_OF_REACH)
+    typical = replace(near, width=WIDTH)
+    [location] = place(geometry, Pawns([typical], WIDTH, []), typical_width=WIDTH)
+    assert (location.crossing, location.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
+    # Wide against the rules' typical blob, not against the detector's width (which
+    # may be smaller where the rules' blobs held shadows).
+    [location] = place(geometry, Pawns([near], WIDTH, []), typical_width=own * WIDTH)
+    assert (location.crossing, location.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
 
 
 def test_a_ghost_confirmed_a_little_more_faintly_than_a_demon_is_added() -> None:

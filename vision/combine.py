@@ -242,7 +242,7 @@ def combine_pawns(
         # The strongest mark near the pawn, not the nearest: the detector may mark one
         # pawn twice, faintly beside surely, and the sure mark left over would be
         # added as a second pawn (240176, 250193: a green demon read twice).
-        reach = SAME_PAWN * _own_width(pawn, width, seen.pawn_width)
+        reach = SAME_PAWN * own_width(pawn, width, seen.pawn_width)
         index = _strongest_within(pawn.foot, marks, taken, reach)
         if index is None or marks[index].score < KEEP_SCORE:
             continue
@@ -264,7 +264,7 @@ def combine_pawns(
     added: list[Detection] = []
     for index, mark in enumerate(marks):  # strongest first
         if index in taken or any(
-            math.dist(mark.xy, p.foot) < SAME_PAWN * _own_width(p, width, seen.pawn_width)
+            math.dist(mark.xy, p.foot) < SAME_PAWN * own_width(p, width, seen.pawn_width)
             for p in pawns
         ):
             continue
@@ -451,7 +451,7 @@ def _confirmed(looked: Detection) -> bool:
     return looked.score >= least
 
 
-def _own_width(pawn: SeenPawn, width: float, typical: float) -> float:
+def own_width(pawn: SeenPawn, width: float, typical: float) -> float:
     """How wide ``pawn`` is, in terms of the detector's pawn ``width``: as much wider as
     its blob is wider than the ``typical`` (median) blob of the colour rules, up to a
     blob of several pawns. (The detector's width may be smaller than the rules' where

@@ -346,7 +346,6 @@ def marked_once(
     """
     width = detections.pawn_width
     kept: list[Detection] = []
-    dropped: list[Detection] = []
     for mark in detections.found:  # strongest first
         if mark.kind != KNOT and mark.score >= TWICE_MARKED_FROM:
             twin = next(
@@ -359,10 +358,9 @@ def marked_once(
                 None,
             )
             if twin is not None and _one_pawn_at(rgb, twin, mark, width, model):
-                dropped.append(mark)
                 continue
         kept.append(mark)
-    return replace(detections, found=kept) if dropped else detections
+    return detections if len(kept) == len(detections.found) else replace(detections, found=kept)
 
 
 def _one_pawn_at(

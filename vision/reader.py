@@ -33,9 +33,10 @@ from vision.combine import (
     add_cornered_demons,
     combine_knots,
     combine_pawns,
+    own_width,
     trace_with_cords,
 )
-from vision.creatures import Pawns, find_pawns
+from vision.creatures import Pawns, SeenPawn, find_pawns
 from vision.detect import (
     SAME_PAWN,
     Detection,
@@ -73,6 +74,14 @@ BOX_MARK = 0.2
 #: corner of its own colour with the width read, and within it with a width this much
 #: larger, is counted in that corner, with a doubt (see place).
 PAWN_WIDTH_DOUBT = 1.1
+#: ... and a pawn's own width (its blob's, against the photo's typical blob) this much,
+#: where that is more: measured on the pawn, it is less in doubt. Over the dev photos
+#: and three generated sets (648; twenty-sixth session), of the 83 demons read away
+#: from every corner, 4 that the truth has in a corner of their colour reach it so (their
+#: blobs 1.08-1.22 times the photo's width, the corner within reach at 1.13-1.18 times
+#: it), and none of those it has away (the nearest, 1.02 wide, within reach at 1.12: at
+#: 1.1 times its own width it would have been put in).
+OWN_WIDTH_DOUBT = 1.05
 #: The doubt a demon counted so gets (Location.ambiguity, named in the warnings).
 EDGE_OF_REACH = "at-the-edge-of-its-corner's-reach"
 #: Ways of turning pixels into strings, knots and pawns (see read_photo).
@@ -283,7 +292,7 @@ def _read_photo(
     if method == "classic+net":
         seen = pawns
         pawns = stage("second look", lambda: add_missed_pawns(seen, photo, loops, separation))
-    located = stage("place", lambda: place(geometry, pawns))
+    located = stage("place", lambda: place(geometry, pawns, strings.pawns.pawn_width))
     report = stage("report", lambda: make_report(board, located, pawns, loops, separation, photo))
     return Reading(report=report, photo=photo, stages=stages, timings=timings)
 
@@ -366,31 +375,42 @@ def arrange(loops: Loops) -> Board:
         raise ReadError(f"the traced strings do not form a legal layout: {error}") from error
 
 
-def place(geometry: BoardGeometry, pawns: Pawns) -> list[Location]:
+def place(
+    geometry: BoardGeometry, pawns: Pawns, typical_width: float | None = None
+) -> list[Location]:
     """Each pawn's field and corner, through the engine's sector-based locator.
 
-    A demon the locator finds away from every corner is located again with the pawn
-    width read made PAWN_WIDTH_DOUBT larger; if it then stands in a corner of its own
-    colour, it is counted there (ambiguity EDGE_OF_REACH). The width is read once for
-    the whole photo, and a tilted camera shows near pawns larger than far ones: a demon
-    put down loosely in its corner, near the edge of the corner's reach, is otherwise
-    read as a violation the table does not show. Demons really away from the corners
-    stand in a field's middle, beyond that doubt: of the 58 such demons read in three
-    generated sets (630 photos), the first would be put into a corner of its colour with
-    a width 1.14 times the one read, the second at 1.22; of the 16 demons read away
-    from their corners there, 11 are put back with 1.1 and 13 with 1.12. On a fourth
-    set made after that choice, 2 boards were won and 1 lost (a planted off-corner
-    demon, its pawn width read 1.11 times the truth's, within reach at 1.06).
+    A demon the locator finds away from every corner is located again with a larger
+    pawn width: PAWN_WIDTH_DOUBT times the width read for the photo, or OWN_WIDTH_DOUBT
+    times its own where that is more (:func:`vision.combine.own_width`: as much larger
+    as its blob is wider than the ``typical_width`` blob of the colour rules, the
+    photo's width when not given). If it then stands in a corner of its own colour, it
+    is counted there (ambiguity EDGE_OF_REACH). The width is read once for the whole
+    photo, and a tilted camera shows near pawns larger than far ones: a demon put down
+    loosely in its corner, near the edge of the corner's reach, is otherwise read as a
+    violation the table does not show. Demons really away from the corners stand in a
+    field's middle, beyond that doubt: of the 58 such demons read in three generated
+    sets (630 photos), the first would be put into a corner of its colour with a width
+    1.14 times the one read, the second at 1.22; of the 16 demons read away from their
+    corners there, 11 are put back with 1.1 and 13 with 1.12. On a fourth set made
+    after that choice, 2 boards were won and 1 lost (a planted off-corner demon, its
+    pawn width read 1.11 times the truth's, within reach at 1.06).
     """
     feet = [Foot(p.kind, p.colour, p.foot) for p in pawns.pawns]
     radius = pawns.pawn_width / 2
+    typical = pawns.pawn_width if typical_width is None else typical_width
+
+    def doubted_radius(pawn: SeenPawn) -> float:
+        own = own_width(pawn, pawns.pawn_width, typical) / 2
+        return max(PAWN_WIDTH_DOUBT * radius, OWN_WIDTH_DOUBT * own)
+
     try:
         located = geometry.locate(feet, pawn_radius=radius)
         return [
-            _own_corner_within_doubt(geometry, foot, location, radius)
+            _own_corner_within_doubt(geometry, foot, location, doubted_radius(pawn))
             if location.ambiguity == FAR_FROM_CORNERS_AMBIGUITY
             else location
-            for foot, location in zip(feet, located, strict=True)
+            for pawn, foot, location in zip(pawns.pawns, feet, located, strict=True)
         ]
     except EngineError as error:
         raise ReadError(f"cannot place the pawns on the board: {error}") from error
@@ -400,9 +420,8 @@ def _own_corner_within_doubt(
     geometry: BoardGeometry, foot: Foot, location: Location, radius: float
 ) -> Location:
     """``location`` of a demon away from every corner, or the corner of its own colour
-    it stands in with a pawn radius PAWN_WIDTH_DOUBT times ``radius`` (in the field it
-    stands in)."""
-    wider = geometry.locate([foot], pawn_radius=PAWN_WIDTH_DOUBT * radius)[0]
+    it stands in with a pawn of ``radius`` (in the field it stands in)."""
+    wider = geometry.locate([foot], pawn_radius=radius)[0]
     if wider.crossing is None or foot.colour not in geometry.board.crossings[wider.crossing].lines:
         return location
     if wider.field != location.field:  # on a string with the wider pawn: not in its field
