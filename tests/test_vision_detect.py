@@ -94,7 +94,13 @@ from vision.detect import (
 )
 from vision.errors import ReadError
 from vision.load import Photo, load_photo
-from vision.reader import EDGE_OF_REACH, OWN_WIDTH_DOUBT, PAWN_WIDTH_DOUBT, place
+from vision.reader import (
+    EDGE_OF_REACH,
+    MOST_OWN_WIDTH,
+    OWN_WIDTH_DOUBT,
+    PAWN_WIDTH_DOUBT,
+    place,
+)
 from vision.separate import Separation
 from vision.trace import Loop, Loops, too_short, trace_each
 
@@ -741,11 +747,13 @@ def test_a_demon_just_beyond_its_own_corners_reach_is_counted_there_with_a_doubt
     assert (far.crossing, far.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
 
 
-def beyond_the_doubt(board, radius: float, own: float) -> tuple[tuple[float, float], int, str]:
+def beyond_the_doubt(
+    board, radius: float, own: float, not_within: float = PAWN_WIDTH_DOUBT
+) -> tuple[tuple[float, float], int, str]:
     """A point on a corner's bisector where a demon of one of the crossing's colours is
-    away from every corner with pawns of ``radius`` and PAWN_WIDTH_DOUBT times that,
-    and in that corner with pawns ``own`` times as wide and OWN_WIDTH_DOUBT times that;
-    the crossing, the colour."""
+    away from every corner with pawns of ``radius`` and ``not_within`` times that, and
+    in that corner with pawns ``own`` times as wide and OWN_WIDTH_DOUBT times that; the
+    crossing, the colour."""
     geometry = BoardGeometry(board)
     for field in board.fields:
         for crossing in field.corners if not field.outer else ():
@@ -757,7 +765,7 @@ def beyond_the_doubt(board, radius: float, own: float) -> tuple[tuple[float, flo
                 xy = (apex[0] + k * step[0], apex[1] + k * step[1])
                 foot = [Foot(DEMON, colour, xy)]
                 [narrow] = geometry.locate(foot, pawn_radius=radius)
-                [doubted] = geometry.locate(foot, pawn_radius=PAWN_WIDTH_DOUBT * radius)
+                [doubted] = geometry.locate(foot, pawn_radius=not_within * radius)
                 [wide] = geometry.locate(foot, pawn_radius=OWN_WIDTH_DOUBT * own * radius)
                 if (
                     narrow.ambiguity == FAR_FROM_CORNERS_AMBIGUITY
@@ -788,6 +796,12 @@ def test_a_demon_seen_wider_than_most_is_counted_in_its_corner_with_its_own_widt
     # Wide against the rules' typical blob, not against the detector's width (which
     # may be smaller where the rules' blobs held shadows).
     [location] = place(geometry, Pawns([near], WIDTH, []), typical_width=own * WIDTH)
+    assert (location.crossing, location.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
+    # A blob far wider than most (a pawn with its shadow) counts as MOST_OWN_WIDTH wide.
+    beyond_most = OWN_WIDTH_DOUBT * MOST_OWN_WIDTH
+    xy, crossing, colour = beyond_the_doubt(board, WIDTH / 2, 1.6, not_within=beyond_most)
+    wide = SeenPawn(DEMON, colour, xy, 1.6 * WIDTH, 1.0)
+    [location] = place(geometry, Pawns([wide], WIDTH, []), typical_width=WIDTH)
     assert (location.crossing, location.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
 
 

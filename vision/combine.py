@@ -453,9 +453,10 @@ def _confirmed(looked: Detection) -> bool:
 
 def own_width(pawn: SeenPawn, width: float, typical: float) -> float:
     """How wide ``pawn`` is, in terms of the detector's pawn ``width``: as much wider as
-    its blob is wider than the ``typical`` (median) blob of the colour rules, up to a
-    blob of several pawns. (The detector's width may be smaller than the rules' where
-    their blobs included shadows: the blobs are compared with the rules' own median.)"""
+    its blob (its width across, :attr:`SeenPawn.width`) is than the colour rules' width
+    of one pawn in the photo (``typical``: the diameter of the median blob's area), up
+    to a blob of several pawns. (The detector's width may be smaller than the rules'
+    where their blobs included shadows: the blobs are compared with the rules' own.)"""
     if typical <= 0:
         return width
     return width * min(max(pawn.width / typical, 1.0), SEVERAL_PAWNS_WIDTH)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -80,7 +80,7 @@ CONFIRM_CROP = 6.0
 #: different pawns (faint marks between them: both boards read the same either way).
 #: Two touching pawns stand about a pawn width apart; the upper bound is
 #: vision.combine.BESIDE_OWN_SHARE's.
-TWICE_MARKED_FROM = 0.1
+TWICE_MARKED_FROM = MIN_SCORE
 TWICE_MARKED_WITHIN = 0.8
 WIDER_LOOK = 1.25
 MARKED_AT = 0.2
@@ -373,24 +373,18 @@ def _one_pawn_at(
     """Whether every quarter turn of the place round the two marks, looked at for
     pawns :data:`WIDER_LOOK` times ``width`` wide, marks exactly one pawn of their kind
     and colour near them (within half their distance and half a pawn width of their
-    midpoint)."""
+    midpoint). Marks are one pawn there within :data:`SAME_PAWN` of the width looked
+    for, and nearer than the two marks are: two pawns marked at their feet stay two."""
     wider = WIDER_LOOK * width
     middle = ((first.xy[0] + second.xy[0]) / 2, (first.xy[1] + second.xy[1]) / 2)
     reach = math.dist(first.xy, second.xy) / 2 + SAME_PAWN * width
     cut = _place_round(rgb, middle, wider)
     if cut is None:
         return False
-    place, (left, top) = cut
-    for turn in QUARTER_TURNS:
-        view = _turned(place, turn)
-        near = []
-        for seen in detect(view, wider, model, with_cords=False).found:
-            if (seen.kind, seen.colour) != (first.kind, first.colour) or seen.score < MARKED_AT:
-                continue
-            x, y = _turned_back(seen.xy, turn, view.shape)
-            if math.dist((x + left, y + top), middle) < reach:
-                near.append(replace(seen, xy=(x + left, y + top)))
-        if len(one_mark_per_pawn(near, wider)) != 1:
+    one_pawn = min(wider, math.dist(first.xy, second.xy) / SAME_PAWN)
+    for seen in _turned_looks(cut, QUARTER_TURNS, wider, first, MARKED_AT, model):
+        near = [mark for mark in seen if math.dist(mark.xy, middle) < reach]
+        if len(one_mark_per_pawn(near, one_pawn)) != 1:
             return False
     return True
 
@@ -476,19 +470,34 @@ def look_again(
     if cut is None:
         # Not a pawn's room round it in the photo (a mark off its edge): no pawn seen.
         return Detection(mark.kind, mark.colour, mark.xy, 0.0, views=8)
-    place, (left, top) = cut
     total = 0.0
-    for turn in range(8):
-        view = _turned(place, turn)
-        best = 0.0
-        for seen in detect(view, width, model, with_cords=False).found:
-            if seen.kind != mark.kind or seen.colour != mark.colour or seen.score < MIN_SCORE:
-                continue
-            vx, vy = _turned_back(seen.xy, turn, view.shape)
-            if math.dist((vx + left, vy + top), mark.xy) < SAME_PAWN * width:
-                best = max(best, seen.score)
-        total += best
+    for seen in _turned_looks(cut, range(8), width, mark, MIN_SCORE, model):
+        near = [s.score for s in seen if math.dist(s.xy, mark.xy) < SAME_PAWN * width]
+        total += max(near, default=0.0)
     return Detection(mark.kind, mark.colour, mark.xy, total / 8, views=8)
+
+
+def _turned_looks(
+    cut: tuple[NDArray[np.uint8], tuple[int, int]],
+    turns: Iterable[int],
+    width: float,
+    like: Detection,
+    min_score: float,
+    model: DetectorModel | None,
+) -> Iterator[list[Detection]]:
+    """For each of ``turns`` of the place ``cut`` (:func:`_place_round`), the marks of
+    ``like``'s kind and colour from ``min_score`` that the detector makes in it
+    looking for pawns ``width`` wide, in the photo's pixels."""
+    place, (left, top) = cut
+    for turn in turns:
+        view = _turned(place, turn)
+        marks = []
+        for seen in detect(view, width, model, with_cords=False).found:
+            if (seen.kind, seen.colour) != (like.kind, like.colour) or seen.score < min_score:
+                continue
+            x, y = _turned_back(seen.xy, turn, view.shape)
+            marks.append(replace(seen, xy=(x + left, y + top)))
+        yield marks
 
 
 def _place_round(

@@ -82,6 +82,10 @@ PAWN_WIDTH_DOUBT = 1.1
 #: it), and none of those it has away (the nearest, 1.02 wide, within reach at 1.12: at
 #: 1.1 times its own width it would have been put in).
 OWN_WIDTH_DOUBT = 1.05
+#: ... counting a pawn's own width up to this many times the photo's: a blob wider
+#: still is more likely a pawn with its shadow, or two, than one nearer the camera
+#: (those above measured 1.08-1.22; sample 08's demons with their shadows 1.4-1.8).
+MOST_OWN_WIDTH = 1.25
 #: The doubt a demon counted so gets (Location.ambiguity, named in the warnings).
 EDGE_OF_REACH = "at-the-edge-of-its-corner's-reach"
 #: Ways of turning pixels into strings, knots and pawns (see read_photo).
@@ -380,29 +384,30 @@ def place(
 ) -> list[Location]:
     """Each pawn's field and corner, through the engine's sector-based locator.
 
-    A demon the locator finds away from every corner is located again with a larger
-    pawn width: PAWN_WIDTH_DOUBT times the width read for the photo, or OWN_WIDTH_DOUBT
-    times its own where that is more (:func:`vision.combine.own_width`: as much larger
-    as its blob is wider than the ``typical_width`` blob of the colour rules, the
-    photo's width when not given). If it then stands in a corner of its own colour, it
-    is counted there (ambiguity EDGE_OF_REACH). The width is read once for the whole
-    photo, and a tilted camera shows near pawns larger than far ones: a demon put down
-    loosely in its corner, near the edge of the corner's reach, is otherwise read as a
-    violation the table does not show. Demons really away from the corners stand in a
-    field's middle, beyond that doubt: of the 58 such demons read in three generated
-    sets (630 photos), the first would be put into a corner of its colour with a width
-    1.14 times the one read, the second at 1.22; of the 16 demons read away from their
-    corners there, 11 are put back with 1.1 and 13 with 1.12. On a fourth set made
-    after that choice, 2 boards were won and 1 lost (a planted off-corner demon, its
-    pawn width read 1.11 times the truth's, within reach at 1.06).
+    A demon the locator finds away from every corner is located again with a larger pawn
+    width: PAWN_WIDTH_DOUBT times the width read for the photo, or OWN_WIDTH_DOUBT times
+    its own where that is more (:func:`vision.combine.own_width`: as much larger as its
+    blob is wider than the colour rules' width of one pawn, ``typical_width``, the
+    photo's width when not given; up to MOST_OWN_WIDTH times the photo's). If it then
+    stands in a corner of its own colour, it is counted there (ambiguity EDGE_OF_REACH).
+    The width is read once for the whole photo, and a tilted camera shows near pawns
+    larger than far ones: a demon put down loosely in its corner, near the edge of the
+    corner's reach, is otherwise read as a violation the table does not show. Demons
+    really away from the corners stand in a field's middle, beyond that doubt: of the 58
+    such demons read in three generated sets (630 photos), the first would be put into a
+    corner of its colour with a width 1.14 times the one read, the second at 1.22; of
+    the 16 demons read away from their corners there, 11 are put back with 1.1 and 13
+    with 1.12. On a fourth set made after that choice, 2 boards were won and 1 lost (a
+    planted off-corner demon, its pawn width read 1.11 times the truth's, within reach
+    at 1.06).
     """
     feet = [Foot(p.kind, p.colour, p.foot) for p in pawns.pawns]
     radius = pawns.pawn_width / 2
     typical = pawns.pawn_width if typical_width is None else typical_width
 
     def doubted_radius(pawn: SeenPawn) -> float:
-        own = own_width(pawn, pawns.pawn_width, typical) / 2
-        return max(PAWN_WIDTH_DOUBT * radius, OWN_WIDTH_DOUBT * own)
+        own = min(own_width(pawn, pawns.pawn_width, typical), MOST_OWN_WIDTH * pawns.pawn_width)
+        return max(PAWN_WIDTH_DOUBT * radius, OWN_WIDTH_DOUBT * own / 2)
 
     try:
         located = geometry.locate(feet, pawn_radius=radius)
