@@ -107,6 +107,20 @@ from vision.trace import Loop, Loops, too_short, trace_each
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
 
 
+def sample_with_truth(name: str) -> tuple[Photo, dict, float]:
+    """A sample photo at working resolution, its truth, and the truth's pawn width in
+    working pixels."""
+    photo = load_photo(SAMPLES / f"{name}.jpg")
+    truth = json.loads((SAMPLES / f"{name}.truth.json").read_text())
+    width = float(np.median([c["pawn_px"] for c in truth["creatures"]])) / photo.scale
+    return photo, truth, width
+
+
+def in_working_pixels(photo: Photo, xy: list[float]) -> tuple[float, float]:
+    """A point of the original photo in ``photo``'s working pixels."""
+    return ((xy[0] + 0.5) / photo.scale - 0.5, (xy[1] + 0.5) / photo.scale - 0.5)
+
+
 # --- decoding the network's maps --------------------------------------------------------
 
 
@@ -194,10 +208,7 @@ def test_detect_refuses_bad_input() -> None:
 
 @pytest.fixture(scope="module")
 def sample_reading() -> tuple[Detections, dict, float]:
-    photo_path = SAMPLES / "02_easy_cloth.jpg"
-    photo = load_photo(photo_path)
-    truth = json.loads(photo_path.with_suffix(".truth.json").read_text())
-    width = float(np.median([c["pawn_px"] for c in truth["creatures"]])) / photo.scale
+    photo, truth, width = sample_with_truth("02_easy_cloth")
     return detect(photo.rgb, width), truth, photo.scale
 
 
@@ -240,10 +251,7 @@ def test_a_photo_looked_at_for_pawns_twice_their_size_is_looked_at_again() -> No
     """The colour rules may take pawns with their shadows for pawns twice their size
     (seen on far-camera photos): the detector then marks mostly faintly, looks again
     for smaller pawns, and keeps that look."""
-    photo_path = SAMPLES / "02_easy_cloth.jpg"
-    photo = load_photo(photo_path)
-    truth = json.loads(photo_path.with_suffix(".truth.json").read_text())
-    width = float(np.median([c["pawn_px"] for c in truth["creatures"]])) / photo.scale
+    photo, truth, width = sample_with_truth("02_easy_cloth")
     # (The network is given pawns INPUT_ZOOM larger than a width says.)
     large = 2.2 * INPUT_ZOOM * width
     too_large = detect(photo.rgb, large)
@@ -270,17 +278,11 @@ def test_a_point_of_a_turned_view_is_turned_back_to_where_it_was(turn: int) -> N
 
 
 def test_a_faint_mark_on_a_pawn_is_marked_in_most_views_and_one_on_bare_table_is_not() -> None:
-    photo_path = SAMPLES / "02_easy_cloth.jpg"
-    photo = load_photo(photo_path)
-    truth = json.loads(photo_path.with_suffix(".truth.json").read_text())
-    width = float(np.median([c["pawn_px"] for c in truth["creatures"]])) / photo.scale
-
-    def in_working(xy: list[float]) -> tuple[float, float]:
-        return ((xy[0] + 0.5) / photo.scale - 0.5, (xy[1] + 0.5) / photo.scale - 0.5)
+    photo, truth, width = sample_with_truth("02_easy_cloth")
 
     # Bare table: points at least four pawn widths from every creature and cord.
-    things = [in_working(c["xy"]) for c in truth["creatures"]] + [
-        in_working(p) for line in truth["lines"].values() for p in line["polyline"]
+    things = [in_working_pixels(photo, c["xy"]) for c in truth["creatures"]] + [
+        in_working_pixels(photo, p) for line in truth["lines"].values() for p in line["polyline"]
     ]
     height, width_px = photo.rgb.shape[:2]
     margin = int(6 * width)
@@ -292,7 +294,7 @@ def test_a_faint_mark_on_a_pawn_is_marked_in_most_views_and_one_on_bare_table_is
     ]
     assert len(bare) >= 5
     for creature in truth["creatures"][:12]:
-        on_pawn = mark(creature["colour"], in_working(creature["xy"]), 0.3)
+        on_pawn = mark(creature["colour"], in_working_pixels(photo, creature["xy"]), 0.3)
         again = look_again(photo.rgb, on_pawn, width)
         assert (again.xy, again.colour, again.views) == (on_pawn.xy, on_pawn.colour, 8)
         # Clear pawns: marked in every view (0.6-0.8 here).
@@ -305,7 +307,7 @@ def test_a_faint_mark_on_a_pawn_is_marked_in_most_views_and_one_on_bare_table_is
     # A pawn near the photo's edge: the place round it is cut there, and the views are
     # turned back to the photo's pixels all the same.
     creature = truth["creatures"][0]
-    x, y = in_working(creature["xy"])
+    x, y = in_working_pixels(photo, creature["xy"])
     left, top = int(x - 1.2 * width), int(y - 1.5 * width)
     corner = np.ascontiguousarray(photo.rgb[top:, left:])
     at_edge = mark(creature["colour"], (x - left, y - top), 0.3)
@@ -317,24 +319,11 @@ def test_a_faint_mark_on_a_pawn_is_marked_in_most_views_and_one_on_bare_table_is
         look_again(photo.rgb, at_edge, 0.0)
 
 
-def sample_with_truth(name: str) -> tuple[Photo, list[dict], float]:
-    """A sample photo at working resolution, its creatures, and the truth's pawn width
-    in working pixels."""
-    photo = load_photo(SAMPLES / f"{name}.jpg")
-    truth = json.loads((SAMPLES / f"{name}.truth.json").read_text())
-    width = float(np.median([c["pawn_px"] for c in truth["creatures"]])) / photo.scale
-    return photo, truth["creatures"], width
-
-
-def in_working_pixels(photo: Photo, xy: list[float]) -> tuple[float, float]:
-    return ((xy[0] + 0.5) / photo.scale - 0.5, (xy[1] + 0.5) / photo.scale - 0.5)
-
-
 def test_a_pawn_marked_at_its_base_and_its_head_keeps_its_stronger_mark() -> None:
     """With the width read low, a pawn may be marked twice; the wider look marks one."""
-    photo, creatures, true_width = sample_with_truth("02_easy_cloth")
+    photo, truth, true_width = sample_with_truth("02_easy_cloth")
     width = 0.77 * true_width
-    for creature in creatures[:8]:
+    for creature in truth["creatures"][:8]:
         x, y = in_working_pixels(photo, creature["xy"])
         base = mark(creature["colour"], (x, y), 0.8)
         head = mark(creature["colour"], (x, y - 0.6 * width), 0.45)
@@ -348,7 +337,8 @@ def test_a_pawn_marked_at_its_base_and_its_head_keeps_its_stronger_mark() -> Non
     "name", ["04_normal_white_table", "07_hard_blue_mat", "08_hard_steep_side_light"]
 )
 def test_two_touching_pawns_of_a_colour_stay_two_with_the_width_read_high(name: str) -> None:
-    photo, creatures, true_width = sample_with_truth(name)
+    photo, truth, true_width = sample_with_truth(name)
+    creatures = truth["creatures"]
     [(first, second)] = [
         (a, b)
         for i, a in enumerate(creatures)
@@ -371,9 +361,9 @@ def test_only_marks_of_one_kind_and_colour_near_enough_and_strong_enough_are_loo
     """Round a real pawn, a second mark of its kind and colour is dropped only from
     SAME_PAWN up to TWICE_MARKED_WITHIN pawn widths and from TWICE_MARKED_FROM (nearer
     marks are one pawn already, by one_mark_per_pawn)."""
-    photo, creatures, true_width = sample_with_truth("02_easy_cloth")
+    photo, truth, true_width = sample_with_truth("02_easy_cloth")
     width = 0.77 * true_width
-    [demon] = [c for c in creatures if c["kind"] == DEMON][:1]
+    [demon] = [c for c in truth["creatures"] if c["kind"] == DEMON][:1]
     x, y = in_working_pixels(photo, demon["xy"])
     colour = demon["colour"]
     other_colour = next(c for c in LINE_COLOURS if c != colour)
@@ -414,14 +404,8 @@ def test_knot_marks_of_another_look_join_the_marks_the_stronger_of_two_kept() ->
 
 
 def test_knots_are_looked_for_at_the_networks_own_size_round_given_places() -> None:
-    photo_path = SAMPLES / "02_easy_cloth.jpg"
-    photo = load_photo(photo_path)
-    truth = json.loads(photo_path.with_suffix(".truth.json").read_text())
-    width = float(np.median([c["pawn_px"] for c in truth["creatures"]])) / photo.scale
-    knots = [
-        ((x + 0.5) / photo.scale - 0.5, (y + 0.5) / photo.scale - 0.5)
-        for x, y in (line["knot"] for line in truth["lines"].values())
-    ]
+    photo, truth, width = sample_with_truth("02_easy_cloth")
+    knots = [in_working_pixels(photo, line["knot"]) for line in truth["lines"].values()]
     found = knots_at_training_size(photo.rgb, knots, width)
     assert [m.score for m in found] == sorted((m.score for m in found), reverse=True)
     assert all(m.kind == KNOT for m in found)
@@ -705,10 +689,12 @@ def test_a_demon_marked_faintly_clearly_in_a_corner_of_its_colour_is_added() -> 
     assert looked == []
 
 
-def just_beyond_reach(board, radius: float) -> tuple[tuple[float, float], int, tuple[str, ...]]:
-    """A point on a corner's bisector where a demon of the crossing's colour is away
-    from every corner with pawns of ``radius`` but in that corner with pawns
-    PAWN_WIDTH_DOUBT times as wide; the crossing and its colours."""
+def beyond_reach(
+    board, radius: float, within: float, not_within: float = 1.0
+) -> tuple[tuple[float, float], int, tuple[str, ...]]:
+    """A point on a corner's bisector where a demon of the crossing's first colour is
+    away from every corner with pawns of ``radius`` and ``not_within`` times that, and
+    in that corner with pawns ``within`` times as wide; the crossing and its colours."""
     geometry = BoardGeometry(board)
     for field in board.fields:
         for crossing in field.corners if not field.outer else ():
@@ -716,15 +702,19 @@ def just_beyond_reach(board, radius: float) -> tuple[tuple[float, float], int, t
             apex = board.crossings[crossing].xy
             snug = geometry.corner_point(field.id, crossing, 1.25 * radius)
             step = ((snug[0] - apex[0]) / 20, (snug[1] - apex[1]) / 20)
-            for k in range(20, 120):
+            for k in range(20, 160):
                 xy = (apex[0] + k * step[0], apex[1] + k * step[1])
                 foot = [Foot(DEMON, lines[0], xy)]
                 [narrow] = geometry.locate(foot, pawn_radius=radius)
-                if narrow.crossing is None:
-                    [wide] = geometry.locate(foot, pawn_radius=PAWN_WIDTH_DOUBT * radius)
-                    if narrow.field == field.id and wide.crossing == crossing:
-                        return xy, crossing, lines
-                    break
+                [doubted] = geometry.locate(foot, pawn_radius=not_within * radius)
+                [wide] = geometry.locate(foot, pawn_radius=within * radius)
+                if (
+                    narrow.ambiguity == FAR_FROM_CORNERS_AMBIGUITY
+                    and narrow.field == field.id
+                    and doubted.crossing is None
+                    and (wide.field, wide.crossing) == (field.id, crossing)
+                ):
+                    return xy, crossing, lines
     raise AssertionError("no corner on this layout with such a point")
 
 
@@ -734,7 +724,7 @@ def test_a_demon_just_beyond_its_own_corners_reach_is_counted_there_with_a_doubt
     colour the crossing lacks, or one twice as far, stays away from every corner."""
     board = random_layout(3).board()  # millimetres; pawns 40 mm wide
     geometry = BoardGeometry(board)
-    xy, crossing, lines = just_beyond_reach(board, WIDTH / 2)
+    xy, crossing, lines = beyond_reach(board, WIDTH / 2, PAWN_WIDTH_DOUBT)
     foreign = min(set(LINE_COLOURS) - set(lines))
     apex = board.crossings[crossing].xy
     twice = (2 * xy[0] - apex[0], 2 * xy[1] - apex[1])
@@ -747,36 +737,6 @@ def test_a_demon_just_beyond_its_own_corners_reach_is_counted_there_with_a_doubt
     assert (far.crossing, far.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
 
 
-def beyond_the_doubt(
-    board, radius: float, own: float, not_within: float = PAWN_WIDTH_DOUBT
-) -> tuple[tuple[float, float], int, str]:
-    """A point on a corner's bisector where a demon of one of the crossing's colours is
-    away from every corner with pawns of ``radius`` and ``not_within`` times that, and
-    in that corner with pawns ``own`` times as wide and OWN_WIDTH_DOUBT times that; the
-    crossing, the colour."""
-    geometry = BoardGeometry(board)
-    for field in board.fields:
-        for crossing in field.corners if not field.outer else ():
-            colour = board.crossings[crossing].lines[0]
-            apex = board.crossings[crossing].xy
-            snug = geometry.corner_point(field.id, crossing, 1.25 * radius)
-            step = ((snug[0] - apex[0]) / 20, (snug[1] - apex[1]) / 20)
-            for k in range(20, 160):
-                xy = (apex[0] + k * step[0], apex[1] + k * step[1])
-                foot = [Foot(DEMON, colour, xy)]
-                [narrow] = geometry.locate(foot, pawn_radius=radius)
-                [doubted] = geometry.locate(foot, pawn_radius=not_within * radius)
-                [wide] = geometry.locate(foot, pawn_radius=OWN_WIDTH_DOUBT * own * radius)
-                if (
-                    narrow.ambiguity == FAR_FROM_CORNERS_AMBIGUITY
-                    and narrow.field == field.id
-                    and doubted.crossing is None
-                    and (wide.field, wide.crossing) == (field.id, crossing)
-                ):
-                    return xy, crossing, colour
-    raise AssertionError("no corner on this layout with such a point")
-
-
 def test_a_demon_seen_wider_than_most_is_counted_in_its_corner_with_its_own_width() -> None:
     """A tilted camera shows near pawns larger: a demon whose blob is wider than the
     photo's typical one reaches its corner with the doubt on its own width, not on a
@@ -786,7 +746,9 @@ def test_a_demon_seen_wider_than_most_is_counted_in_its_corner_with_its_own_widt
     geometry = BoardGeometry(board)
     own = 1.25
     assert OWN_WIDTH_DOUBT * own > PAWN_WIDTH_DOUBT
-    xy, crossing, colour = beyond_the_doubt(board, WIDTH / 2, own)
+    xy, crossing, [colour, _] = beyond_reach(
+        board, WIDTH / 2, OWN_WIDTH_DOUBT * own, not_within=PAWN_WIDTH_DOUBT
+    )
     near = SeenPawn(DEMON, colour, xy, own * WIDTH, 1.0)
     [location] = place(geometry, Pawns([near], WIDTH, []), typical_width=WIDTH)
     assert (location.crossing, location.ambiguity) == (crossing, EDGE_OF_REACH)
@@ -799,7 +761,9 @@ def test_a_demon_seen_wider_than_most_is_counted_in_its_corner_with_its_own_widt
     assert (location.crossing, location.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
     # A blob far wider than most (a pawn with its shadow) counts as MOST_OWN_WIDTH wide.
     beyond_most = OWN_WIDTH_DOUBT * MOST_OWN_WIDTH
-    xy, crossing, colour = beyond_the_doubt(board, WIDTH / 2, 1.6, not_within=beyond_most)
+    xy, crossing, [colour, _] = beyond_reach(
+        board, WIDTH / 2, OWN_WIDTH_DOUBT * 1.6, not_within=beyond_most
+    )
     wide = SeenPawn(DEMON, colour, xy, 1.6 * WIDTH, 1.0)
     [location] = place(geometry, Pawns([wide], WIDTH, []), typical_width=WIDTH)
     assert (location.crossing, location.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
