@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -60,6 +61,8 @@ TARGETS = {  # from issue 7, for the generated set
     "creatures_recall": 0.995,
     "slots": 0.995,
 }
+#: A pawn width read more than this many times too wide or too narrow is counted.
+WIDTH_OFF_BY = 1.3
 
 
 def find_pairs(folder: Path) -> list[tuple[Path, Path]]:
@@ -87,9 +90,15 @@ def spread(pairs: Sequence[tuple[Path, Path]], limit: int | None) -> list[tuple[
 StagePoints = dict[str, tuple[str, list[tuple[str, str, tuple[float, float]]]]]
 
 
-def read_one(photo: Path) -> tuple[dict[str, Any] | None, str | None, float, StagePoints]:
-    """(report, None, seconds, stage points) or (None, error, seconds, {}); run in a
-    worker process."""
+#: The pawn width each stage looked for, in the photo's pixels.
+StageWidths = dict[str, float]
+
+
+def read_one(
+    photo: Path,
+) -> tuple[dict[str, Any] | None, str | None, float, StagePoints, StageWidths]:
+    """(report, None, seconds, stage points, stage widths) or (None, error, seconds, {},
+    {}); run in a worker process."""
     from engine.errors import EngineError
     from vision.errors import ReadError
     from vision.reader import read_photo
@@ -98,10 +107,12 @@ def read_one(photo: Path) -> tuple[dict[str, Any] | None, str | None, float, Sta
     try:
         reading = read_photo(photo)
     except (ReadError, EngineError) as error:
-        return None, " ".join(str(error).split()), time.perf_counter() - start, {}
+        return None, " ".join(str(error).split()), time.perf_counter() - start, {}, {}
     except Exception as error:  # noqa: BLE001 - a crash is a result too; the rest go on
-        return None, f"crash: {type(error).__name__}: {error}", time.perf_counter() - start, {}
-    return reading.report, None, time.perf_counter() - start, stage_points(reading)
+        crash = f"crash: {type(error).__name__}: {error}"
+        return None, crash, time.perf_counter() - start, {}, {}
+    seconds = time.perf_counter() - start
+    return reading.report, None, seconds, stage_points(reading), stage_widths(reading)
 
 
 def stage_points(reading: Any) -> StagePoints:
@@ -133,6 +144,23 @@ def stage_points(reading: Any) -> StagePoints:
     return found
 
 
+def truth_pawn_width(truth: dict[str, Any]) -> float:
+    """The truth's pawn width (the scene's, or its creatures' median), 0 without one."""
+    scene = truth.get("scene") or {}
+    pawns = [c["pawn_px"] for c in truth.get("creatures", []) if c.get("pawn_px")]
+    return float(scene.get("pawn_width_px") or (statistics.median(pawns) if pawns else 0.0))
+
+
+def stage_widths(reading: Any) -> StageWidths:
+    """The pawn width the colour rules read and, with the detector, the one it looked
+    for (after the sizer), in the photo's pixels."""
+    widths = {"colour rules": reading.stages["creatures"].pawn_width * reading.photo.scale}
+    marks = reading.stages.get("detect")
+    if marks is not None:
+        widths["detector (after the sizer)"] = marks.pawn_width * reading.photo.scale
+    return widths
+
+
 def _one_thread_each() -> None:
     import vision.parallel
 
@@ -140,12 +168,16 @@ def _one_thread_each() -> None:
 
 
 def evaluate_set(
-    pairs: Sequence[tuple[Path, Path]], workers: int, stages: dict[str, PointCounts] | None = None
+    pairs: Sequence[tuple[Path, Path]],
+    workers: int,
+    stages: dict[str, PointCounts] | None = None,
+    widths: dict[str, list[float]] | None = None,
 ) -> list[tuple[str, Comparison, dict[str, str], float]]:
     """Read and compare every pair: (name, comparison, scene facets, seconds) each.
 
     ``stages``, when given, gets the counts of each stage's own points added up (see
-    :func:`stage_points`)."""
+    :func:`stage_points`); ``widths`` each stage's pawn width over the truth's, one
+    per photo read with a pawn width in its truth (see :func:`stage_widths`)."""
     from tqdm import tqdm
 
     photos = [photo for photo, _ in pairs]
@@ -158,12 +190,16 @@ def evaluate_set(
         readings = [read_one(p) for p in tqdm(photos, desc="reading", unit="photo",
                                               file=sys.stderr)]
     results = []
-    for (photo, truth_path), (report, error, seconds, points) in zip(pairs, readings,
-                                                                     strict=True):
+    for (photo, truth_path), (report, error, seconds, points, read_widths) in zip(
+            pairs, readings, strict=True):
         truth = json.loads(truth_path.read_text())
         if stages is not None:
             for name, (what, found) in points.items():
                 stages[name] = stages.get(name, PointCounts()) + compare_points(found, truth, what)
+        truth_width = truth_pawn_width(truth)
+        if widths is not None and truth_width:
+            for name, width in read_widths.items():
+                widths.setdefault(name, []).append(width / truth_width)
         if report is None:
             comparison = failed_reading(truth, error or "refused")
         else:
@@ -243,6 +279,28 @@ def print_stages(figures: dict[str, dict[str, Any]]) -> None:
         print(line)
 
 
+def width_figures(widths: dict[str, list[float]]) -> dict[str, dict[str, Any]]:
+    """Per stage: the median of its pawn width over the truth's, and how many photos it
+    read more than WIDTH_OFF_BY times too wide or too narrow."""
+    figures = {}
+    for name, ratios in widths.items():
+        off = [r for r in ratios if not 1 / WIDTH_OFF_BY <= r <= WIDTH_OFF_BY]
+        figures[name] = {"median": round(float(statistics.median(ratios)), 3),
+                         "off": len(off), "photos": len(ratios),
+                         "range": [round(min(ratios), 3), round(max(ratios), 3)]}
+    return figures
+
+
+def print_widths(figures: dict[str, dict[str, Any]]) -> None:
+    if not figures:
+        return
+    print("\npawn width looked for, over the truth's")
+    for name, f in figures.items():
+        print(f"  {name:<34} median {f['median']:.3f}, range {f['range'][0]:.2f}-"
+              f"{f['range'][1]:.2f}, off by more than {WIDTH_OFF_BY:g} times either way "
+              f"{f['off']} / {f['photos']}")
+
+
 def print_breakdown(results: Sequence[tuple[str, Comparison, dict[str, str], float]]) -> None:
     print("\nboard exact by scene")
     facets = sorted({key for _, _, f, _ in results for key in f})
@@ -312,9 +370,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=200, help="photos for --make-set")
     parser.add_argument("--seed", type=int, default=50_000, help="first seed for --make-set")
     parser.add_argument("--size", default="4032x3024", help="photo size for --make-set")
+    parser.add_argument("--only-make", action="store_true",
+                        help="with --make-set: generate the set and read nothing")
     args = parser.parse_args(argv)
+    if args.only_make and not args.make_set:
+        parser.error("--only-make goes with --make-set DIR")
     if args.make_set:
         make_set(args.make_set, args.count, args.seed, args.size)
+        if args.only_make:
+            return 0
         args.set = args.set or args.make_set
     if args.set is None:
         parser.error("--set DIR (or --make-set DIR) is needed")
@@ -323,11 +387,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"no photo + truth pairs in {args.set}", file=sys.stderr)
         return 2
     stages: dict[str, PointCounts] = {}
-    results = evaluate_set(pairs, max(1, args.workers), stages)
+    widths: dict[str, list[float]] = {}
+    results = evaluate_set(pairs, max(1, args.workers), stages, widths)
     figures = summarise(r[1] for r in results)
     figures["stages"] = stage_figures(stages)
+    figures["pawn_widths"] = width_figures(widths)
     print_figures(f"{args.set}", figures)
     print_stages(figures["stages"])
+    print_widths(figures["pawn_widths"])
     print_breakdown(results)
     print_worst(results, args.worst)
     print_times(results)

@@ -73,6 +73,7 @@ from vision.detect import (
     INPUT_ZOOM,
     KNOT,
     OBJECTS,
+    RESIZE_BEYOND,
     SAME_PAWN,
     SMALLER_PAWNS,
     SURE_MARK,
@@ -83,6 +84,7 @@ from vision.detect import (
     _turned,
     _turned_back,
     detect,
+    detect_at_measured_width,
     detect_checking_size,
     detector_input,
     knots_at_training_size,
@@ -94,6 +96,14 @@ from vision.detect import (
 )
 from vision.errors import ReadError
 from vision.load import Photo, load_photo
+from vision.pawn_size import (
+    CROP_PAWNS,
+    CROP_PX,
+    load_sizer,
+    place_crop,
+    sizer_input,
+    width_ratios,
+)
 from vision.reader import (
     EDGE_OF_REACH,
     MOST_OWN_WIDTH,
@@ -439,6 +449,79 @@ def test_knots_are_looked_for_at_the_networks_own_size_round_given_places() -> N
     assert plain.found == detect(place, width).found
     with pytest.raises(ValueError, match="width"):
         knots_at_training_size(photo.rgb, knots, 0.0)
+
+
+# --- the sizer: how wide the marked pawns are ---------------------------------------------
+
+
+def test_a_place_is_cut_out_so_that_a_pawn_of_the_width_looked_for_is_16_pixels() -> None:
+    rgb = np.full((400, 600, 3), 200, np.uint8)
+    cv2.circle(rgb, (300, 200), 20, (200, 30, 30), -1)  # a disc 41 px wide
+    crop = place_crop(rgb, (300, 200), 41.0)
+    assert crop.shape == (CROP_PX, CROP_PX, 3)
+    red = (crop[:, :, 1] < 115).any(axis=0)
+    assert red.sum() == pytest.approx(CROP_PX / CROP_PAWNS, abs=1.5)
+    assert abs(np.flatnonzero(red).mean() - CROP_PX / 2) < 1.0  # in the middle
+
+
+def test_a_place_at_the_photos_edge_is_cut_out_with_the_edge_repeated() -> None:
+    rgb = np.zeros((100, 100, 3), np.uint8)
+    rgb[:, 0] = 255  # the left column white
+    crop = place_crop(rgb, (0, 50), 20.0)
+    assert crop.shape == (CROP_PX, CROP_PX, 3)
+    assert crop[:, : CROP_PX // 2 - 1].min() == 255  # beyond the edge: its column again
+    assert crop[:, CROP_PX // 2 + 4 :].max() == 0
+
+
+def test_the_sizers_input_is_colour_and_colour_against_the_crops_median() -> None:
+    crops = np.full((2, CROP_PX, CROP_PX, 3), 100, np.uint8)
+    crops[1, :10] = 200
+    channels = sizer_input(crops)
+    assert channels.shape == (2, 6, CROP_PX, CROP_PX)
+    assert np.allclose(channels[:, :3, 20], 100 / 255 - 0.5)
+    assert np.allclose(channels[:, 3:, 20], 0.0)  # as the table
+    assert (channels[1, 3:, :10] > 0.3).all()  # brighter than it
+    with pytest.raises(ValueError, match="uint8"):
+        sizer_input(crops.astype(np.float32))
+    with pytest.raises(ValueError, match="positive"):
+        place_crop(crops[0], (10, 10), 0.0)
+
+
+def test_a_sizer_for_other_crops_or_none_at_all_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="make sizer"):
+        load_sizer(tmp_path / "sizenet.onnx")
+    shipped = load_sizer()
+    (tmp_path / "sizenet.onnx").write_bytes(shipped.path.read_bytes())
+    (tmp_path / "sizenet.json").write_text(json.dumps({"crop_px": 64, "crop_pawns": 5.0}))
+    with pytest.raises(ValueError, match="64 px"):
+        load_sizer(tmp_path / "sizenet.onnx")
+
+
+@pytest.mark.parametrize("name", ["03_normal_dark_wood", "08_hard_steep_side_light"])
+@pytest.mark.parametrize("read_as", [0.5, 2.0])
+def test_the_sizer_measures_a_samples_pawns_whatever_width_was_looked_for(
+    name: str, read_as: float
+) -> None:
+    photo, truth, true_width = sample_with_truth(name)
+    feet = [in_working_pixels(photo, c["xy"]) for c in truth["creatures"]]
+    ratios = width_ratios(photo.rgb, feet, read_as * true_width)
+    measured = read_as * true_width * float(np.median(ratios))
+    # (The dark wood's pawns are 16 working pixels wide: measured 0.88 of that at the
+    # right width, 0.86 looked for at half of it.)
+    assert measured == pytest.approx(true_width, rel=0.2)
+
+
+def test_a_photo_looked_at_for_pawns_of_a_far_wrong_width_is_looked_at_again() -> None:
+    photo, truth, width = sample_with_truth("02_easy_cloth")
+    right = detect(photo.rgb, width)
+    assert detect_at_measured_width(photo.rgb, right) is right
+    for read_as in (0.6, 1.8):
+        assert abs(math.log(read_as)) > math.log(RESIZE_BEYOND)  # far enough off
+        wrong = detect(photo.rgb, read_as * width)
+        again = detect_at_measured_width(photo.rgb, wrong)
+        assert again.pawn_width == pytest.approx(width, rel=0.15)
+        marks = one_mark_per_pawn(again.pawns(min_score=SURE_MARK), again.pawn_width)
+        assert len(marks) == len(truth["creatures"])
 
 
 # --- combining the detector's marks with the colour rules' pawns -------------------------

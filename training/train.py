@@ -231,9 +231,17 @@ def validate(net: PixelNet, names: list[Path], crops: int = 96) -> dict[str, Any
     }
 
 
-def export_onnx(net: torch.nn.Module, path: Path, channels: int, crop: int, output: str) -> None:
+def export_onnx(
+    net: torch.nn.Module,
+    path: Path,
+    channels: int,
+    crop: int,
+    output: str,
+    any_size: bool = True,
+) -> None:
     """Write ``net`` (in eval mode) to ``path`` as ONNX for the reader (ONNX Runtime): one
-    input "image" of ``channels`` channels and any height and width."""
+    input "image" of ``channels`` channels and any height and width (``any_size``), or
+    any number of ``crop`` x ``crop`` images."""
     net.eval()
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
@@ -242,7 +250,11 @@ def export_onnx(net: torch.nn.Module, path: Path, channels: int, crop: int, outp
         str(path),
         input_names=["image"],
         output_names=[output],
-        dynamic_axes={"image": {2: "height", 3: "width"}},
+        dynamic_axes=(
+            {"image": {2: "height", 3: "width"}}
+            if any_size
+            else {"image": {0: "n"}, output: {0: "n"}}
+        ),
         opset_version=17,
         dynamo=False,
     )

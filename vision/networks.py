@@ -61,7 +61,7 @@ class Network:
         self._input = self._session.get_inputs()[0].name
 
     def run(self, batch: NDArray[np.float32]) -> NDArray[np.float32]:
-        """The network's first output for an input (1, C, H, W) of float32."""
+        """The network's first output for an input (N, C, H, W) of float32."""
         feed = {self._input: np.ascontiguousarray(batch, np.float32)}
         large = batch.shape[-2] * batch.shape[-1] > KEPT_HEAP_PIXELS
         with memory.blocks_given_back() if large else contextlib.nullcontext():

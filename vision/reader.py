@@ -41,6 +41,7 @@ from vision.detect import (
     SAME_PAWN,
     Detection,
     Detections,
+    detect_at_measured_width,
     detect_checking_size,
     draw_detections,
     knots_at_training_size,
@@ -210,6 +211,7 @@ def _read_photo(
             # where the board is (board_box), and a pawn is wide at any resolution.
             def detect_pawns() -> Detections:
                 found = detect_checking_size(photo.rgb, pawns.pawn_width)
+                found = detect_at_measured_width(photo.rgb, found)
                 return marked_once(photo.rgb, found)
 
             marks = stage("detect", detect_pawns)

@@ -1,0 +1,170 @@
+"""How wide the pawns the detector marked really are, by a small learned regressor.
+
+The detector is given the photo scaled by a pawn width that the colour rules read
+from the blobs of pawn colour. That width is off where the blobs are not the pawns:
+on a tilted photo a blob holds the pawn's side too, and reads up to 2.7 times the
+width;
+where a lamp shades a pawn's side on a dark table, or a pale pawn stands on a light
+one, a blob loses a side and reads small. The detector then marks pawns too large or
+too small for it: some twice, some not at all.
+
+The sizer (:mod:`training.train_sizer`, trained on generated photos with their exact
+truth) looks at the place round each of the detector's surest marks, cut out and
+scaled as though the pawn there were as wide as the width looked for, and says how
+much wider (or narrower) the pawn there is. It is an ONNX file in ``calibration/``
+(``sizenet.onnx`` with ``sizenet.json``) run by ONNX Runtime.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.board import Point
+from vision.networks import Network, load_network
+
+SIZER_PATH = Path(__file__).resolve().parents[1] / "calibration" / "sizenet.onnx"
+#: A place is cut out CROP_PAWNS pawn widths (of the width looked for) on a side, round
+#: the mark, and scaled to CROP_PX pixels: a pawn of the width looked for is
+#: CROP_PX / CROP_PAWNS (16) pixels wide there, one 2.5 times as wide still fits with
+#: its side seen from a tilted camera.
+CROP_PAWNS = 5.0
+CROP_PX = 80
+
+
+@dataclass(frozen=True)
+class SizerModel:
+    """A loaded sizer: where its network is, and its figures."""
+
+    path: Path
+    crop_px: int
+    crop_pawns: float
+
+    def network(self) -> Network:
+        """The network, shared by the process's threads."""
+        return load_network(self.path)
+
+
+@lru_cache(maxsize=4)
+def load_sizer(path: Path = SIZER_PATH) -> SizerModel:
+    """Load the sizer at ``path`` (``.onnx``, with its ``.json`` beside it).
+
+    Raises
+    ------
+    FileNotFoundError
+        When either file is missing.
+    ValueError
+        When it was trained on other crops than this reader cuts.
+    """
+    if not path.is_file():
+        raise FileNotFoundError(f"no pawn sizer at {path} (make sizer trains one)")
+    meta = json.loads(path.with_suffix(".json").read_text())
+    model = SizerModel(path, int(meta["crop_px"]), float(meta["crop_pawns"]))
+    if (model.crop_px, model.crop_pawns) != (CROP_PX, CROP_PAWNS):
+        raise ValueError(
+            f"{path.name} takes crops of {model.crop_px} px over {model.crop_pawns} pawns, "
+            f"this reader cuts {CROP_PX} px over {CROP_PAWNS}"
+        )
+    return model
+
+
+def place_crop(rgb: NDArray[np.uint8], xy: Point, width: float) -> NDArray[np.uint8]:
+    """The place round ``xy``, :data:`CROP_PAWNS` times ``width`` on a side, scaled to
+    :data:`CROP_PX` pixels (the photo's edge repeated beyond it).
+
+    Parameters
+    ----------
+    rgb : (H, W, 3) uint8
+        The photo.
+    xy : (x, y)
+        The middle of the place, in ``rgb``'s pixels.
+    width : float
+        The pawn width looked for, in ``rgb``'s pixels.
+
+    Returns
+    -------
+    (CROP_PX, CROP_PX, 3) uint8
+    """
+    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
+        raise ValueError(f"expected an (H, W, 3) uint8 RGB image, got {rgb.shape} {rgb.dtype}")
+    if not math.isfinite(width) or width <= 0:
+        raise ValueError(f"width must be a positive number, got {width}")
+    half = max(1, int(round(CROP_PAWNS * width / 2)))
+    h, w = rgb.shape[:2]
+    # A mark lies in the photo; a point beyond it is looked at from its nearest pixel.
+    x = min(max(int(round(xy[0])), 0), w - 1)
+    y = min(max(int(round(xy[1])), 0), h - 1)
+    top, left = y - half, x - half
+    padded = cv2.copyMakeBorder(
+        rgb[max(top, 0) : y + half, max(left, 0) : x + half],
+        max(-top, 0),
+        max(y + half - h, 0),
+        max(-left, 0),
+        max(x + half - w, 0),
+        cv2.BORDER_REPLICATE,
+    )
+    shrink = cv2.INTER_AREA if 2 * half > CROP_PX else cv2.INTER_LINEAR
+    return np.asarray(cv2.resize(padded, (CROP_PX, CROP_PX), interpolation=shrink), np.uint8)
+
+
+def sizer_input(crops: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """The network's input for crops of :func:`place_crop`.
+
+    Six channels, as the detector's (:func:`vision.detect.detector_input`): the colour
+    (0..1, less 0.5), and the log-ratio of the colour to the crop's median, halved and
+    clipped to ±1.5 (the table covers most of a crop).
+
+    Parameters
+    ----------
+    crops : (N, S, S, 3) uint8
+
+    Returns
+    -------
+    (N, 6, S, S) float32
+    """
+    if crops.ndim != 4 or crops.shape[3] != 3 or crops.dtype != np.uint8:
+        raise ValueError(f"expected (N, S, S, 3) uint8 crops, got {crops.shape} {crops.dtype}")
+    colour = crops.astype(np.float32) / 255.0
+    table = np.median(colour, axis=(1, 2), keepdims=True)
+    relative = np.clip(0.5 * (np.log(colour + 0.02) - np.log(table + 0.02)), -1.5, 1.5)
+    both = np.concatenate([colour - 0.5, relative], axis=3)
+    return np.ascontiguousarray(both.transpose(0, 3, 1, 2), np.float32)
+
+
+def width_ratios(
+    rgb: NDArray[np.uint8],
+    feet: Sequence[Point],
+    width: float,
+    model: SizerModel | None = None,
+) -> NDArray[np.float32]:
+    """How many times ``width`` wide the pawn at each of ``feet`` is, by the sizer.
+
+    Parameters
+    ----------
+    rgb : (H, W, 3) uint8
+        The photo.
+    feet : sequence of (x, y)
+        Where pawns stand (the detector's marks), in ``rgb``'s pixels.
+    width : float
+        The pawn width the detector looked for, in ``rgb``'s pixels.
+    model : SizerModel, optional
+        The bundled sizer when omitted.
+
+    Returns
+    -------
+    (len(feet),) float32
+    """
+    if not feet:
+        return np.zeros(0, np.float32)
+    model = model or load_sizer()
+    crops = np.stack([place_crop(rgb, xy, width) for xy in feet])
+    logs = model.network().run(sizer_input(crops)).reshape(-1)
+    return np.exp(logs).astype(np.float32)
