@@ -93,7 +93,7 @@ QUARTER_TURNS = (0, 5, 3, 6)
 #: wide, and that look is kept when it marks at least as many pawns from SURE_MARK.
 #: Only a width read far off is mended so: the sizer learned the generator's pawns and
 #: measures another renderer's (the dev photos) 0.80-0.96 times the truth's width,
-#: against 0.94-1.11 for 90 % of generated photos (the seventeenth set); given its
+#: against 0.94-1.12 for 90 % of generated photos (the seventeenth set); given its
 #: width on every photo the dev photos read 13 / 18, not 16. The dev photos' least
 #: ratio of its width to the one looked for was 0.75; the widths mended on the
 #: seventeenth set were 1.8-2.7 times the truth's.
