@@ -87,6 +87,7 @@ from vision.detect import (
     detect_at_measured_width,
     detect_checking_size,
     detector_input,
+    input_scale,
     knots_at_training_size,
     load_detector,
     look_again,
@@ -483,8 +484,13 @@ def test_the_sizers_input_is_colour_and_colour_against_the_crops_median() -> Non
     assert (channels[1, 3:, :10] > 0.3).all()  # brighter than it
     with pytest.raises(ValueError, match="uint8"):
         sizer_input(crops.astype(np.float32))
-    with pytest.raises(ValueError, match="positive"):
-        place_crop(crops[0], (10, 10), 0.0)
+
+
+def test_place_crop_refuses_a_width_that_is_no_width() -> None:
+    rgb = np.zeros((50, 50, 3), np.uint8)
+    for width in (0.0, -3.0, float("nan")):
+        with pytest.raises(ValueError, match="positive"):
+            place_crop(rgb, (10, 10), width)
 
 
 def test_a_sizer_for_other_crops_or_none_at_all_is_refused(tmp_path: Path) -> None:
@@ -516,12 +522,44 @@ def test_a_photo_looked_at_for_pawns_of_a_far_wrong_width_is_looked_at_again() -
     right = detect(photo.rgb, width)
     assert detect_at_measured_width(photo.rgb, right) is right
     for read_as in (0.6, 1.8):
-        assert abs(math.log(read_as)) > math.log(RESIZE_BEYOND)  # far enough off
         wrong = detect(photo.rgb, read_as * width)
         again = detect_at_measured_width(photo.rgb, wrong)
         assert again.pawn_width == pytest.approx(width, rel=0.15)
         marks = one_mark_per_pawn(again.pawns(min_score=SURE_MARK), again.pawn_width)
         assert len(marks) == len(truth["creatures"])
+
+
+def test_a_new_look_that_marks_fewer_pawns_surely_is_not_kept(monkeypatch) -> None:
+    """A sizer that measured wrong (here: 2.5 and 0.4 times the width, on a photo
+    looked at for the right width) must not cost the photo its pawns."""
+    photo, truth, width = sample_with_truth("07_hard_blue_mat")
+    right = detect(photo.rgb, width)
+    for said in (2.5, 0.4):
+        assert not 1 / RESIZE_BEYOND <= said <= RESIZE_BEYOND
+        monkeypatch.setattr(
+            "vision.detect.width_ratios", lambda rgb, feet, w, sizer=None, r=said: [r] * len(feet)
+        )
+        assert detect_at_measured_width(photo.rgb, right) is right
+
+
+def test_a_width_measured_where_the_network_gets_its_largest_input_keeps_the_marks() -> None:
+    """Below a width the image is given to the network at MAX_INPUT_SIDE whatever the
+    width: looking again would mark the same, so only the width is mended."""
+    photo, truth, width = sample_with_truth("03_normal_dark_wood")  # pawns 16 px wide
+    model = load_detector()
+    size = photo.rgb.shape[:2]
+    narrow = 0.6 * width
+    assert input_scale(size, narrow, model) == input_scale(size, width, model)  # capped
+    wrong = detect(photo.rgb, narrow)
+    mended = detect_at_measured_width(photo.rgb, wrong)
+    assert mended.found == wrong.found
+    assert mended.pawn_width == pytest.approx(width, rel=0.2)
+
+
+def test_a_photo_with_too_few_sure_marks_is_not_measured() -> None:
+    blank = np.full((300, 400, 3), 120, np.uint8)
+    found = detect(blank, 20.0)
+    assert detect_at_measured_width(blank, found) is found
 
 
 # --- combining the detector's marks with the colour rules' pawns -------------------------

@@ -33,9 +33,11 @@ from vision.load import load_photo, photos_in
 from vision.pawn_size import CROP_PAWNS, CROP_PX, place_crop, sizer_input
 
 #: How many times wider than the width looked for a pawn may be (the truth's width over
-#: the one looked for): the colour rules' width was 0.72-2.65 times the truth's over
-#: 840 generated photos, i.e. 0.38-1.39 here, and the detect stage's smaller looks
-#: (0.65 and 0.42 of it) can leave a pawn up to about twice as wide as looked for.
+#: the one looked for): the width the detector looked for before the sizer (the colour
+#: rules', perhaps made smaller by the detect stage's smaller looks, which bring the
+#: rules' widest, up to 4.1 times the truth's, nearer) was 0.72-2.65 times the truth's
+#: over 840 generated photos, i.e. 0.38-1.39 here, and the smaller looks (0.65 and
+#: 0.42 of the rules' width) can leave a pawn up to about twice as wide as looked for.
 #: (Below 0.4 the sizer flattens: looked for 2.7 times too wide, the samples' pawns are
 #: measured 1.08-1.17 times their width, still far enough to look again.)
 RATIO_RANGE = (0.4, 2.8)

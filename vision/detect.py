@@ -282,9 +282,7 @@ def detect(
     model = model or load_detector()
     rows, columns = box or (slice(0, rgb.shape[0]), slice(0, rgb.shape[1]))
     h, w = rgb[rows, columns].shape[:2]
-    pawn_px = model.pawn_px * zoom
-    # A pawn width far too small (a photo of something else) must not blow the image up.
-    scale = min(pawn_px / pawn_width, MAX_INPUT_SIDE / max(h, w, 1))
+    scale = input_scale((h, w), pawn_width, model, zoom)
     output, view = run_on_part(
         model.network(),
         rgb,
@@ -310,6 +308,16 @@ def detect(
         maps = view.maps_to_photo(sure, model.stride, rgb.shape)
         cords = dict(zip(model.cords, maps, strict=True))
     return Detections(found=found, pawn_width=pawn_width, cords=cords)
+
+
+def input_scale(
+    size: tuple[int, int], pawn_width: float, model: DetectorModel, zoom: float = INPUT_ZOOM
+) -> float:
+    """How much :func:`detect` scales an image of ``size`` (height, width) looked at for
+    pawns ``pawn_width`` wide: to the network's pawn size times ``zoom``, but never
+    beyond :data:`MAX_INPUT_SIDE` (a pawn width far too small, a photo of something
+    else, must not blow the image up)."""
+    return min(model.pawn_px * zoom / pawn_width, MAX_INPUT_SIDE / max(*size, 1))
 
 
 def detect_checking_size(
@@ -346,8 +354,8 @@ def detect_at_measured_width(
     (:mod:`vision.creatures`, perhaps made smaller by :func:`detect_checking_size`):
     on a tilted photo a blob holds the pawn's side too, and where a pawn's side is
     lost to the table it holds less than the pawn. The new look is kept where it
-    marks at least as many pawns surely as the first (both told apart at the width
-    measured).
+    marks at least as many pawns surely as the first, and at least one (both told
+    apart at the width measured).
 
     Parameters
     ----------
@@ -363,6 +371,12 @@ def detect_at_measured_width(
     Returns
     -------
     Detections
+        ``detections`` itself where fewer than :data:`FEWEST_MEASURED` marks are sure
+        enough to measure, the width measured is within :data:`RESIZE_BEYOND` of the
+        one looked for, or the new look marks fewer pawns surely; otherwise the new
+        look, its ``pawn_width`` the width measured. Where both widths give the
+        network its largest input (:data:`MAX_INPUT_SIDE`), the marks would be the
+        same: they are kept, with the width measured, and the network is not run.
     """
     surest = one_mark_per_pawn(detections.pawns(MEASURED_FROM), detections.pawn_width)
     if len(surest) < FEWEST_MEASURED:
@@ -371,12 +385,17 @@ def detect_at_measured_width(
     ratio = float(np.median(width_ratios(rgb, feet, detections.pawn_width, sizer)))
     if 1 / RESIZE_BEYOND <= ratio <= RESIZE_BEYOND:
         return detections
-    again = detect(rgb, ratio * detections.pawn_width, model)
+    measured = ratio * detections.pawn_width
+    model = model or load_detector()
+    size = (rgb.shape[0], rgb.shape[1])
+    if input_scale(size, measured, model) == input_scale(size, detections.pawn_width, model):
+        return replace(detections, pawn_width=measured)
+    again = detect(rgb, measured, model)
     # Both looks' pawns told apart at the width measured: looking for pawns too narrow,
     # the detector marks some twice (base and head); at a width too wide, touching
     # pawns would count as one.
-    before = one_mark_per_pawn(detections.pawns(SURE_MARK), again.pawn_width)
-    return again if _pawns_marked(again, SURE_MARK) >= len(before) else detections
+    before = one_mark_per_pawn(detections.pawns(SURE_MARK), measured)
+    return again if _pawns_marked(again, SURE_MARK) >= max(len(before), 1) else detections
 
 
 def marked_once(

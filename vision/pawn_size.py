@@ -3,9 +3,8 @@
 The detector is given the photo scaled by a pawn width that the colour rules read
 from the blobs of pawn colour. That width is off where the blobs are not the pawns:
 on a tilted photo a blob holds the pawn's side too, and reads up to 2.7 times the
-width;
-where a lamp shades a pawn's side on a dark table, or a pale pawn stands on a light
-one, a blob loses a side and reads small. The detector then marks pawns too large or
+width; where a lamp shades a pawn's side on a dark table, or a pale pawn stands on a
+light one, a blob loses a side and reads small. The detector then marks pawns too large or
 too small for it: some twice, some not at all.
 
 The sizer (:mod:`training.train_sizer`, trained on generated photos with their exact
@@ -34,7 +33,7 @@ from vision.networks import Network, load_network
 SIZER_PATH = Path(__file__).resolve().parents[1] / "calibration" / "sizenet.onnx"
 #: A place is cut out CROP_PAWNS pawn widths (of the width looked for) on a side, round
 #: the mark, and scaled to CROP_PX pixels: a pawn of the width looked for is
-#: CROP_PX / CROP_PAWNS (16) pixels wide there, one 2.5 times as wide still fits with
+#: CROP_PX / CROP_PAWNS (16) pixels wide there, one 2.8 times as wide still fits with
 #: its side seen from a tilted camera.
 CROP_PAWNS = 5.0
 CROP_PX = 80
@@ -92,6 +91,11 @@ def place_crop(rgb: NDArray[np.uint8], xy: Point, width: float) -> NDArray[np.ui
     Returns
     -------
     (CROP_PX, CROP_PX, 3) uint8
+
+    Raises
+    ------
+    ValueError
+        When ``rgb`` is not an RGB image of bytes, or ``width`` not a positive number.
     """
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
         raise ValueError(f"expected an (H, W, 3) uint8 RGB image, got {rgb.shape} {rgb.dtype}")
@@ -129,6 +133,11 @@ def sizer_input(crops: NDArray[np.uint8]) -> NDArray[np.float32]:
     Returns
     -------
     (N, 6, S, S) float32
+
+    Raises
+    ------
+    ValueError
+        When ``crops`` are not RGB crops of bytes.
     """
     if crops.ndim != 4 or crops.shape[3] != 3 or crops.dtype != np.uint8:
         raise ValueError(f"expected (N, S, S, 3) uint8 crops, got {crops.shape} {crops.dtype}")
@@ -161,6 +170,11 @@ def width_ratios(
     Returns
     -------
     (len(feet),) float32
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        When the bundled sizer is missing or cuts other crops (:func:`load_sizer`).
     """
     if not feet:
         return np.zeros(0, np.float32)
