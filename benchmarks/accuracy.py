@@ -50,6 +50,7 @@ from vision.evaluate import (  # noqa: E402
     failed_reading,
     scene_facets,
     summarise,
+    truth_pawn_width,
 )
 from vision.load import PHOTO_SUFFIXES  # noqa: E402
 
@@ -142,13 +143,6 @@ def stage_points(reading: Any) -> StagePoints:
         found[f"detector's knots (mark >= {KNOT_SCORE})"] = (
             "knots", [("knot", "", in_photo(m.xy)) for m in marks.knots(min_score=KNOT_SCORE)])
     return found
-
-
-def truth_pawn_width(truth: dict[str, Any]) -> float:
-    """The truth's pawn width (the scene's, or its creatures' median), 0 without one."""
-    scene = truth.get("scene") or {}
-    pawns = [c["pawn_px"] for c in truth.get("creatures", []) if c.get("pawn_px")]
-    return float(scene.get("pawn_width_px") or (statistics.median(pawns) if pawns else 0.0))
 
 
 def stage_widths(reading: Any) -> StageWidths:

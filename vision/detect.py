@@ -27,7 +27,13 @@ from numpy.typing import NDArray
 
 from engine.board import Point
 from engine.colours import DEMON, GHOST, WHITE
-from vision.networks import Network, load_network, run_on_part
+from vision.networks import (
+    COLOUR_OF_LEVEL,
+    RELATIVE_OF_PAIR,
+    Network,
+    load_network,
+    run_on_part,
+)
 from vision.parts import window_round
 from vision.pawn_size import SizerModel, width_ratios
 
@@ -226,22 +232,10 @@ def detector_input(rgb: NDArray[np.uint8], pawn_px: float) -> NDArray[np.float32
     # made with the same arithmetic: the same numbers, without two logarithms a pixel.
     channels = np.empty((6, h, w), np.float32)
     for c, (plane, under) in enumerate(zip(cv2.split(rgb), cv2.split(table), strict=True)):
-        channels[c] = np.asarray(cv2.LUT(plane, _COLOUR_OF_LEVEL)).reshape(h, w)
+        channels[c] = np.asarray(cv2.LUT(plane, COLOUR_OF_LEVEL)).reshape(h, w)
         pair = (plane.astype(np.uint16) << 8) | np.asarray(under, np.uint16)
-        np.take(_RELATIVE_OF_PAIR, pair, out=channels[3 + c])
+        np.take(RELATIVE_OF_PAIR, pair, out=channels[3 + c])
     return channels
-
-
-def _input_tables() -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """For :func:`detector_input`: the colour channel of each 8-bit level (256, 1), and
-    the relative channel of each (level << 8 | table level) (65536)."""
-    colour = np.arange(256, dtype=np.float32) / 255.0
-    log = np.log(colour + 0.02)
-    relative = np.clip(0.5 * (log[:, None] - log[None, :]), -1.5, 1.5)
-    return (colour - 0.5).reshape(256, 1), np.ascontiguousarray(relative, np.float32).ravel()
-
-
-_COLOUR_OF_LEVEL, _RELATIVE_OF_PAIR = _input_tables()
 
 
 def detect(

@@ -36,6 +36,7 @@ __all__ = [
     "scene_facets",
     "summarise",
     "tolerances_for",
+    "truth_pawn_width",
 ]
 
 LOOP_COLOURS = ("red", "yellow", "green", "blue")
@@ -74,6 +75,14 @@ class Tolerances:
     pawn_px: float
 
 
+def truth_pawn_width(truth: Report) -> float:
+    """The pawn width a truth records (a dev truth's ``scene.pawn_width_px``, or the
+    median of a synthetic truth's creatures' ``pawn_px``), 0 where it records none."""
+    scene = truth.get("scene") or {}
+    pawns = [c["pawn_px"] for c in truth.get("creatures", []) if c.get("pawn_px")]
+    return float(scene.get("pawn_width_px") or (np.median(pawns) if pawns else 0.0))
+
+
 def tolerances_for(truth: Report) -> Tolerances:
     """The matching tolerances for one photo, from the sizes its truth records.
 
@@ -83,8 +92,7 @@ def tolerances_for(truth: Report) -> Tolerances:
     image (a string ≈ 1/400 of its long side).
     """
     scene = truth.get("scene") or {}
-    pawns = [c["pawn_px"] for c in truth.get("creatures", []) if c.get("pawn_px")]
-    pawn_px = float(scene.get("pawn_width_px") or (np.median(pawns) if pawns else 0.0))
+    pawn_px = truth_pawn_width(truth)
     string_px = float(scene.get("string_width_px") or 0.0)
     materials = scene.get("materials") or {}
     if not string_px and pawn_px and materials.get("pawn_width_mm"):

@@ -104,6 +104,21 @@ def _forget_networks() -> None:
 os.register_at_fork(after_in_child=_forget_networks)
 
 
+def _input_tables() -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """The networks' input channels of 8-bit levels: the colour channel of each level
+    (256, 1), and the relative channel, the log-ratio of the colour to the table's
+    halved and clipped to ±1.5, of each (level << 8 | table level) (65536)."""
+    colour = np.arange(256, dtype=np.float32) / 255.0
+    log = np.log(colour + 0.02)
+    relative = np.clip(0.5 * (log[:, None] - log[None, :]), -1.5, 1.5)
+    return (colour - 0.5).reshape(256, 1), np.ascontiguousarray(relative, np.float32).ravel()
+
+
+#: Looked up, not computed: the detector's input (:func:`vision.detect.detector_input`)
+#: and the sizer's (:func:`vision.pawn_size.sizer_input`) are made with one arithmetic.
+COLOUR_OF_LEVEL, RELATIVE_OF_PAIR = _input_tables()
+
+
 @dataclass(frozen=True)
 class ScaledPart:
     """How a part of a photo was given to a network: cut out, scaled, padded.

@@ -4,8 +4,8 @@ The detector is given the photo scaled by a pawn width that the colour rules rea
 from the blobs of pawn colour. That width is off where the blobs are not the pawns:
 on a tilted photo a blob holds the pawn's side too, and reads up to 2.7 times the
 width; where a lamp shades a pawn's side on a dark table, or a pale pawn stands on a
-light one, a blob loses a side and reads small. The detector then marks pawns too large or
-too small for it: some twice, some not at all.
+light one, a blob loses a side and reads small. The detector then marks pawns too
+large or too small for it: some twice, some not at all.
 
 The sizer (:mod:`training.train_sizer`, trained on generated photos with their exact
 truth) looks at the place round each of the detector's surest marks, cut out and
@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.board import Point
-from vision.networks import Network, load_network
+from vision.networks import COLOUR_OF_LEVEL, RELATIVE_OF_PAIR, Network, load_network
 
 SIZER_PATH = Path(__file__).resolve().parents[1] / "calibration" / "sizenet.onnx"
 #: A place is cut out CROP_PAWNS pawn widths (of the width looked for) on a side, round
@@ -122,9 +122,9 @@ def place_crop(rgb: NDArray[np.uint8], xy: Point, width: float) -> NDArray[np.ui
 def sizer_input(crops: NDArray[np.uint8]) -> NDArray[np.float32]:
     """The network's input for crops of :func:`place_crop`.
 
-    Six channels, as the detector's (:func:`vision.detect.detector_input`): the colour
-    (0..1, less 0.5), and the log-ratio of the colour to the crop's median, halved and
-    clipped to ±1.5 (the table covers most of a crop).
+    Six channels, looked up as the detector's (:func:`vision.detect.detector_input`):
+    the colour (0..1, less 0.5), and the log-ratio of the colour to the crop's median
+    (rounded to a level), halved and clipped to ±1.5 (the table covers most of a crop).
 
     Parameters
     ----------
@@ -141,10 +141,11 @@ def sizer_input(crops: NDArray[np.uint8]) -> NDArray[np.float32]:
     """
     if crops.ndim != 4 or crops.shape[3] != 3 or crops.dtype != np.uint8:
         raise ValueError(f"expected (N, S, S, 3) uint8 crops, got {crops.shape} {crops.dtype}")
-    colour = crops.astype(np.float32) / 255.0
-    table = np.median(colour, axis=(1, 2), keepdims=True)
-    relative = np.clip(0.5 * (np.log(colour + 0.02) - np.log(table + 0.02)), -1.5, 1.5)
-    both = np.concatenate([colour - 0.5, relative], axis=3)
+    levels = crops.astype(np.uint16)
+    table = np.round(np.median(crops, axis=(1, 2), keepdims=True)).astype(np.uint16)
+    colour = COLOUR_OF_LEVEL[crops, 0]
+    relative = RELATIVE_OF_PAIR[(levels << 8) | table]
+    both = np.concatenate([colour, relative], axis=3)
     return np.ascontiguousarray(both.transpose(0, 3, 1, 2), np.float32)
 
 
