@@ -10,12 +10,14 @@ Run::
 For every ``NAME.jpg`` (or .png, .webp, .heic) with a ``NAME.truth.json`` beside it, the
 photo is read with :func:`vision.reader.read_photo` and compared with its truth by
 :mod:`vision.evaluate`. Printed: board exact (all five scores and the winners right),
-then per stage: loops and knots found, crossings precision/recall and their colour
-pairs, fields matched by polygon IoU ≥ 0.5 with their corner and knot counts,
-creatures precision/recall, kind+colour, slot (corner or field) and off-board accuracy,
-violations exact; board exact by table, light, tilt, fullness and difficulty; and the
-worst photos by name with what went wrong. A photo the reader refuses is not exact and
-misses everything in its truth; its reason is shown.
+then per stage: loops and knots found, crossings precision/recall, their colour pairs
+and how many of those not found were read aside (a crossing of the same loops within
+10 string widths: :data:`vision.evaluate.OFF_PLACE_WIDTHS`), fields matched by polygon
+IoU ≥ 0.5 with their corner and knot counts, creatures precision/recall, kind+colour,
+slot (corner or field) and off-board accuracy, violations exact; board exact by table,
+light, tilt, fullness and difficulty; and the worst photos by name with what went
+wrong. A photo the reader refuses is not exact and misses everything in its truth; its
+reason is shown.
 
 ``--make-set`` writes a fresh generated set through ``dicke-daemonen synth``, the count
 split evenly over the easy, normal and hard difficulties (seeds SEED, SEED+1, ...).
@@ -227,6 +229,8 @@ def print_figures(title: str, figures: dict[str, Any]) -> None:
          "crossings_read"),
         ("  colour pairs of matched", "crossing_pairs", counts["crossing_pairs_right"],
          "crossings_matched"),
+        ("  not found but read aside", "crossings_off", counts["crossings_off"],
+         "crossings_not_found"),
         ("fields recall (IoU >= 0.5)", "fields_recall", counts["fields_matched"],
          "fields_truth"),
         ("fields precision", "fields_precision", counts["fields_matched"], "fields_read"),
@@ -244,7 +248,9 @@ def print_figures(title: str, figures: dict[str, Any]) -> None:
     ]
     print(f"\n{title}: {figures['photos']} photos, {figures['refused']} refused")
     for label, key, right, out_of in rows:
-        total = figures["photos"] if out_of == "photos" else counts[out_of]
+        total = (figures["photos"] if out_of == "photos"
+                 else counts["crossings_truth"] - counts["crossings_matched"]
+                 if out_of == "crossings_not_found" else counts[out_of])
         target = TARGETS.get(key)
         note = f"   (target {100 * target:g}%)" if target else ""
         print(f"  {label:<36}{percent(figures[key])}  {right:>6} / {total:<6}{note}")

@@ -104,10 +104,40 @@ def test_a_crossing_moved_far_is_missed_and_its_corners_are_wrong(truth: Report)
         n - 1, n, n)
     assert "crossings missed: 1" in result.problems
     assert "1 extra crossing" in result.problems
+    assert result.crossings_off == 0  # 80 px is over ten string widths (5.2 px)
     in_that_corner = [c for c in truth["creatures"] if c["crossing"] == 1]
     assert in_that_corner
     assert result.slots_total - result.slots_right == len(in_that_corner)
     assert result.board_exact == 1  # the scores were not touched
+
+
+def test_a_crossing_read_a_little_aside_is_named_off_its_place(truth: Report) -> None:
+    reading = copy.deepcopy(truth)
+    moved = reading["crossings"][1]
+    moved["xy"] = [moved["xy"][0] + 12, moved["xy"][1] + 16]  # 20 px: 3.9 string widths
+    result = compare_reports(reading, truth)
+    n = len(truth["crossings"])
+    # Still not found (recall and precision count it), but not lost either.
+    assert (result.crossings_matched, result.crossings_off) == (n - 1, 1)
+    assert f"crossing {truth['crossings'][1]['id']} read 3.9 string widths off its place" in (
+        result.problems)
+    assert not [p for p in result.problems if "missed" in p or "extra crossing" in p]
+    figures = summarise([result])
+    assert figures["crossings_off"] == 1.0
+    assert figures["crossings_recall"] == (n - 1) / n
+
+
+def test_a_crossing_aside_of_other_loops_is_missed_not_off(truth: Report) -> None:
+    reading = copy.deepcopy(truth)
+    moved = reading["crossings"][1]
+    moved["xy"] = [moved["xy"][0] + 12, moved["xy"][1] + 16]
+    others = [pair for pair in (["blue", "yellow"], ["green", "red"]) if pair != sorted(
+        moved["lines"])]
+    moved["lines"] = others[0]
+    result = compare_reports(reading, truth)
+    assert result.crossings_off == 0
+    assert "1 extra crossing" in result.problems
+    assert any(p.startswith("crossings missed:") for p in result.problems)
 
 
 def test_a_crossing_of_the_wrong_colours(truth: Report) -> None:
