@@ -244,6 +244,8 @@ def print_figures(title: str, figures: dict[str, Any]) -> None:
         ("  kind + colour of matched", "kind_colour", counts["kind_colour_right"],
          "creatures_matched"),
         ("  slot (crossing + field)", "slots", counts["slots_right"], "slots_total"),
+        ("    crossings aside taken as theirs", "slots_aside", counts["slots_right_aside"],
+         "slots_total"),
         ("  off-board right", "off_board", counts["off_board_right"], "off_board_total"),
     ]
     print(f"\n{title}: {figures['photos']} photos, {figures['refused']} refused")

@@ -128,6 +128,30 @@ def test_a_crossing_read_a_little_aside_is_named_off_its_place(truth: Report) ->
     assert figures["crossings_recall"] == (n - 1) / n
 
 
+def test_demons_at_a_crossing_read_aside_are_in_the_right_slot_of_it(truth: Report) -> None:
+    reading = copy.deepcopy(truth)
+    moved = reading["crossings"][1]
+    moved["xy"] = [moved["xy"][0] + 12, moved["xy"][1] + 16]
+    in_that_corner = [c for c in truth["creatures"] if c["crossing"] == moved["id"]]
+    assert in_that_corner
+    result = compare_reports(reading, truth)
+    # Strictly their crossing is not found, so their slots are wrong; taken for the
+    # truth's crossing, they are right, and named so.
+    assert result.slots_total - result.slots_right == len(in_that_corner)
+    assert result.slots_right_aside == result.slots_total
+    for creature in in_that_corner:
+        assert any(p.startswith(f"creature {creature['id']} ") and "read aside" in p
+                   for p in result.problems)
+    figures = summarise([result])
+    assert figures["slots_aside"] == 1.0 > figures["slots"]
+    # A demon moved to another corner is wrong either way.
+    demon = next(c for c in reading["creatures"] if c["crossing"] == moved["id"])
+    other = next(f for f in reading["fields"] if f["id"] != demon["field"] and f["corners"])
+    demon["crossing"], demon["field"] = other["corners"][0], other["id"]
+    result = compare_reports(reading, truth)
+    assert result.slots_right_aside == result.slots_total - 1
+
+
 def test_a_crossing_aside_of_other_loops_is_missed_not_off(truth: Report) -> None:
     reading = copy.deepcopy(truth)
     moved = reading["crossings"][1]

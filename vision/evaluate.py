@@ -124,7 +124,9 @@ class Comparison:
     ``*_truth`` and ``*_read`` count items on each side, ``*_matched`` the pairs
     found; the accuracies (colour pairs, corner counts, slots, ...) count right answers
     among the matched pairs. ``crossings_off`` counts the truth's crossings not found
-    that were read off their place (see :func:`_compare_crossings`).
+    that were read off their place (see :func:`_compare_crossings`), and
+    ``slots_right_aside`` the slots that are right when such a crossing is taken for
+    the truth's (a demon in the right corner of a crossing read a little aside).
     """
 
     refused: int = 0
@@ -154,6 +156,7 @@ class Comparison:
     kind_colour_right: int = 0
     slots_total: int = 0
     slots_right: int = 0
+    slots_right_aside: int = 0
     off_board_total: int = 0
     off_board_right: int = 0
     problems: list[str] = field(default_factory=list)
@@ -189,9 +192,9 @@ def compare_reports(reading: Report, truth: Report) -> Comparison:
     result = Comparison()
     _compare_outcome(reading, truth, result)
     _compare_loops(reading, truth, tol, result)
-    crossing_map = _compare_crossings(reading, truth, tol, result)
+    crossing_map, aside_map = _compare_crossings(reading, truth, tol, result)
     field_map = _compare_fields(reading, truth, result)
-    _compare_creatures(reading, truth, tol, crossing_map, field_map, result)
+    _compare_creatures(reading, truth, tol, crossing_map, field_map, result, aside_map)
     return result
 
 
@@ -288,8 +291,9 @@ def _near_fraction(line: LinearRing, other: BaseGeometry, tolerance: float) -> f
 
 def _compare_crossings(
     reading: Report, truth: Report, tol: Tolerances, result: Comparison
-) -> dict[int, int]:
-    """Match crossings by distance; return read id → truth id.
+) -> tuple[dict[int, int], dict[int, int]]:
+    """Match crossings by distance; return read id → truth id for the crossings found,
+    and for those read aside.
 
     A truth crossing left unmatched that a crossing of the same two loops, also left
     unmatched, lies within :data:`OFF_PLACE_WIDTHS` string widths of is counted as
@@ -331,7 +335,8 @@ def _compare_crossings(
     extra = len(left_read) - len(aside)
     if extra:
         result.problems.append(f"{extra} extra crossing{'s' * (extra > 1)}")
-    return {read[i]["id"]: true[j]["id"] for i, j in pairs}
+    found = {read[i]["id"]: true[j]["id"] for i, j in pairs}
+    return found, {read[left_read[a]]["id"]: true[left_true[b]]["id"] for a, b in aside}
 
 
 def match_points(
@@ -494,7 +499,9 @@ def _compare_creatures(
     crossing_map: Mapping[int, int],
     field_map: Mapping[int, int],
     result: Comparison,
+    aside_map: Mapping[int, int],
 ) -> None:
+    with_aside = {**crossing_map, **aside_map}
     read = [c for c in reading.get("creatures") or [] if c.get("xy") is not None]
     true = [c for c in truth.get("creatures") or [] if c.get("xy") is not None]
     result.creatures_read, result.creatures_truth = len(read), len(true)
@@ -518,8 +525,12 @@ def _compare_creatures(
         if t.get("off_board"):
             continue
         result.slots_total += 1
+        right_aside = _same_slot(r, t, with_aside, field_map)
+        result.slots_right_aside += right_aside
         if _same_slot(r, t, crossing_map, field_map):
             result.slots_right += 1
+        elif right_aside:
+            result.problems.append(f"{name} at crossing {t['crossing']}, which was read aside")
         elif not r.get("off_board"):
             crossing, field_id = _mapped_slot(r, crossing_map, field_map)
             mapped = {"crossing": crossing, "field": field_id}
@@ -643,6 +654,7 @@ def summarise(comparisons: Iterable[Comparison]) -> dict[str, Any]:
         "creatures_precision": rate(total.creatures_matched, total.creatures_read),
         "kind_colour": rate(total.kind_colour_right, total.creatures_matched),
         "slots": rate(total.slots_right, total.slots_total),
+        "slots_aside": rate(total.slots_right_aside, total.slots_total),
         "off_board": rate(total.off_board_right, total.off_board_total),
         "counts": {f.name: getattr(total, f.name) for f in fields(total) if f.name != "problems"},
     }
