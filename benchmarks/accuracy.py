@@ -14,7 +14,8 @@ then per stage: loops and knots found, crossings precision/recall, their colour 
 and how many of those not found were read aside (a crossing of the same loops within
 10 string widths: :data:`vision.evaluate.OFF_PLACE_WIDTHS`), fields matched by polygon
 IoU ≥ 0.5 with their corner and knot counts, creatures precision/recall, kind+colour,
-slot (corner or field) and off-board accuracy, violations exact; board exact by table,
+slot (corner or field; and again with a crossing read aside taken for the truth's) and
+off-board accuracy, violations exact; board exact by table,
 light, tilt, fullness and difficulty; and the worst photos by name with what went
 wrong. A photo the reader refuses is not exact and misses everything in its truth; its
 reason is shown.

@@ -144,10 +144,11 @@ def test_demons_at_a_crossing_read_aside_are_in_the_right_slot_of_it(truth: Repo
                    for p in result.problems)
     figures = summarise([result])
     assert figures["slots_aside"] == 1.0 > figures["slots"]
-    # A demon moved to another corner is wrong either way.
+    # A demon moved to another crossing of its own field is wrong either way: the
+    # crossing read aside stands in only for its own truth crossing.
     demon = next(c for c in reading["creatures"] if c["crossing"] == moved["id"])
-    other = next(f for f in reading["fields"] if f["id"] != demon["field"] and f["corners"])
-    demon["crossing"], demon["field"] = other["corners"][0], other["id"]
+    field = next(f for f in reading["fields"] if f["id"] == demon["field"])
+    demon["crossing"] = next(k for k in field["corners"] if k != moved["id"])
     result = compare_reports(reading, truth)
     assert result.slots_right_aside == result.slots_total - 1
 
