@@ -15,10 +15,9 @@ and how many of those not found were read aside (a crossing of the same loops wi
 10 string widths: :data:`vision.evaluate.OFF_PLACE_WIDTHS`), fields matched by polygon
 IoU ≥ 0.5 with their corner and knot counts, creatures precision/recall, kind+colour,
 slot (corner or field; and again with a crossing read aside taken for the truth's) and
-off-board accuracy, violations exact; board exact by table,
-light, tilt, fullness and difficulty; and the worst photos by name with what went
-wrong. A photo the reader refuses is not exact and misses everything in its truth; its
-reason is shown.
+off-board accuracy, violations exact; board exact by table, light, tilt, fullness and
+difficulty; and the worst photos by name with what went wrong. A photo the reader
+refuses is not exact and misses everything in its truth; its reason is shown.
 
 ``--make-set`` writes a fresh generated set through ``dicke-daemonen synth``, the count
 split evenly over the easy, normal and hard difficulties (seeds SEED, SEED+1, ...).
@@ -249,11 +248,12 @@ def print_figures(title: str, figures: dict[str, Any]) -> None:
          "slots_total"),
         ("  off-board right", "off_board", counts["off_board_right"], "off_board_total"),
     ]
+    # What each row counts out of: a count, or one of these.
+    totals = {**counts, "photos": figures["photos"],
+              "crossings_not_found": counts["crossings_truth"] - counts["crossings_matched"]}
     print(f"\n{title}: {figures['photos']} photos, {figures['refused']} refused")
     for label, key, right, out_of in rows:
-        total = (figures["photos"] if out_of == "photos"
-                 else counts["crossings_truth"] - counts["crossings_matched"]
-                 if out_of == "crossings_not_found" else counts[out_of])
+        total = totals[out_of]
         target = TARGETS.get(key)
         note = f"   (target {100 * target:g}%)" if target else ""
         print(f"  {label:<36}{percent(figures[key])}  {right:>6} / {total:<6}{note}")

@@ -525,13 +525,13 @@ def _compare_creatures(
         if t.get("off_board"):
             continue
         result.slots_total += 1
-        right_aside = _same_slot(r, t, with_aside, field_map)
+        right = _same_slot(r, t, crossing_map, field_map)
+        right_aside = right or _same_slot(r, t, with_aside, field_map)
+        result.slots_right += right
         result.slots_right_aside += right_aside
-        if _same_slot(r, t, crossing_map, field_map):
-            result.slots_right += 1
-        elif right_aside:
+        if right_aside and not right:
             result.problems.append(f"{name} at crossing {t['crossing']}, which was read aside")
-        elif not r.get("off_board"):
+        elif not right and not r.get("off_board"):
             crossing, field_id = _mapped_slot(r, crossing_map, field_map)
             mapped = {"crossing": crossing, "field": field_id}
             result.problems.append(
