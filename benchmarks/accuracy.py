@@ -15,7 +15,10 @@ and how many of those not found were read aside (a crossing of the same loops wi
 10 string widths: :data:`vision.evaluate.OFF_PLACE_WIDTHS`), fields matched by polygon
 IoU ≥ 0.5 with their corner and knot counts, creatures precision/recall, kind+colour,
 slot (corner or field; and again with a crossing read aside taken for the truth's) and
-off-board accuracy, violations exact; board exact by table, light, tilt, fullness and
+off-board accuracy, violations exact; how many of the reading's errors the report
+pointed at (an unsure item or a warning at the place or loop: :class:`vision.evaluate.Doubts`),
+the boards not read exactly it warned of, and the boards read exactly it doubted all
+the same; board exact by table, light, tilt, fullness and
 difficulty; and the worst photos by name with what went wrong. A photo the reader
 refuses is not exact and misses everything in its truth; its reason is shown.
 
@@ -247,10 +250,18 @@ def print_figures(title: str, figures: dict[str, Any]) -> None:
         ("    crossings aside taken as theirs", "slots_aside", counts["slots_right_aside"],
          "slots_total"),
         ("  off-board right", "off_board", counts["off_board_right"], "off_board_total"),
+        ("errors the report warned of", "errors_warned", counts["errors_warned"], "errors"),
+        *((f"  {kind}s", f"{kind}_errors_warned", counts[f"{kind}_errors_warned"],
+           f"{kind}_errors") for kind in ("loop", "knot", "crossing", "creature")),
+        ("  boards not exact, warned of", "boards_warned", counts["boards_warned"],
+         "boards_not_exact"),
+        ("  boards exact, with a doubt", "exact_doubted", counts["exact_doubted"],
+         "board_exact"),
     ]
     # What each row counts out of: a count, or one of these.
     totals = {**counts, "photos": figures["photos"],
-              "crossings_not_found": counts["crossings_truth"] - counts["crossings_matched"]}
+              "crossings_not_found": counts["crossings_truth"] - counts["crossings_matched"],
+              "boards_not_exact": figures["photos"] - counts["board_exact"]}
     print(f"\n{title}: {figures['photos']} photos, {figures['refused']} refused")
     for label, key, right, out_of in rows:
         total = totals[out_of]

@@ -17,8 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from flask import Flask
+from shapely.geometry import LinearRing
+from shapely.geometry import Point as ShapelyPoint
 from waitress.server import create_server
 
 from engine.placement import CORNER_AIR, BoardGeometry
@@ -26,7 +29,7 @@ from engine.report import board_from_report, board_to_report
 from webui import create_app
 from webui.archive import store_board
 from webui.db import connect
-from webui.edits import PAWN_RADIUS, board_extent
+from webui.edits import KNOT_CLEAR, PAWN_RADIUS, board_extent
 from webui.photos import inspect_photo
 from webui.scoring import BoardReading
 
@@ -225,6 +228,43 @@ def test_tap_a_corner_to_add_a_demon(server: Server, page: Any) -> None:
     assert "Added a red demon" in page.locator(".flash-change").inner_text()
     added = server.api(f"/api/boards/{board_id}")["report"]["creatures"][-1]
     assert (added["colour"], added["field"], added["crossing"]) == ("red", field, crossing)
+
+
+def test_tap_a_knot_then_its_place_to_move_it(server: Server, page: Any) -> None:
+    board_id = server.archive("03_normal_dark_wood")
+    report = truth_report("03_normal_dark_wood")
+    board = board_from_report(report)
+    red = next(ln for ln in board.lines if ln.colour == "red")
+    # The point of the red loop farthest along it from the knot, clear of crossings.
+    ring = LinearRing(red.polyline)
+    knot_at = ring.project(ShapelyPoint(red.knot))
+    clear = 3 * KNOT_CLEAR * board_extent(board)
+    spots = [ring.interpolate(s) for s in np.linspace(0, ring.length, 400, endpoint=False)]
+    target = min(
+        (p for p in spots if all(p.distance(ShapelyPoint(c.xy)) > clear for c in board.crossings)),
+        key=lambda p: abs(abs(ring.project(p) - knot_at) - ring.length / 2),
+    )
+    page.goto(f"{server.url}/boards/{board_id}")
+    page.locator('[data-knot="red"]').click()
+    sheet = page.locator("#sheet")
+    assert "Red knot" in sheet.inner_text()
+    page.locator("#move-knot").click()
+    assert "Tap where the red knot lies" in sheet.inner_text()
+    screen = page.evaluate(
+        """([x, y]) => { const svg = document.getElementById('overlay');
+            const p = svg.createSVGPoint(); p.x = x; p.y = y;
+            const s = p.matrixTransform(svg.getScreenCTM());
+            return [s.x, s.y]; }""",
+        [target.x, target.y],
+    )
+    page.mouse.click(screen[0], screen[1])
+    page.wait_for_load_state("load")
+    assert "Moved the red knot" in page.locator(".flash-change").inner_text()
+    moved = server.api(f"/api/boards/{board_id}")["report"]
+    knot = moved["lines"]["red"]["knot"]
+    assert ShapelyPoint(knot).distance(target) < 0.01 * board_extent(board)
+    before = {f["id"] for f in report["fields"] if "red" in f["knots"]}
+    assert {f["id"] for f in moved["fields"] if "red" in f["knots"]} != before
 
 
 def _multipart(photo: bytes, fields: dict[str, str]) -> tuple[bytes, str]:

@@ -77,6 +77,7 @@ def assert_perfect(reading: Report, truth: Report) -> None:
     assert result.creatures_matched == result.kind_colour_right == len(truth["creatures"])
     on_board = sum(not c["off_board"] for c in truth["creatures"])
     assert result.slots_right == result.slots_total == on_board
+    assert result.errors == result.errors_warned == 0
 
 
 def test_the_truth_against_itself_is_perfect(truth: Report) -> None:
@@ -279,6 +280,57 @@ def test_a_loop_in_the_wrong_place_and_a_missing_knot(truth: Report) -> None:
     assert "green loop not found" in result.problems
     assert result.knots_found == 3  # the green knot was not moved: knots count on their own
     assert "red knot missed" in result.problems
+
+
+def test_a_knot_off_its_place_is_warned_of_when_unsure_or_named(truth: Report) -> None:
+    reading = copy.deepcopy(truth)
+    red = reading["lines"]["red"]
+    red["knot"] = red["polyline"][len(red["polyline"]) // 2]
+    result = compare_reports(reading, truth)
+    assert (result.errors, result.errors_warned) == (1, 0)
+    assert (result.knot_errors, result.creature_errors) == (1, 0)
+    red["knot_confidence"] = 0.9
+    assert compare_reports(reading, truth).errors_warned == 0
+    red["knot_confidence"] = 0.3  # under LOW_CONFIDENCE: the overlay's "K?"
+    assert compare_reports(reading, truth).errors_warned == 1
+    del red["knot_confidence"]
+    reading["warnings"] = ["the red knot is unsure (marked 0.15): check where it lies"]
+    assert compare_reports(reading, truth).errors_warned == 1
+    reading["warnings"] = ["the blue knot is unsure (marked 0.15): check where it lies"]
+    assert compare_reports(reading, truth).errors_warned == 0
+
+
+def test_a_creature_missed_is_warned_of_by_a_doubt_at_its_place(truth: Report) -> None:
+    reading = copy.deepcopy(truth)
+    gone = reading["creatures"].pop(2)
+    x, y = gone["xy"]
+    result = compare_reports(reading, truth)
+    assert (result.errors, result.errors_warned, result.creature_errors) == (1, 0, 1)
+    reading["warnings"] = [f"2 touching red pawns read near ({x + 5:.0f}, {y - 5:.0f})"]
+    assert compare_reports(reading, truth).errors_warned == 1
+    pawn = tolerances_for(truth).pawn_px
+    reading["warnings"] = [f"2 touching red pawns read near ({x + 3 * pawn:.0f}, {y:.0f})"]
+    assert compare_reports(reading, truth).errors_warned == 0
+
+
+def test_boards_warned_of_and_exact_boards_doubted(truth: Report) -> None:
+    exact = compare_reports(truth, truth)
+    assert (exact.errors, exact.boards_warned, exact.exact_doubted) == (0, 0, 0)
+    doubted = copy.deepcopy(truth)
+    doubted["crossings"][0]["confidence"] = 0.5
+    assert compare_reports(doubted, truth).exact_doubted == 1
+    wrong = copy.deepcopy(truth)
+    gone = wrong["creatures"].pop(0)
+    wrong["scores"] = {**truth["scores"], "white": truth["scores"]["white"] + 1}
+    result = compare_reports(wrong, truth)
+    assert (result.board_exact, result.boards_warned, result.exact_doubted) == (0, 0, 0)
+    wrong["creatures"].append({**gone, "confidence": 0.2, "kind": "ghost", "colour": "white"})
+    result = compare_reports(wrong, truth)
+    assert result.errors == 1 and result.boards_warned == 1  # read as a ghost, unsure
+    refused = failed_reading(truth, "no strings found in the photo")
+    assert refused.boards_warned == 1 and refused.errors_warned == refused.errors > 0
+    figures = summarise([result, exact, refused])
+    assert figures["boards_warned"] == 1.0 and figures["exact_doubted"] == 0.0
 
 
 def test_a_field_missing_from_the_reading(truth: Report) -> None:

@@ -1022,6 +1022,24 @@ def test_a_knot_mark_beside_a_loop_becomes_its_knot_on_the_loop() -> None:
     assert combined.loops["blue"].knot == loops.loops["blue"].knot
 
 
+def test_a_knot_keeps_the_strongest_mark_at_it_as_its_knot_mark() -> None:
+    loops = Loops(
+        {"red": circle_loop("red", (200, 200), 100), "blue": circle_loop("blue", (420, 200), 100)},
+        [],
+    )
+    # Two marks at the red knot (the weaker one beside it), one far off; none at blue's.
+    marks = Detections(
+        [mark("", (200.0, 97.0), 0.8), mark("", (203.0, 100.0), 0.3),
+         mark("", (600.0, 600.0), 0.9)],
+        WIDTH,
+    )
+    combined = combine_knots(loops, marks, string_width=5.0)
+    assert combined.loops["red"].knot_mark == pytest.approx(0.8)
+    # The blue loop keeps the tracer's knot, which nothing marks.
+    assert combined.loops["blue"].knot_mark == 0.0
+    assert loops.loops["red"].knot_mark is None  # before the detector looked
+
+
 def test_a_knot_mark_goes_to_the_nearest_loop_only() -> None:
     loops = Loops(
         {"red": circle_loop("red", (200, 200), 100), "blue": circle_loop("blue", (406, 200), 100)},

@@ -113,6 +113,24 @@ def test_low_confidence_items_are_marked(truth: dict[str, Any]) -> None:
     assert near.any() and (~near).any()
 
 
+def test_an_unsure_knot_is_marked(truth: dict[str, Any]) -> None:
+    width, height = truth["image"]["width"], truth["image"]["height"]
+    sure = copy.deepcopy(truth)
+    for item in sure["creatures"] + sure["crossings"]:
+        item["confidence"] = 0.95
+    colour = next(c for c, line in sure["lines"].items() if line["knot"] is not None)
+    sure["lines"][colour]["knot_confidence"] = 0.9
+    unsure = copy.deepcopy(sure)
+    unsure["lines"][colour]["knot_confidence"] = 0.3
+    a = draw_overlay(blank(width, height), sure)
+    b = draw_overlay(blank(width, height), unsure)
+    changed = np.argwhere((a != b).any(axis=2))
+    x, y = unsure["lines"][colour]["knot"]
+    near = np.hypot(changed[:, 1] - x, changed[:, 0] - y) < 80
+    # "K?" beside the knot, and one unsure item counted in the panel.
+    assert near.any() and (~near).any()
+
+
 def test_the_panel_goes_where_the_board_is_not() -> None:
     # A board in the top-left quarter: the panel must go to another corner.
     report = {

@@ -22,6 +22,7 @@ from PIL import Image, ImageOps
 from vision.creatures import Remark
 from vision.errors import ReadError
 from vision.evaluate import compare_reports
+from vision.overlay import LOW_CONFIDENCE
 from vision.reader import read_photo
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -268,6 +269,21 @@ def test_the_report_is_in_the_photos_pixels_with_confidences(upright: dict[str, 
         assert xs.min() >= 0 and xs.max() < width and ys.min() >= 0 and ys.max() < height
     assert all(0 <= c["confidence"] <= 1 for c in upright["crossings"] + upright["creatures"])
     assert isinstance(upright["warnings"], list)
+    # Every knot says how surely the detector marked it; a sample's knots are clear.
+    knots = [line for line in upright["lines"].values() if line["knot"] is not None]
+    assert len(knots) == 4
+    assert all(LOW_CONFIDENCE <= line["knot_confidence"] <= 1 for line in knots)
+    assert not [w for w in upright["warnings"] if "knot is unsure" in w]
+
+
+@pytest.mark.skipif(not DEV_PHOTOS.is_dir(), reason="../shared/dev-photos is not beside the repo")
+def test_an_unsure_knot_is_named_in_the_warnings() -> None:
+    # dev_0015 (green felt, long shadows): the green loop is half guessed, and its knot
+    # with it; the detector marks nothing knot-like where the reading put it.
+    report = read_photo(DEV_PHOTOS / "dev_0015.jpg").report
+    green = report["lines"]["green"]
+    assert green["knot_confidence"] < LOW_CONFIDENCE
+    assert [w for w in report["warnings"] if w.startswith("the green knot is unsure")]
 
 
 def test_warnings_name_points_in_the_photos_pixels() -> None:

@@ -8,6 +8,7 @@ with ``vision.reader``.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
 import json
@@ -20,6 +21,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from PIL import Image
+from shapely.geometry import LinearRing
+from shapely.geometry import Point as ShapelyPoint
 
 from cli.main import main
 from engine.placement import CORNER_AIR, BoardGeometry
@@ -27,7 +30,7 @@ from engine.report import board_from_report, board_to_report
 from webui import create_app
 from webui.archive import get_board, list_boards, store_board, summary
 from webui.db import SCHEMA_VERSION, connect, migrate, schema_version
-from webui.edits import PAWN_RADIUS, apply_edits, board_extent
+from webui.edits import PAWN_RADIUS, EditError, apply_edits, board_extent
 from webui.game import NO_GAME, GameFormError, GameInfo, Player, parse_game
 from webui.photos import PhotoStore, inspect_photo
 from webui.samples import seed_archive
@@ -271,6 +274,25 @@ def test_result_page_shows_scores_violations_and_the_winner(
     assert page.count('<polygon class="field"') == inner
 
 
+def test_an_unsure_knot_and_crossing_are_ringed_on_the_board_page(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    report = truth_report(VIOLATIONS)
+    colour = next(c for c, line in report["lines"].items() if line["knot"] is not None)
+    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
+
+    def rings(knot_confidence: float) -> int:
+        reading = copy.deepcopy(report)
+        reading["lines"][colour]["knot_confidence"] = knot_confidence
+        reading["crossings"][0]["confidence"] = 0.4
+        board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
+                               BoardReading(reading, None))
+        return client.get(f"/boards/{board_id}").get_data(as_text=True).count('class="unsure"')
+
+    assert rings(0.9) == 1  # the crossing only
+    assert rings(0.3) == 2
+
+
 def test_all_lose_and_solitaire_outcomes(
     app: Flask, client: FlaskClient, db: sqlite3.Connection
 ) -> None:
@@ -393,6 +415,57 @@ def test_changing_a_demon_into_a_ghost(app: Flask, db: sqlite3.Connection) -> No
     assert changed["scores"]["white"] == report["scores"]["white"] + 1
 
 
+def segment_away_from_the_knot(report: dict[str, Any], colour: str) -> tuple[float, float]:
+    """A point of the loop of ``colour`` halfway between two of its crossings, on a
+    stretch other than its knot's."""
+    board = board_from_report(report)
+    line = next(ln for ln in board.lines if ln.colour == colour)
+    ring = LinearRing(line.polyline)
+    knot_at = ring.project(ShapelyPoint(line.knot))
+    along = sorted(ring.project(ShapelyPoint(c.xy)) for c in board.crossings if colour in c.lines)
+    stretches = list(zip(along, along[1:] + [along[0] + ring.length], strict=True))
+    for start, end in stretches:
+        inside = start <= knot_at <= end or start <= knot_at + ring.length <= end
+        if not inside:
+            point = ring.interpolate(((start + end) / 2) % ring.length)
+            return (point.x, point.y)
+    raise AssertionError("the loop has one stretch only")
+
+
+def test_moving_a_knot_moves_its_points_to_the_fields_beside_its_new_place(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    board_id = archive_sample(app, db)
+    camera = get_board(db, board_id).camera_report
+    assert camera is not None
+    x, y = segment_away_from_the_knot(camera, "red")
+    response = client.post(f"/boards/{board_id}/edit", data={
+        "csrf_token": TOKEN, "op": "knot", "colour": "red", "x": f"{x + 3:.1f}", "y": f"{y:.1f}"})
+    assert response.status_code == 303
+    corrected = get_board(db, board_id).corrected_report
+    assert corrected is not None
+    knot = corrected["lines"]["red"]["knot"]
+    assert abs(knot[0] - x) < 4 and abs(knot[1] - y) < 4  # on the loop, nearest the tap
+
+    def red_knots(report: dict[str, Any]) -> set[int]:
+        return {f["id"] for f in report["fields"] if "red" in f["knots"]}
+
+    assert red_knots(corrected) and red_knots(corrected) != red_knots(camera)
+    assert corrected["creatures"] == camera["creatures"]  # everyone stays where they stand
+    expected = board_to_report(board_from_report(corrected), image_size=(
+        camera["image"]["width"], camera["image"]["height"]))
+    assert corrected["scores"] == expected["scores"]
+    page = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    assert "Moved the red knot" in page
+
+
+def test_a_knot_tapped_onto_a_crossing_is_refused() -> None:
+    report = truth_report(VIOLATIONS)
+    crossing = next(c for c in report["crossings"] if "red" in c["lines"])
+    with pytest.raises(EditError, match="the red knot cannot lie there"):
+        apply_edits(report, [{"op": "knot", "colour": "red", "xy": crossing["xy"]}])
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
@@ -400,7 +473,9 @@ def test_changing_a_demon_into_a_ghost(app: Flask, db: sqlite3.Connection) -> No
         ({"op": "change", "creature": 0, "colour": "purple"}, "edits[0].colour: expected one of"),
         ({"op": "add", "colour": "red", "xy": [1, "a"]}, "edits[0].xy: expected [x, y]"),
         ({"op": "add", "colour": "white", "kind": "demon", "xy": [1, 1]}, "is a ghost, not"),
-        ({"op": "fly"}, "edits[0].op: expected 'add', 'change' or 'remove'"),
+        ({"op": "fly"}, "edits[0].op: expected 'add', 'change', 'remove' or 'knot'"),
+        ({"op": "knot", "colour": "white", "xy": [1, 1]}, "edits[0].colour: expected the colour"),
+        ({"op": "knot", "colour": "red"}, "edits[0].xy: expected [x, y]"),
         ("remove", "edits[0]: expected an object"),
     ],
 )

@@ -494,7 +494,8 @@ def combine_knots(
     likeliest marks and the tracer's knot (:func:`_knot_looked_at_again`). Last, a knot
     at the base of a pawn of the loop's colour gives way to a mark nearly as strong away
     from its pawns (:func:`_in_the_open`), unless the look again chose it over the
-    first choice. The knot is put on the loop, at its point nearest the mark.
+    first choice. The knot is put on the loop, at its point nearest the mark, and
+    the strongest mark within reach of it is kept as the loop's ``knot_mark``.
     """
     rings = {colour: LinearRing(np.asarray(loop.points)) for colour, loop in loops.loops.items()}
     marked: dict[str, list[Detection]] = {colour: [] for colour in rings}
@@ -520,6 +521,7 @@ def combine_knots(
             marked[min(near, key=distances.__getitem__)].append(mark)
     loops_with_knots = {}
     warnings = list(loops.warnings)
+    every_mark = detections.knots(min_score=0.0)
     for colour, loop in loops.loops.items():
         stronger_by = STRONGER_BY
         feet = [p.foot for p in pawns.pawns if p.colour == colour] if pawns is not None else []
@@ -538,7 +540,9 @@ def combine_knots(
             # (230099: a knot beside a yellow pawn, marked 0.28, against a lump 0.31).
             chosen = _in_the_open(chosen, marked[colour], feet, pawn_width)
         if chosen is None:
-            loops_with_knots[colour] = loop
+            loops_with_knots[colour] = replace(
+                loop, knot_mark=_mark_at(loop.knot, every_mark, reach)
+            )
             continue
         ring = rings[colour]
         on_loop = ring.interpolate(ring.project(ShapelyPoint(chosen.xy)))
@@ -546,9 +550,20 @@ def combine_knots(
             loop,
             knot=(on_loop.x, on_loop.y),
             knot_confidence=max(loop.knot_confidence, chosen.score),
+            knot_mark=_mark_at((on_loop.x, on_loop.y), every_mark, reach),
         )
         warnings = [w for w in warnings if w != f"no knot found on the {colour} loop"]
     return Loops(loops=loops_with_knots, warnings=warnings)
+
+
+def _mark_at(
+    xy: tuple[float, float] | None, marks: list[Detection], reach: float
+) -> float | None:
+    """The strongest of ``marks`` within ``reach`` of ``xy`` (0 if none; None without
+    a point)."""
+    if xy is None:
+        return None
+    return max((m.score for m in marks if math.dist(m.xy, xy) <= reach), default=0.0)
 
 
 def _at_a_crossing(xy: tuple[float, float], rings: list[LinearRing], reach: float) -> bool:

@@ -16,6 +16,7 @@ up over a set (:func:`summarise`) and a list of the problems found, for the benc
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -26,8 +27,11 @@ import shapely
 from shapely.geometry import LinearRing, Polygon
 from shapely.geometry.base import BaseGeometry
 
+from vision.overlay import LOW_CONFIDENCE
+
 __all__ = [
     "Comparison",
+    "Doubts",
     "PointCounts",
     "Tolerances",
     "compare_points",
@@ -127,6 +131,15 @@ class Comparison:
     that were read off their place (see :func:`_compare_crossings`), and
     ``slots_right_aside`` the slots that are right when such a crossing is taken for
     the truth's (a demon in the right corner of a crossing read a little aside).
+
+    ``errors`` counts what the reading got wrong, item by item (a loop not found, a
+    knot off its place, a crossing not found or extra or of other loops, a creature
+    missed, extra, or read with another kind, colour, slot or off-board state; a
+    demon at a crossing read aside is not one), and ``errors_warned`` those the
+    report pointed at (see :class:`Doubts`). ``boards_warned`` is 1 for a board not
+    read exactly where at least one of its errors was pointed at, and
+    ``exact_doubted`` 1 for a board read exactly whose report is unsure of something
+    all the same: what the warnings cost.
     """
 
     refused: int = 0
@@ -159,11 +172,31 @@ class Comparison:
     slots_right_aside: int = 0
     off_board_total: int = 0
     off_board_right: int = 0
+    errors: int = 0
+    errors_warned: int = 0
+    loop_errors: int = 0
+    loop_errors_warned: int = 0
+    knot_errors: int = 0
+    knot_errors_warned: int = 0
+    crossing_errors: int = 0
+    crossing_errors_warned: int = 0
+    creature_errors: int = 0
+    creature_errors_warned: int = 0
+    boards_warned: int = 0
+    exact_doubted: int = 0
     problems: list[str] = field(default_factory=list)
 
     def badness(self) -> tuple[int, int]:
         """Sort key for the worst photos: not exact first, then by problems found."""
         return (1 - self.board_exact, len(self.problems))
+
+    def error(self, kind: str, warned: bool) -> None:
+        """Count one error of a ``kind`` ("loop", "knot", "crossing" or "creature"),
+        and whether the report pointed at it."""
+        self.errors += 1
+        self.errors_warned += warned
+        setattr(self, f"{kind}_errors", getattr(self, f"{kind}_errors") + 1)
+        setattr(self, f"{kind}_errors_warned", getattr(self, f"{kind}_errors_warned") + warned)
 
     def __iadd__(self, other: Comparison) -> Comparison:
         for f in fields(self):
@@ -189,21 +222,90 @@ def compare_reports(reading: Report, truth: Report) -> Comparison:
     Comparison
     """
     tol = tolerances_for(truth)
+    doubts = Doubts.of(reading)
     result = Comparison()
     _compare_outcome(reading, truth, result)
-    _compare_loops(reading, truth, tol, result)
-    crossing_map, aside_map = _compare_crossings(reading, truth, tol, result)
+    _compare_loops(reading, truth, tol, result, doubts)
+    crossing_map, aside_map = _compare_crossings(reading, truth, tol, result, doubts)
     field_map = _compare_fields(reading, truth, result)
-    _compare_creatures(reading, truth, tol, crossing_map, field_map, result, aside_map)
+    _compare_creatures(reading, truth, tol, crossing_map, field_map, result, aside_map, doubts)
+    result.boards_warned = int(not result.board_exact and result.errors_warned > 0)
+    result.exact_doubted = int(bool(result.board_exact) and doubts.any())
     return result
 
 
 def failed_reading(truth: Report, error: str) -> Comparison:
-    """The comparison for a photo the reader refused: everything in the truth missed."""
+    """The comparison for a photo the reader refused: everything in the truth missed
+    (a refusal says so louder than any warning: every error counts as pointed at)."""
     result = compare_reports({}, truth)
     result.refused = 1
+    for kind in ("loop", "knot", "crossing", "creature"):
+        setattr(result, f"{kind}_errors_warned", getattr(result, f"{kind}_errors"))
+    result.errors_warned = result.errors
+    result.boards_warned = 1
     result.problems = [f"refused: {error}"]  # everything else follows from it
     return result
+
+
+#: A place a warning names: "near (475, 721)", "at (1071, 603)".
+_PLACE = re.compile(r"\((-?\d+(?:\.\d+)?), (-?\d+(?:\.\d+)?)\)")
+
+
+@dataclass(frozen=True)
+class Doubts:
+    """What a report says it is unsure of, to tell which of its errors it pointed at.
+
+    Attributes
+    ----------
+    places : list of (x, y)
+        Crossings, creatures and knots with a ``confidence`` (a knot's
+        ``knot_confidence``) under ``vision.overlay.LOW_CONFIDENCE``, the ones the
+        overlay marks with "?", and the places warnings name ("near (x, y)").
+    loops : set of str
+        Colours whose loop a warning names ("only 55 % of the green loop was seen").
+    knots : set of str
+        Colours whose knot is unsure or that a warning names ("the green knot ...").
+    """
+
+    places: list[tuple[float, float]]
+    loops: frozenset[str]
+    knots: frozenset[str]
+
+    @classmethod
+    def of(cls, reading: Report) -> Doubts:
+        places = [
+            (float(item["xy"][0]), float(item["xy"][1]))
+            for key in ("crossings", "creatures")
+            for item in reading.get(key) or []
+            if item.get("xy") is not None and _unsure(item.get("confidence"))
+        ]
+        knots: set[str] = set()
+        for colour, line in (reading.get("lines") or {}).items():
+            if line.get("knot") is not None and _unsure(line.get("knot_confidence")):
+                places.append((float(line["knot"][0]), float(line["knot"][1])))
+                knots.add(colour)
+        loops: set[str] = set()
+        for warning in reading.get("warnings") or []:
+            text = str(warning)
+            places += [(float(x), float(y)) for x, y in _PLACE.findall(text)]
+            loops.update(c for c in LOOP_COLOURS if f"{c} loop" in text)
+            knots.update(c for c in LOOP_COLOURS if f"{c} knot" in text)
+        return cls(places, frozenset(loops), frozenset(knots))
+
+    def near(self, xy: Sequence[float], reach: float) -> bool:
+        """Whether a doubtful place lies within ``reach`` of ``xy``."""
+        return any(math.dist(xy, place) <= reach for place in self.places)
+
+    def of_lines(self, colours: Iterable[str]) -> bool:
+        """Whether a warning names the loop of one of ``colours``."""
+        return any(colour in self.loops for colour in colours)
+
+    def any(self) -> bool:
+        return bool(self.places or self.loops or self.knots)
+
+
+def _unsure(confidence: object) -> bool:
+    return isinstance(confidence, int | float) and confidence < LOW_CONFIDENCE
 
 
 # --- outcome ------------------------------------------------------------------------------
@@ -242,7 +344,8 @@ def _counted(text: str, count: int) -> str:
 # --- loops and knots ----------------------------------------------------------------------
 
 
-def _compare_loops(reading: Report, truth: Report, tol: Tolerances, result: Comparison) -> None:
+def _compare_loops(reading: Report, truth: Report, tol: Tolerances, result: Comparison,
+                   doubts: Doubts) -> None:
     read_lines, truth_lines = reading.get("lines") or {}, truth.get("lines") or {}
     for colour in LOOP_COLOURS:
         true_line = truth_lines.get(colour)
@@ -254,6 +357,7 @@ def _compare_loops(reading: Report, truth: Report, tol: Tolerances, result: Comp
             result.loops_found += 1
         else:
             result.problems.append(f"{colour} loop not found")
+            result.error("loop", doubts.of_lines([colour]))
         true_knot, read_knot = true_line.get("knot"), read_line.get("knot")
         result.knots_truth += true_knot is not None
         result.knots_read += read_knot is not None
@@ -261,6 +365,7 @@ def _compare_loops(reading: Report, truth: Report, tol: Tolerances, result: Comp
                 and math.dist(true_knot, read_knot) <= tol.knot_px:
             result.knots_found += 1
         elif true_knot is not None or read_knot is not None:
+            result.error("knot", colour in doubts.knots or doubts.of_lines([colour]))
             result.problems.append(f"{colour} knot " + (
                 "missed" if read_knot is None else
                 "extra" if true_knot is None else
@@ -290,7 +395,7 @@ def _near_fraction(line: LinearRing, other: BaseGeometry, tolerance: float) -> f
 
 
 def _compare_crossings(
-    reading: Report, truth: Report, tol: Tolerances, result: Comparison
+    reading: Report, truth: Report, tol: Tolerances, result: Comparison, doubts: Doubts
 ) -> tuple[dict[int, int], dict[int, int]]:
     """Match crossings by distance; return read id → truth id for the crossings found,
     and for those read aside.
@@ -311,6 +416,8 @@ def _compare_crossings(
         if sorted(read[i]["lines"]) == sorted(true[j]["lines"]):
             result.crossing_pairs_right += 1
         else:
+            result.error("crossing", doubts.near(read[i]["xy"], tol.crossing_px)
+                         or doubts.of_lines([*read[i]["lines"], *true[j]["lines"]]))
             result.problems.append(
                 f"crossing {true[j]['id']} read as {'/'.join(sorted(read[i]['lines']))}")
     matched_read, matched_truth = {i for i, _ in pairs}, {j for _, j in pairs}
@@ -329,6 +436,15 @@ def _compare_crossings(
         result.problems.append(
             f"crossing {true[left_true[b]]['id']} read {offset:.1f} string widths off its place")
     aside_true = {left_true[b] for _, b in aside}
+    aside_read = {left_read[a] for a, _ in aside}
+    # A crossing not found is pointed at by a doubt within the reach of one read aside.
+    for j in left_true:
+        result.error("crossing", doubts.near(true[j]["xy"], OFF_PLACE_WIDTHS * tol.string_px)
+                     or doubts.of_lines(true[j]["lines"]))
+    for i in left_read:
+        if i not in aside_read:
+            result.error("crossing", doubts.near(read[i]["xy"], tol.crossing_px)
+                         or doubts.of_lines(read[i]["lines"]))
     missed = [str(true[j]["id"]) for j in left_true if j not in aside_true]
     if missed:
         result.problems.append(f"crossings missed: {', '.join(missed)}")
@@ -500,6 +616,7 @@ def _compare_creatures(
     field_map: Mapping[int, int],
     result: Comparison,
     aside_map: Mapping[int, int],
+    doubts: Doubts,
 ) -> None:
     with_aside = {**crossing_map, **aside_map}
     read = [c for c in reading.get("creatures") or [] if c.get("xy") is not None]
@@ -512,23 +629,29 @@ def _compare_creatures(
     for i, j in pairs:
         r, t = read[i], true[j]
         name = f"creature {t['id']} ({_creature_name(t)})"
-        if (r.get("kind"), r.get("colour")) == (t.get("kind"), t.get("colour")):
+        kind_colour = (r.get("kind"), r.get("colour")) == (t.get("kind"), t.get("colour"))
+        if kind_colour:
             result.kind_colour_right += 1
         else:
             result.problems.append(f"{name} read as {_creature_name(r)}")
         result.off_board_total += 1
-        if bool(r.get("off_board")) == bool(t.get("off_board")):
+        off_board = bool(r.get("off_board")) == bool(t.get("off_board"))
+        if off_board:
             result.off_board_right += 1
         else:
             result.problems.append(f"{name} read as {'off' if r.get('off_board') else 'on'} "
                                    "the board")
+        right_aside = True
+        if not t.get("off_board"):
+            result.slots_total += 1
+            right = _same_slot(r, t, crossing_map, field_map)
+            right_aside = right or _same_slot(r, t, with_aside, field_map)
+            result.slots_right += right
+            result.slots_right_aside += right_aside
+        if not (kind_colour and off_board and right_aside):
+            result.error("creature", doubts.near(r["xy"], pawn[j]))
         if t.get("off_board"):
             continue
-        result.slots_total += 1
-        right = _same_slot(r, t, crossing_map, field_map)
-        right_aside = right or _same_slot(r, t, with_aside, field_map)
-        result.slots_right += right
-        result.slots_right_aside += right_aside
         if right_aside and not right:
             result.problems.append(f"{name} at crossing {t['crossing']}, which was read aside")
         elif not right and not r.get("off_board"):
@@ -538,11 +661,17 @@ def _compare_creatures(
                 f"{name} in {_slot_name(mapped)} instead of {_slot_name(t)} (truth ids; "
                 "-1: no such item in the truth)")
     matched_truth = {j for _, j in pairs}
+    matched_read = {i for i, _ in pairs}
+    for j, t in enumerate(true):
+        if j not in matched_truth:
+            result.error("creature", doubts.near(t["xy"], pawn[j]))
+    for i, r in enumerate(read):
+        if i not in matched_read:
+            result.error("creature", doubts.near(r["xy"], tol.pawn_px))
     missed = [f"{t['id']} ({_creature_name(t)})" for j, t in enumerate(true)
               if j not in matched_truth]
     if missed:
         result.problems.append("creatures missed: " + ", ".join(missed))
-    matched_read = {i for i, _ in pairs}
     extra = [_creature_name(r) for i, r in enumerate(read) if i not in matched_read]
     if extra:
         result.problems.append("extra creatures: " + ", ".join(extra))
@@ -656,5 +785,11 @@ def summarise(comparisons: Iterable[Comparison]) -> dict[str, Any]:
         "slots": rate(total.slots_right, total.slots_total),
         "slots_aside": rate(total.slots_right_aside, total.slots_total),
         "off_board": rate(total.off_board_right, total.off_board_total),
+        "errors_warned": rate(total.errors_warned, total.errors),
+        **{f"{kind}_errors_warned": rate(getattr(total, f"{kind}_errors_warned"),
+                                         getattr(total, f"{kind}_errors"))
+           for kind in ("loop", "knot", "crossing", "creature")},
+        "boards_warned": rate(total.boards_warned, photos - total.board_exact),
+        "exact_doubted": rate(total.exact_doubted, total.board_exact),
         "counts": {f.name: getattr(total, f.name) for f in fields(total) if f.name != "problems"},
     }

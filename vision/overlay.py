@@ -8,7 +8,7 @@ least of the board.
 
 What is drawn:
 
-- each loop in its colour, its knot as a ring;
+- each loop in its colour, its knot as a ring ("K?" where its ``knot_confidence`` is low);
 - each crossing as a small white ring with its id;
 - each bounded field's value at its pole of inaccessibility (the inside point furthest
   from the edge, so a crescent-shaped field gets its label inside it);
@@ -159,7 +159,9 @@ def _draw_lines(canvas: _Canvas, lines: Mapping[str, Any]) -> None:
         if knot is not None:
             centre = canvas.point(knot)
             canvas.ring(centre, 11 * u, rgb, 3 * u)
-            canvas.text("K", (centre[0] + 13 * u, centre[1] - 8 * u), 0.55, rgb)
+            unsure = _is_doubtful({"confidence": line.get("knot_confidence")})
+            canvas.text("K?" if unsure else "K", (centre[0] + 13 * u, centre[1] - 8 * u), 0.55,
+                        _DOUBT if unsure else rgb)
 
 
 def _draw_crossings(canvas: _Canvas, crossings: Iterable[Mapping[str, Any]]) -> None:
@@ -353,6 +355,9 @@ def _panel_rows(report: Mapping[str, Any], short: bool = False) -> list[tuple[st
         _is_doubtful(item)
         for key in ("crossings", "creatures")
         for item in report.get(key) or []
+    ) + sum(
+        line.get("knot") is not None and _is_doubtful({"confidence": line.get("knot_confidence")})
+        for line in (report.get("lines") or {}).values()
     )
     if doubtful:
         rows.append((f"{doubtful} unsure item{'s' * (doubtful != 1)} (?)", _DOUBT))

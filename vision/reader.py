@@ -50,6 +50,7 @@ from vision.detect import (
 )
 from vision.errors import ReadError
 from vision.load import MIN_WORKING_SIDE, Photo, load_photo
+from vision.overlay import LOW_CONFIDENCE
 from vision.parts import find_parts
 from vision.pixels import PixelClasses, classify_pixels, draw_classes
 from vision.second_look import add_missed_pawns
@@ -83,6 +84,12 @@ PAWN_WIDTH_DOUBT = 1.1
 #: it), and none of those it has away (the nearest, 1.02 wide, within reach at 1.12: at
 #: 1.1 times its own width it would have been put in).
 OWN_WIDTH_DOUBT = 1.05
+#: A knot marked this strongly by the detector is sure (its report's
+#: ``knot_confidence`` 1; less in proportion). The report's confidences are unsure
+#: under LOW_CONFIDENCE (0.6), so a knot is marked unsure under 0.3: on the dev photos
+#: and the fourteenth set every wrong knot (5 of 912 loops) was marked under 0.3 where
+#: it was put, and 25 of the 907 right ones.
+SURE_KNOT_MARK = 0.5
 #: ... counting a pawn's own width up to this many times the photo's: a blob wider
 #: still is more likely a pawn with its shadow, or two, than one nearer the camera
 #: (those above measured 1.08-1.22; sample 08's demons with their shadows 1.4-1.8).
@@ -451,7 +458,17 @@ def make_report(
     width = separation.string_width
     for crossing in report["crossings"]:
         crossing["confidence"] = _crossing_confidence(board, crossing["id"], loops, width)
-    warnings = list(loops.warnings) + [remark.in_photo(to_photo) for remark in pawns.warnings]
+    warnings = list(loops.warnings)
+    for colour, line in report["lines"].items():
+        mark = loops.loops[colour].knot_mark
+        if line.get("knot") is None or mark is None:
+            continue
+        line["knot_confidence"] = round(min(1.0, mark / SURE_KNOT_MARK), 2)
+        if line["knot_confidence"] < LOW_CONFIDENCE:
+            warnings.append(
+                f"the {colour} knot is unsure (marked {mark:.2f}): check where it lies"
+            )
+    warnings += [remark.in_photo(to_photo) for remark in pawns.warnings]
     for entry, location, pawn in zip(report["creatures"], located, pawns.pawns, strict=True):
         confidence = pawn.confidence
         if location.ambiguity is not None:

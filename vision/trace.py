@@ -106,6 +106,12 @@ class Loop:
     seen : float
         Fraction of the loop's length that was seen as string rather than bridged.
     knot_confidence : float
+        How sure the tracer, or the detector's mark it was given, is of the knot; it
+        steers which knot is taken (:func:`vision.combine.combine_knots`).
+    knot_mark : float or None
+        The detector's strongest knot mark at the knot taken, once the detector has
+        looked (0 where it marked nothing there): what the report's
+        ``knot_confidence`` says.
     spurs : list of (x, y)
         Where the trace ran out along a scrap and straight back (cut off from
         ``points``): most often up a knot's tail, which the skeleton joined to the loop.
@@ -118,6 +124,7 @@ class Loop:
     seen: float = 1.0
     knot_confidence: float = 0.0
     spurs: list[Point] = field(default_factory=list)
+    knot_mark: float | None = None
 
     @property
     def length(self) -> float:

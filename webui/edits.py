@@ -10,6 +10,9 @@ An edit is a small JSON object, the same from the page's editor and from
   (a demon snapped to the nearest corner spot of the tapped field within reach); the
   engine's locator (:func:`engine.placement.locate_creatures`) decides its field, its
   corner (a demon) or that it stands off the board, as it does for the camera.
+- ``{"op": "knot", "colour": "red", "xy": [x, y]}``: the red loop's knot moved to the
+  point of the red loop nearest the tap; the fields beside it are worth one more, those
+  it left one less, and every creature stays where it stands.
 
 Every edit goes through the engine (``board_from_report`` → ``board_to_report``), so
 scores, winners and violations are always the engine's.
@@ -21,6 +24,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
+
+from shapely.geometry import LinearRing
+from shapely.geometry import Point as ShapelyPoint
 
 from engine.board import Board, Creature, Point
 from engine.colours import DEMON, GHOST, LINE_COLOURS, SCORE_COLOURS, WHITE
@@ -36,6 +42,11 @@ PAWN_RADIUS = 0.02
 #: board's extent: about 25 px of a phone screen) goes into that corner. A fingertip is
 #: far less precise than a pawn's foot, so taps are snapped before the engine locates them.
 TAP_REACH = 0.08
+
+#: A knot tapped this close to a crossing of its loop (as a fraction of the board's
+#: extent) is refused: a fingertip there cannot say on which side of the crossing the
+#: knot lies, and that side decides which fields it counts for.
+KNOT_CLEAR = 0.02
 
 MAX_EDITS = 200
 
@@ -116,8 +127,39 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
     board = board_from_report(report)
     creatures = list(board.creatures)
     for i, edit in enumerate(edits):
+        if isinstance(edit, Mapping) and edit.get("op") == "knot":
+            board = _with_knot_moved(board.with_creatures(tuple(creatures)), edit, f"edits[{i}]")
+            creatures = list(board.creatures)
+            continue
         creatures = _apply(board, creatures, edit, f"edits[{i}]")
     return rescore(report, board.with_creatures(tuple(creatures)))
+
+
+def _with_knot_moved(board: Board, edit: Mapping[str, Any], where: str) -> Board:
+    """``board`` with the knot of the edit's colour moved to the point of its loop
+    nearest the edit's ``xy``: the topology is built again from the lines and knots,
+    numbered as before, and every creature kept in its place."""
+    colour = edit.get("colour")
+    line = next((ln for ln in board.lines if ln.colour == colour), None)
+    if line is None:
+        names = ", ".join(ln.colour for ln in board.lines)
+        raise EditError(
+            f"{where}.colour: expected the colour of a loop ({names}), got {_short(colour)}"
+        )
+    xy = _point(edit.get("xy"), f"{where}.xy")
+    ring = LinearRing(line.polyline)
+    on_loop = ring.interpolate(ring.project(ShapelyPoint(xy)))
+    clear = KNOT_CLEAR * board_extent(board)
+    if any(on_loop.distance(ShapelyPoint(c.xy)) < clear for c in board.crossings
+           if colour in c.lines):
+        raise EditError(f"{where}: the {colour} knot cannot lie there: that is on a crossing; "
+                        "tap beside it, on the stretch of the loop where the knot lies")
+    report = board_to_report(board)
+    report["lines"][colour]["knot"] = [on_loop.x, on_loop.y]
+    try:
+        return board_from_report(report, topology="rebuild")
+    except BoardFormatError as error:
+        raise EditError(f"{where}: the {colour} knot cannot lie there ({error})") from None
 
 
 def rescore(original: Mapping[str, Any], board: Board) -> dict[str, Any]:
@@ -153,7 +195,9 @@ def _apply(
         kind, colour = _kind_and_colour(edit, where)
         return [*creatures, locate_tap(board, kind, colour, xy, snap=True)]
     if op not in ("remove", "change"):
-        raise EditError(f"{where}.op: expected 'add', 'change' or 'remove', got {_short(op)}")
+        raise EditError(
+            f"{where}.op: expected 'add', 'change', 'remove' or 'knot', got {_short(op)}"
+        )
     index = edit.get("creature")
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(creatures):
         raise EditError(

@@ -75,7 +75,8 @@ class BoardView:
     box: tuple[float, float, float, float]
     #: Stroke unit: a thousandth of the longer side of ``box``.
     unit: float
-    lines: Sequence[tuple[str, str, tuple[float, float] | None]]
+    #: (colour, polyline points, knot, whether the knot was read with low confidence).
+    lines: Sequence[tuple[str, str, tuple[float, float] | None, bool]]
     crossings: Sequence[tuple[int, float, float, bool]]
     fields: Sequence[FieldView]
     creatures: Sequence[CreatureView]
@@ -95,6 +96,13 @@ def _points(polyline: Sequence[Sequence[float]]) -> str:
 def _low(entry: Mapping[str, Any]) -> bool:
     confidence = entry.get("confidence")
     return isinstance(confidence, int | float) and confidence < LOW_CONFIDENCE
+
+
+def _knot_confidence(lines: Mapping[str, Any], colour: str) -> Mapping[str, Any]:
+    """A line's knot confidence as an entry :func:`_low` reads (the report names it
+    ``knot_confidence``, beside the line's polyline and knot)."""
+    line = lines.get(colour) if isinstance(lines, Mapping) else None
+    return {"confidence": line.get("knot_confidence")} if isinstance(line, Mapping) else {}
 
 
 def board_view(report: Mapping[str, Any]) -> BoardView:
@@ -166,13 +174,17 @@ def board_view(report: Mapping[str, Any]) -> BoardView:
     crossings = [
         (c.id, c.xy[0], c.xy[1], _low(raw_crossings.get(c.id, {}))) for c in board.crossings
     ]
+    raw_lines = report.get("lines") or {}
     box = _box(board, width, height)
     return BoardView(
         width=width,
         height=height,
         box=box,
         unit=max(box[2], box[3]) / 1000,
-        lines=[(ln.colour, _points(ln.polyline), ln.knot) for ln in board.lines],
+        lines=[
+            (ln.colour, _points(ln.polyline), ln.knot, _low(_knot_confidence(raw_lines, ln.colour)))
+            for ln in board.lines
+        ],
         crossings=crossings,
         fields=fields,
         creatures=creatures,

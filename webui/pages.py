@@ -127,7 +127,7 @@ def board(board_id: int) -> str:
 
 @bp.post("/boards/<int:board_id>/edit")
 def edit(board_id: int) -> BaseResponse:
-    """One correction from the editor: add, change or remove a creature."""
+    """One correction from the editor: add, change or remove a creature, or move a knot."""
     entry = load_board(board_id)
     if entry.report is None:
         abort(400, description="This board has no reading to correct; enter it by hand.")
@@ -152,9 +152,9 @@ def _edit_from_form(form: Any) -> dict[str, Any]:
             edit["creature"] = int(form.get("creature", ""))
         except ValueError:
             raise EditError("no creature chosen") from None
-    if op in ("change", "add"):
+    if op in ("change", "add", "knot"):
         edit["colour"] = form.get("colour", "")
-    if op == "add":
+    if op in ("add", "knot"):
         try:
             edit["xy"] = [float(form.get("x", "")), float(form.get("y", ""))]
         except ValueError:
@@ -169,6 +169,8 @@ def _edit_summary(edit: dict[str, Any]) -> str:
         return f"Added a {name}"
     if edit["op"] == "remove":
         return f"Removed creature {edit['creature']}"
+    if edit["op"] == "knot":
+        return f"Moved the {colour} knot"
     return f"Creature {edit['creature']} is now a {name}"
 
 

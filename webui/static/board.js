@@ -1,6 +1,7 @@
 // Result page: tap a field to see what it holds or add a creature there; tap a creature
-// to change or remove it. Corrections are sent as a plain form post (op, creature,
-// colour, x, y), so the server re-scores and the page shows what changed.
+// to change or remove it; tap a knot, then where it really lies on its loop, to move it.
+// Corrections are sent as a plain form post (op, creature, colour, x, y), so the server
+// re-scores and the page shows what changed.
 (function () {
   "use strict";
   const svg = document.getElementById("overlay");
@@ -65,8 +66,11 @@
     svg.append(mark);
   }
 
+  // The colour of the knot being moved: the next tap on the board says where it lies.
+  let movingKnot = null;
+
   function open() { sheet.hidden = false; }
-  function close() { sheet.hidden = true; clearSelection(); }
+  function close() { sheet.hidden = true; clearSelection(); movingKnot = null; }
 
   function countsText(counts) {
     const parts = Object.keys(counts).map(function (c) { return c + " " + counts[c]; });
@@ -119,8 +123,40 @@
     open();
   }
 
+  function showKnot(knot) {
+    const colour = knot.dataset.knot;
+    body.replaceChildren();
+    body.append(el("h3", colour.charAt(0).toUpperCase() + colour.slice(1) + " knot"));
+    body.append(el("p", "It counts once for each field on either side of its stretch of the " +
+      colour + " loop."));
+    if (knot.dataset.unsure === "yes") body.append(el("p", "The camera is unsure of this one.", "hint"));
+    if (editable) {
+      const move = el("button", "Move it");
+      move.type = "button";
+      move.id = "move-knot";
+      move.addEventListener("click", function () {
+        body.replaceChildren(el("p", "Tap where the " + colour + " knot lies on the " + colour + " loop.", "strong"));
+        movingKnot = colour;
+      });
+      body.append(move);
+    }
+    open();
+  }
+
   svg.addEventListener("click", function (event) {
+    if (movingKnot) {
+      const point = svgPoint(event);
+      markTap(point);
+      submit({ op: "knot", colour: movingKnot, x: point.x.toFixed(1), y: point.y.toFixed(1), creature: "" });
+      return;
+    }
     clearSelection();
+    const knot = event.target.closest(".knot");
+    if (knot) {
+      knot.classList.add("selected");
+      showKnot(knot);
+      return;
+    }
     const creature = event.target.closest(".creature");
     if (creature) {
       creature.classList.add("selected");
@@ -135,6 +171,12 @@
     showField(id, point);
   });
   svg.addEventListener("keydown", function (event) {
+    const knot = event.target.closest(".knot");
+    if (knot && (event.key === "Enter" || event.key === " ")) {
+      event.preventDefault();
+      showKnot(knot);
+      return;
+    }
     const creature = event.target.closest(".creature");
     if (creature && (event.key === "Enter" || event.key === " ")) {
       event.preventDefault();
