@@ -20,7 +20,8 @@ pointed at (an unsure item or a warning at the place or loop: :class:`vision.eva
 the boards not read exactly it warned of, and the boards read exactly it doubted all
 the same; board exact by table, light, tilt, fullness and
 difficulty; and the worst photos by name with what went wrong. A photo the reader
-refuses is not exact and misses everything in its truth; its reason is shown.
+refuses is not exact and misses everything in its truth; its reason is shown (its
+items are not counted among the errors warned of, and its board counts as warned of).
 
 ``--make-set`` writes a fresh generated set through ``dicke-daemonen synth``, the count
 split evenly over the easy, normal and hard difficulties (seeds SEED, SEED+1, ...).
@@ -257,6 +258,8 @@ def print_figures(title: str, figures: dict[str, Any]) -> None:
          "boards_not_exact"),
         ("  boards exact, with a doubt", "exact_doubted", counts["exact_doubted"],
          "board_exact"),
+        ("  knots found, marked unsure", "knots_doubted", counts["knots_doubted"],
+         "knots_found"),
     ]
     # What each row counts out of: a count, or one of these.
     totals = {**counts, "photos": figures["photos"],

@@ -245,11 +245,6 @@ def test_tap_a_knot_then_its_place_to_move_it(server: Server, page: Any) -> None
         key=lambda p: abs(abs(ring.project(p) - knot_at) - ring.length / 2),
     )
     page.goto(f"{server.url}/boards/{board_id}")
-    page.locator('[data-knot="red"]').click()
-    sheet = page.locator("#sheet")
-    assert "Red knot" in sheet.inner_text()
-    page.locator("#move-knot").click()
-    assert "Tap where the red knot lies" in sheet.inner_text()
     screen = page.evaluate(
         """([x, y]) => { const svg = document.getElementById('overlay');
             const p = svg.createSVGPoint(); p.x = x; p.y = y;
@@ -257,6 +252,18 @@ def test_tap_a_knot_then_its_place_to_move_it(server: Server, page: Any) -> None
             return [s.x, s.y]; }""",
         [target.x, target.y],
     )
+    sheet = page.locator("#sheet")
+    # "Move it" given up with Escape: the next tap is a tap on the board again.
+    page.locator('[data-knot="red"]').click()
+    page.locator("#move-knot").click()
+    page.keyboard.press("Escape")
+    page.mouse.click(screen[0], screen[1])
+    assert "· worth" in sheet.inner_text()  # the field's sheet, and nothing was sent
+    assert page.locator(".flash-change").count() == 0
+    page.locator('[data-knot="red"]').click()
+    assert "Red knot" in sheet.inner_text()
+    page.locator("#move-knot").click()
+    assert "Tap where the red knot lies" in sheet.inner_text()
     page.mouse.click(screen[0], screen[1])
     page.wait_for_load_state("load")
     assert "Moved the red knot" in page.locator(".flash-change").inner_text()

@@ -327,10 +327,42 @@ def test_boards_warned_of_and_exact_boards_doubted(truth: Report) -> None:
     wrong["creatures"].append({**gone, "confidence": 0.2, "kind": "ghost", "colour": "white"})
     result = compare_reports(wrong, truth)
     assert result.errors == 1 and result.boards_warned == 1  # read as a ghost, unsure
+    # A refusal says why: its board is warned of, and its items are not errors (they
+    # would outweigh a set's).
     refused = failed_reading(truth, "no strings found in the photo")
-    assert refused.boards_warned == 1 and refused.errors_warned == refused.errors > 0
+    assert (refused.boards_warned, refused.errors, refused.creature_errors) == (1, 0, 0)
     figures = summarise([result, exact, refused])
     assert figures["boards_warned"] == 1.0 and figures["exact_doubted"] == 0.0
+    assert figures["errors_warned"] == 1.0  # the one unsure ghost
+
+
+def test_crossing_errors_are_counted_once_and_warned_of_by_their_loops(truth: Report) -> None:
+    reading = copy.deepcopy(truth)
+    moved = reading["crossings"][1]
+    colours = moved["lines"]
+    moved["xy"] = [moved["xy"][0] + 12, moved["xy"][1] + 16]  # read aside: one error
+    result = compare_reports(reading, truth)
+    assert (result.crossing_errors, result.crossing_errors_warned, result.errors) == (1, 0, 1)
+    # "no knot found on the ... loop" doubts the knot, not where the loop runs.
+    reading["warnings"] = [f"no knot found on the {colours[0]} loop"]
+    assert compare_reports(reading, truth).crossing_errors_warned == 0
+    reading["warnings"] = [f"only 60% of the {colours[0]} loop was seen; the rest is guessed"]
+    assert compare_reports(reading, truth).crossing_errors_warned == 1
+    # Moved far, it is missed and extra: two errors.
+    moved["xy"] = [moved["xy"][0] + 80, moved["xy"][1]]
+    reading["warnings"] = []
+    assert compare_reports(reading, truth).crossing_errors == 2
+
+
+def test_right_knots_the_report_is_unsure_of_are_counted(truth: Report) -> None:
+    reading = copy.deepcopy(truth)
+    for line in reading["lines"].values():
+        line["knot_confidence"] = 0.95
+    assert compare_reports(reading, truth).knots_doubted == 0
+    reading["lines"]["green"]["knot_confidence"] = 0.4
+    result = compare_reports(reading, truth)
+    assert (result.knots_doubted, result.knot_errors, result.board_exact) == (1, 0, 1)
+    assert result.exact_doubted == 1
 
 
 def test_a_field_missing_from_the_reading(truth: Report) -> None:

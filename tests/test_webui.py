@@ -30,7 +30,7 @@ from engine.report import board_from_report, board_to_report
 from webui import create_app
 from webui.archive import get_board, list_boards, store_board, summary
 from webui.db import SCHEMA_VERSION, connect, migrate, schema_version
-from webui.edits import PAWN_RADIUS, EditError, apply_edits, board_extent
+from webui.edits import PAWN_RADIUS, TAP_REACH, EditError, apply_edits, board_extent
 from webui.game import NO_GAME, GameFormError, GameInfo, Player, parse_game
 from webui.photos import PhotoStore, inspect_photo
 from webui.samples import seed_archive
@@ -459,11 +459,30 @@ def test_moving_a_knot_moves_its_points_to_the_fields_beside_its_new_place(
     assert "Moved the red knot" in page
 
 
-def test_a_knot_tapped_onto_a_crossing_is_refused() -> None:
+def test_a_knot_tapped_onto_a_crossing_or_far_from_its_loop_is_refused() -> None:
     report = truth_report(VIOLATIONS)
     crossing = next(c for c in report["crossings"] if "red" in c["lines"])
-    with pytest.raises(EditError, match="the red knot cannot lie there"):
+    with pytest.raises(EditError, match="that is on a crossing"):
         apply_edits(report, [{"op": "knot", "colour": "red", "xy": crossing["xy"]}])
+    board = board_from_report(report)
+    red = LinearRing(next(ln for ln in board.lines if ln.colour == "red").polyline)
+    far = max((ln for ln in board.lines if ln.colour != "red"),
+              key=lambda ln: max(red.distance(ShapelyPoint(p)) for p in ln.polyline))
+    point = max(far.polyline, key=lambda p: red.distance(ShapelyPoint(p)))
+    assert red.distance(ShapelyPoint(point)) > TAP_REACH * board_extent(board)
+    with pytest.raises(EditError, match="far from the red loop"):
+        apply_edits(report, [{"op": "knot", "colour": "red", "xy": list(point)}])
+
+
+def test_a_knot_is_not_moved_on_a_board_whose_lines_break_the_rules() -> None:
+    report = truth_report(VIOLATIONS)
+    report["violations"].append({"rule": "layout-problem", "creatures": [],
+                                 "message": "the green loop crosses itself"})
+    x, y = segment_away_from_the_knot(report, "red")
+    with pytest.raises(EditError, match="lines break the rules"):
+        apply_edits(report, [{"op": "knot", "colour": "red", "xy": [x, y]}])
+    # Creatures can still be corrected there.
+    assert apply_edits(report, [{"op": "remove", "creature": 0}])
 
 
 @pytest.mark.parametrize(

@@ -495,7 +495,8 @@ def combine_knots(
     at the base of a pawn of the loop's colour gives way to a mark nearly as strong away
     from its pawns (:func:`_in_the_open`), unless the look again chose it over the
     first choice. The knot is put on the loop, at its point nearest the mark, and
-    the strongest mark within reach of it is kept as the loop's ``knot_mark``.
+    the strongest of the loop's own marks within reach of it (not a faint lump at a
+    crossing, nor another loop's mark) is kept as its ``knot_mark``.
     """
     rings = {colour: LinearRing(np.asarray(loop.points)) for colour, loop in loops.loops.items()}
     marked: dict[str, list[Detection]] = {colour: [] for colour in rings}
@@ -521,7 +522,6 @@ def combine_knots(
             marked[min(near, key=distances.__getitem__)].append(mark)
     loops_with_knots = {}
     warnings = list(loops.warnings)
-    every_mark = detections.knots(min_score=0.0)
     for colour, loop in loops.loops.items():
         stronger_by = STRONGER_BY
         feet = [p.foot for p in pawns.pawns if p.colour == colour] if pawns is not None else []
@@ -541,7 +541,7 @@ def combine_knots(
             chosen = _in_the_open(chosen, marked[colour], feet, pawn_width)
         if chosen is None:
             loops_with_knots[colour] = replace(
-                loop, knot_mark=_mark_at(loop.knot, every_mark, reach)
+                loop, knot_mark=_mark_at(loop.knot, marked[colour], reach)
             )
             continue
         ring = rings[colour]
@@ -550,7 +550,7 @@ def combine_knots(
             loop,
             knot=(on_loop.x, on_loop.y),
             knot_confidence=max(loop.knot_confidence, chosen.score),
-            knot_mark=_mark_at((on_loop.x, on_loop.y), every_mark, reach),
+            knot_mark=_mark_at((on_loop.x, on_loop.y), marked[colour], reach),
         )
         warnings = [w for w in warnings if w != f"no knot found on the {colour} loop"]
     return Loops(loops=loops_with_knots, warnings=warnings)

@@ -139,7 +139,8 @@ class Comparison:
     report pointed at (see :class:`Doubts`). ``boards_warned`` is 1 for a board not
     read exactly where at least one of its errors was pointed at, and
     ``exact_doubted`` 1 for a board read exactly whose report is unsure of something
-    all the same: what the warnings cost.
+    all the same: what the warnings cost (``knots_doubted``: knots found that the
+    report is unsure of).
     """
 
     refused: int = 0
@@ -184,6 +185,7 @@ class Comparison:
     creature_errors_warned: int = 0
     boards_warned: int = 0
     exact_doubted: int = 0
+    knots_doubted: int = 0
     problems: list[str] = field(default_factory=list)
 
     def badness(self) -> tuple[int, int]:
@@ -235,13 +237,14 @@ def compare_reports(reading: Report, truth: Report) -> Comparison:
 
 
 def failed_reading(truth: Report, error: str) -> Comparison:
-    """The comparison for a photo the reader refused: everything in the truth missed
-    (a refusal says so louder than any warning: every error counts as pointed at)."""
+    """The comparison for a photo the reader refused: everything in the truth missed.
+    Its items are not counted as errors (a refusal would outweigh a set's errors; it is
+    counted in ``refused``), and its board counts as warned of: the reader said why."""
     result = compare_reports({}, truth)
     result.refused = 1
-    for kind in ("loop", "knot", "crossing", "creature"):
-        setattr(result, f"{kind}_errors_warned", getattr(result, f"{kind}_errors"))
-    result.errors_warned = result.errors
+    for kind in ("", "loop_", "knot_", "crossing_", "creature_"):
+        setattr(result, f"{kind}errors", 0)
+        setattr(result, f"{kind}errors_warned", 0)
     result.boards_warned = 1
     result.problems = [f"refused: {error}"]  # everything else follows from it
     return result
@@ -261,10 +264,11 @@ class Doubts:
         Crossings, creatures and knots with a ``confidence`` (a knot's
         ``knot_confidence``) under ``vision.overlay.LOW_CONFIDENCE``, the ones the
         overlay marks with "?", and the places warnings name ("near (x, y)").
-    loops : set of str
+    loops : frozenset of str
         Colours whose loop a warning names ("only 55 % of the green loop was seen").
-    knots : set of str
-        Colours whose knot is unsure or that a warning names ("the green knot ...").
+    knots : frozenset of str
+        Colours whose knot is unsure or that a warning names ("the green knot is
+        unsure ...", "no knot found on the green loop").
     """
 
     places: list[tuple[float, float]]
@@ -288,8 +292,9 @@ class Doubts:
         for warning in reading.get("warnings") or []:
             text = str(warning)
             places += [(float(x), float(y)) for x, y in _PLACE.findall(text)]
-            loops.update(c for c in LOOP_COLOURS if f"{c} loop" in text)
-            knots.update(c for c in LOOP_COLOURS if f"{c} knot" in text)
+            # "no knot found on the green loop" doubts the knot, not the loop's way.
+            named = knots if "knot" in text else loops
+            named.update(c for c in LOOP_COLOURS if f"{c} loop" in text or f"{c} knot" in text)
         return cls(places, frozenset(loops), frozenset(knots))
 
     def near(self, xy: Sequence[float], reach: float) -> bool:
@@ -364,6 +369,7 @@ def _compare_loops(reading: Report, truth: Report, tol: Tolerances, result: Comp
         if true_knot is not None and read_knot is not None \
                 and math.dist(true_knot, read_knot) <= tol.knot_px:
             result.knots_found += 1
+            result.knots_doubted += colour in doubts.knots
         elif true_knot is not None or read_knot is not None:
             result.error("knot", colour in doubts.knots or doubts.of_lines([colour]))
             result.problems.append(f"{colour} knot " + (
@@ -791,5 +797,6 @@ def summarise(comparisons: Iterable[Comparison]) -> dict[str, Any]:
            for kind in ("loop", "knot", "crossing", "creature")},
         "boards_warned": rate(total.boards_warned, photos - total.board_exact),
         "exact_doubted": rate(total.exact_doubted, total.board_exact),
+        "knots_doubted": rate(total.knots_doubted, total.knots_found),
         "counts": {f.name: getattr(total, f.name) for f in fields(total) if f.name != "problems"},
     }

@@ -463,8 +463,9 @@ def make_report(
         mark = loops.loops[colour].knot_mark
         if line.get("knot") is None or mark is None:
             continue
-        line["knot_confidence"] = round(min(1.0, mark / SURE_KNOT_MARK), 2)
-        if line["knot_confidence"] < LOW_CONFIDENCE:
+        sureness = min(1.0, mark / SURE_KNOT_MARK)
+        line["knot_confidence"] = round(sureness, 2)
+        if sureness < LOW_CONFIDENCE:
             warnings.append(
                 f"the {colour} knot is unsure (marked {mark:.2f}): check where it lies"
             )

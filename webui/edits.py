@@ -1,4 +1,5 @@
-"""Corrections to a board report: add, change or remove a creature, then score again.
+"""Corrections to a board report: add, change or remove a creature, or move a knot,
+then score again.
 
 An edit is a small JSON object, the same from the page's editor and from
 ``PATCH /api/boards/<id>``:
@@ -12,7 +13,9 @@ An edit is a small JSON object, the same from the page's editor and from
   corner (a demon) or that it stands off the board, as it does for the camera.
 - ``{"op": "knot", "colour": "red", "xy": [x, y]}``: the red loop's knot moved to the
   point of the red loop nearest the tap; the fields beside it are worth one more, those
-  it left one less, and every creature stays where it stands.
+  it left one less, and every creature stays where it stands. Refused on a board whose
+  lines break the rules (a ``layout-problem``: its fields cannot be built again), for a
+  tap far from the loop or on one of its crossings.
 
 Every edit goes through the engine (``board_from_report`` → ``board_to_report``), so
 scores, winners and violations are always the engine's.
@@ -114,7 +117,8 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
     Raises
     ------
     EditError
-        An edit is malformed or names a creature that does not exist.
+        An edit is malformed, names a creature or loop that does not exist, or moves a
+        knot where it cannot lie.
     engine.errors.BoardFormatError
         The report itself is malformed.
     """
@@ -126,8 +130,17 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
         raise EditError(f"edits: at most {MAX_EDITS} at once, got {len(edits)}")
     board = board_from_report(report)
     creatures = list(board.creatures)
+    layout_problem = any(
+        isinstance(v, Mapping) and v.get("rule") == LAYOUT_PROBLEM
+        for v in report.get("violations", [])
+    )
     for i, edit in enumerate(edits):
         if isinstance(edit, Mapping) and edit.get("op") == "knot":
+            if layout_problem:
+                raise EditError(
+                    f"edits[{i}]: this board's lines break the rules (see its layout "
+                    "problem), so its fields cannot be built again with a knot moved"
+                )
             board = _with_knot_moved(board.with_creatures(tuple(creatures)), edit, f"edits[{i}]")
             creatures = list(board.creatures)
             continue
@@ -148,7 +161,11 @@ def _with_knot_moved(board: Board, edit: Mapping[str, Any], where: str) -> Board
         )
     xy = _point(edit.get("xy"), f"{where}.xy")
     ring = LinearRing(line.polyline)
-    on_loop = ring.interpolate(ring.project(ShapelyPoint(xy)))
+    tap = ShapelyPoint(xy)
+    if ring.distance(tap) > TAP_REACH * board_extent(board):
+        raise EditError(f"{where}.xy: that is far from the {colour} loop; tap on it, "
+                        "where the knot lies")
+    on_loop = ring.interpolate(ring.project(tap))
     clear = KNOT_CLEAR * board_extent(board)
     if any(on_loop.distance(ShapelyPoint(c.xy)) < clear for c in board.crossings
            if colour in c.lines):

@@ -10,6 +10,8 @@
   const fields = JSON.parse(document.getElementById("fields-data").textContent);
   const creatures = JSON.parse(document.getElementById("creatures-data").textContent);
   const editable = svg.dataset.editable === "yes";
+  // A board whose lines break the rules cannot be built again with its knot moved.
+  const knotsMovable = editable && svg.dataset.knotsMovable === "yes";
   const body = document.getElementById("sheet-body");
   const form = document.getElementById("edit-form");
   const PAINT = { red: "#d7263d", yellow: "#f4c20d", green: "#1f9d55", blue: "#1e63d6", white: "#ffffff" };
@@ -29,7 +31,12 @@
     return p.matrixTransform(svg.getScreenCTM().inverse());
   }
 
+  // The colour of the knot being moved: the next tap on the board says where it lies.
+  // Showing anything else in the sheet puts it down.
+  let movingKnot = null;
+
   function submit(values) {
+    movingKnot = null;  // one correction per tap, also if a second tap comes before the reload
     Object.keys(values).forEach(function (k) { form.elements[k].value = values[k]; });
     form.submit();
   }
@@ -66,8 +73,6 @@
     svg.append(mark);
   }
 
-  // The colour of the knot being moved: the next tap on the board says where it lies.
-  let movingKnot = null;
 
   function open() { sheet.hidden = false; }
   function close() { sheet.hidden = true; clearSelection(); movingKnot = null; }
@@ -78,6 +83,7 @@
   }
 
   function showField(id, point) {
+    movingKnot = null;
     const f = fields[id];
     if (!f) return;
     body.replaceChildren();
@@ -96,6 +102,7 @@
   }
 
   function showCreature(id) {
+    movingKnot = null;
     const c = creatures[id];
     if (!c) return;
     body.replaceChildren();
@@ -124,13 +131,14 @@
   }
 
   function showKnot(knot) {
+    movingKnot = null;
     const colour = knot.dataset.knot;
     body.replaceChildren();
     body.append(el("h3", colour.charAt(0).toUpperCase() + colour.slice(1) + " knot"));
     body.append(el("p", "It counts once for each field on either side of its stretch of the " +
       colour + " loop."));
     if (knot.dataset.unsure === "yes") body.append(el("p", "The camera is unsure of this one.", "hint"));
-    if (editable) {
+    if (knotsMovable) {
       const move = el("button", "Move it");
       move.type = "button";
       move.id = "move-knot";
@@ -174,6 +182,8 @@
     const knot = event.target.closest(".knot");
     if (knot && (event.key === "Enter" || event.key === " ")) {
       event.preventDefault();
+      clearSelection();
+      knot.classList.add("selected");
       showKnot(knot);
       return;
     }
@@ -186,6 +196,7 @@
   // Tapping a violation in the list picks out the creatures that show it.
   document.querySelectorAll("li.violation[data-creatures]").forEach(function (item) {
     item.addEventListener("click", function () {
+      movingKnot = null;
       clearSelection();
       item.dataset.creatures.split(" ").forEach(function (id) {
         const mark = svg.querySelector('[data-creature="' + id + '"]');
