@@ -166,7 +166,8 @@ def summary_lines(report: Mapping[str, Any], name: str) -> list[str]:
 
 
 def _unsure_items(report: Mapping[str, Any]) -> str:
-    """E.g. "2 crossings, 1 creature (confidence < 0.6)", or "" when there are none."""
+    """E.g. "2 crossings (3, 7); 1 knot (green) with confidence < 0.6", or "" when
+    there are none."""
     from vision.overlay import LOW_CONFIDENCE
 
     parts = []
@@ -177,6 +178,12 @@ def _unsure_items(report: Mapping[str, Any]) -> str:
         if low:
             ids = ", ".join(str(item.get("id")) for item in low)
             parts.append(f"{len(low)} {singular if len(low) == 1 else key} ({ids})")
+    knots = [colour for colour, line in (report.get("lines") or {}).items()
+             if line.get("knot") is not None
+             and isinstance(line.get("knot_confidence"), int | float)
+             and line["knot_confidence"] < LOW_CONFIDENCE]
+    if knots:
+        parts.append(f"{len(knots)} knot{'s' * (len(knots) > 1)} ({', '.join(knots)})")
     return "; ".join(parts) + f" with confidence < {LOW_CONFIDENCE}" if parts else ""
 
 

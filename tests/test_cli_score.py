@@ -204,6 +204,8 @@ def test_the_summary_says_scores_winners_violations_and_doubts() -> None:
     truth = json.loads((SAMPLES / "05_normal_violations.truth.json").read_text())
     truth["creatures"][4]["confidence"] = 0.3
     truth["crossings"][2]["confidence"] = 0.5
+    truth["lines"]["red"]["knot_confidence"] = 0.3
+    truth["lines"]["blue"]["knot_confidence"] = 0.9
     truth["warnings"] = ["no knot found on the green loop"]
     lines = summary_lines(truth, "photo.jpg")
     text = "\n".join(lines)
@@ -217,7 +219,7 @@ def test_the_summary_says_scores_winners_violations_and_doubts() -> None:
     assert lines[2] == "Winners: " + ", ".join(truth["winners"])
     for violation in truth["violations"]:
         assert f"  {violation['rule']}: {violation['message']}" in lines
-    assert "1 crossing (2); 1 creature (4) with confidence < 0.6" in text
+    assert "1 crossing (2); 1 creature (4); 1 knot (red) with confidence < 0.6" in text
     assert "  no knot found on the green loop" in lines
     sure = json.loads((SAMPLES / "05_normal_violations.truth.json").read_text())
     assert not any(line.startswith("Unsure") for line in summary_lines(sure, "p"))
