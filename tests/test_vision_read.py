@@ -19,11 +19,13 @@ import numpy as np
 import pytest
 from PIL import Image, ImageOps
 
+from engine.board import Crossing
 from vision.creatures import Remark
 from vision.errors import ReadError
 from vision.evaluate import compare_reports
 from vision.overlay import LOW_CONFIDENCE
-from vision.reader import read_photo
+from vision.reader import faint_cord_at, read_photo
+from vision.trace import Loop, Loops
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_images"
@@ -309,3 +311,24 @@ def test_a_remark_gives_its_point_in_the_photos_pixels() -> None:
         "3 touching red pawns read near (20, 40)"
     )
     assert Remark("no knot found").in_photo(lambda points: []) == "no knot found"
+
+
+def test_a_crossing_where_the_cord_map_shows_a_loop_faintly_is_doubted() -> None:
+    # Two thin loops crossing about (100, 100), traced a pixel a point as the tracer
+    # does; the cord maps draw each where it runs.
+    along = np.arange(20.0, 181.0)
+    there, back = np.column_stack([along, np.full_like(along, 100)]), np.column_stack(
+        [along[::-1], np.full_like(along, 104)])
+    red = Loop("red", np.vstack([there, back]), None)
+    blue = Loop("blue", np.vstack([there, back])[:, ::-1], None)
+    loops = Loops({"red": red, "blue": blue}, [])
+    crossing = Crossing(0, (100.0, 100.0), ("blue", "red"))
+    cords = {c: np.zeros((200, 200), np.uint8) for c in ("red", "blue")}
+    cv2.line(cords["red"], (20, 100), (180, 100), 255, 5)
+    cv2.line(cords["blue"], (100, 20), (100, 180), 255, 5)
+    assert not faint_cord_at(crossing, loops, cords, width=4.0)
+    # The blue cord on a table of its hue: the detector barely sees it.
+    cords["blue"] //= 8
+    assert faint_cord_at(crossing, loops, cords, width=4.0)
+    # A colour with no cord map says nothing.
+    assert not faint_cord_at(crossing, loops, {"red": cords["red"]}, width=4.0)

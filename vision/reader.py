@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.profile import ColourProfile, load_profile
-from engine.board import Board, Point
+from engine.board import Board, Crossing, Point
 from engine.errors import EngineError, LayoutError
 from engine.placement import FAR_FROM_CORNERS_AMBIGUITY, BoardGeometry, Foot, Location
 from engine.report import board_to_report
@@ -90,6 +90,15 @@ OWN_WIDTH_DOUBT = 1.05
 #: and the fourteenth set every wrong knot (5 of 912 loops) was marked under 0.3 where
 #: it was put, and 25 of the 907 right ones.
 SURE_KNOT_MARK = 0.5
+#: A crossing where the detector's cord map shows either loop faintly (its mean sureness
+#: along the loop within CORD_REACH_WIDTHS string widths of the crossing under
+#: FAINT_CORD, of 255) gets the confidence FAINT_CROSSING, under LOW_CONFIDENCE: a cord
+#: of the table's hue, found by its shape, is where crossings are read aside (on the
+#: dev photos and the fourteenth and fifteenth sets, 18 of the 38 crossings read aside
+#: and 83 of the 6100 read right).
+FAINT_CORD = 64
+CORD_REACH_WIDTHS = 3.0
+FAINT_CROSSING = 0.5
 #: ... counting a pawn's own width up to this many times the photo's: a blob wider
 #: still is more likely a pawn with its shadow, or two, than one nearer the camera
 #: (those above measured 1.08-1.22; sample 08's demons with their shadows 1.4-1.8).
@@ -306,7 +315,10 @@ def _read_photo(
         seen = pawns
         pawns = stage("second look", lambda: add_missed_pawns(seen, photo, loops, separation))
     located = stage("place", lambda: place(geometry, pawns, strings.pawns.pawn_width))
-    report = stage("report", lambda: make_report(board, located, pawns, loops, separation, photo))
+    cords = strings.detections.cords if strings.detections is not None else None
+    report = stage(
+        "report", lambda: make_report(board, located, pawns, loops, separation, photo, cords)
+    )
     return Reading(report=report, photo=photo, stages=stages, timings=timings)
 
 
@@ -450,14 +462,19 @@ def make_report(
     loops: Loops,
     separation: Separation,
     photo: Photo,
+    cords: Mapping[str, NDArray[np.uint8]] | None = None,
 ) -> dict[str, Any]:
-    """The CONTRACT report in the original photo's pixels, with confidences and warnings."""
+    """The CONTRACT report in the original photo's pixels, with confidences and warnings
+    (``cords``: the detector's cord maps, which doubt the crossings of a faint cord)."""
     board = board.with_creatures(tuple(location.creature for location in located))
     to_photo = photo.to_original
     report = board_to_report(board.transformed(to_photo), image_size=photo.size)
     width = separation.string_width
     for crossing in report["crossings"]:
-        crossing["confidence"] = _crossing_confidence(board, crossing["id"], loops, width)
+        confidence = _crossing_confidence(board, crossing["id"], loops, width)
+        if cords and faint_cord_at(board.crossings[crossing["id"]], loops, cords, width):
+            confidence = min(confidence, FAINT_CROSSING)
+        crossing["confidence"] = confidence
     warnings = list(loops.warnings)
     for colour, line in report["lines"].items():
         mark = loops.loops[colour].knot_mark
@@ -480,6 +497,30 @@ def make_report(
         entry["confidence"] = round(confidence, 2)
     report["warnings"] = warnings
     return report
+
+
+def faint_cord_at(
+    crossing: Crossing,
+    loops: Loops,
+    cords: Mapping[str, NDArray[np.uint8]],
+    width: float,
+) -> bool:
+    """Whether the cord map shows either loop of ``crossing`` faintly about it (a mean
+    under :data:`FAINT_CORD` along the loop within :data:`CORD_REACH_WIDTHS` string
+    widths); a colour without a cord map says nothing."""
+    for colour in crossing.lines:
+        cord = cords.get(colour)
+        if cord is None:
+            continue
+        points = np.asarray(loops.loops[colour].points, dtype=float)
+        near = points[np.hypot(*(points - crossing.xy).T) <= CORD_REACH_WIDTHS * width]
+        if not len(near):
+            continue
+        xs = np.clip(np.round(near[:, 0]).astype(int), 0, cord.shape[1] - 1)
+        ys = np.clip(np.round(near[:, 1]).astype(int), 0, cord.shape[0] - 1)
+        if float(cord[ys, xs].mean()) < FAINT_CORD:
+            return True
+    return False
 
 
 def _crossing_confidence(board: Board, crossing_id: int, loops: Loops, width: float) -> float:
