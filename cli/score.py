@@ -168,20 +168,16 @@ def summary_lines(report: Mapping[str, Any], name: str) -> list[str]:
 def _unsure_items(report: Mapping[str, Any]) -> str:
     """E.g. "2 crossings (3, 7); 1 knot (green) with confidence < 0.6", or "" when
     there are none."""
-    from vision.overlay import LOW_CONFIDENCE
+    from vision.overlay import LOW_CONFIDENCE, is_unsure
 
     parts = []
     for key, singular in (("crossings", "crossing"), ("creatures", "creature")):
-        low = [item for item in report.get(key) or []
-               if isinstance(item.get("confidence"), int | float)
-               and item["confidence"] < LOW_CONFIDENCE]
+        low = [item for item in report.get(key) or [] if is_unsure(item.get("confidence"))]
         if low:
             ids = ", ".join(str(item.get("id")) for item in low)
             parts.append(f"{len(low)} {singular if len(low) == 1 else key} ({ids})")
     knots = [colour for colour, line in (report.get("lines") or {}).items()
-             if line.get("knot") is not None
-             and isinstance(line.get("knot_confidence"), int | float)
-             and line["knot_confidence"] < LOW_CONFIDENCE]
+             if line.get("knot") is not None and is_unsure(line.get("knot_confidence"))]
     if knots:
         parts.append(f"{len(knots)} knot{'s' * (len(knots) > 1)} ({', '.join(knots)})")
     return "; ".join(parts) + f" with confidence < {LOW_CONFIDENCE}" if parts else ""

@@ -27,7 +27,7 @@ import shapely
 from shapely.geometry import LinearRing, Polygon
 from shapely.geometry.base import BaseGeometry
 
-from vision.overlay import LOW_CONFIDENCE
+from vision.overlay import is_unsure
 
 __all__ = [
     "Comparison",
@@ -281,11 +281,11 @@ class Doubts:
             (float(item["xy"][0]), float(item["xy"][1]))
             for key in ("crossings", "creatures")
             for item in reading.get(key) or []
-            if item.get("xy") is not None and _unsure(item.get("confidence"))
+            if item.get("xy") is not None and is_unsure(item.get("confidence"))
         ]
         knots: set[str] = set()
         for colour, line in (reading.get("lines") or {}).items():
-            if line.get("knot") is not None and _unsure(line.get("knot_confidence")):
+            if line.get("knot") is not None and is_unsure(line.get("knot_confidence")):
                 places.append((float(line["knot"][0]), float(line["knot"][1])))
                 knots.add(colour)
         loops: set[str] = set()
@@ -307,10 +307,6 @@ class Doubts:
 
     def any(self) -> bool:
         return bool(self.places or self.loops or self.knots)
-
-
-def _unsure(confidence: object) -> bool:
-    return isinstance(confidence, int | float) and confidence < LOW_CONFIDENCE
 
 
 # --- outcome ------------------------------------------------------------------------------

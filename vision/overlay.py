@@ -32,7 +32,7 @@ from shapely.geometry import GeometryCollection, MultiPoint, MultiPolygon, Point
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import polylabel
 
-__all__ = ["draw_overlay", "COLOURS_RGB", "LOW_CONFIDENCE"]
+__all__ = ["draw_overlay", "COLOURS_RGB", "LOW_CONFIDENCE", "is_unsure"]
 
 #: Drawing colours (RGB) of the four strings and the ghosts.
 COLOURS_RGB: dict[str, tuple[int, int, int]] = {
@@ -137,9 +137,14 @@ class _Canvas:
         cv2.circle(self.image, centre, radius, colour, width, cv2.LINE_AA)
 
 
-def _is_doubtful(item: Mapping[str, Any]) -> bool:
-    confidence = item.get("confidence")
+def is_unsure(confidence: object) -> bool:
+    """Whether a report's ``confidence`` (or a line's ``knot_confidence``) marks its item
+    unsure: a number under :data:`LOW_CONFIDENCE` (an item without one is not)."""
     return isinstance(confidence, int | float) and confidence < LOW_CONFIDENCE
+
+
+def _is_doubtful(item: Mapping[str, Any]) -> bool:
+    return is_unsure(item.get("confidence"))
 
 
 # --- the board ----------------------------------------------------------------------------
@@ -159,7 +164,7 @@ def _draw_lines(canvas: _Canvas, lines: Mapping[str, Any]) -> None:
         if knot is not None:
             centre = canvas.point(knot)
             canvas.ring(centre, 11 * u, rgb, 3 * u)
-            unsure = _is_doubtful({"confidence": line.get("knot_confidence")})
+            unsure = is_unsure(line.get("knot_confidence"))
             canvas.text("K?" if unsure else "K", (centre[0] + 13 * u, centre[1] - 8 * u), 0.55,
                         _DOUBT if unsure else rgb)
 
@@ -356,7 +361,7 @@ def _panel_rows(report: Mapping[str, Any], short: bool = False) -> list[tuple[st
         for key in ("crossings", "creatures")
         for item in report.get(key) or []
     ) + sum(
-        line.get("knot") is not None and _is_doubtful({"confidence": line.get("knot_confidence")})
+        line.get("knot") is not None and is_unsure(line.get("knot_confidence"))
         for line in (report.get("lines") or {}).values()
     )
     if doubtful:

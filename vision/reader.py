@@ -84,6 +84,15 @@ PAWN_WIDTH_DOUBT = 1.1
 #: it), and none of those it has away (the nearest, 1.02 wide, within reach at 1.12: at
 #: 1.1 times its own width it would have been put in).
 OWN_WIDTH_DOUBT = 1.05
+#: ... counting a pawn's own width up to this many times the photo's: a blob wider
+#: still is more likely a pawn with its shadow, or two, than one nearer the camera
+#: (those above measured 1.08-1.22; sample 08's demons with their shadows 1.4-1.8).
+MOST_OWN_WIDTH = 1.25
+#: The doubt a demon counted so gets (Location.ambiguity, named in the warnings).
+EDGE_OF_REACH = "at-the-edge-of-its-corner's-reach"
+#: Ways of turning pixels into strings, knots and pawns (see read_photo).
+METHODS = frozenset({"classic", "classic+detector", "net", "classic+net"})
+DEFAULT_METHOD = "classic+detector"
 #: A knot marked this strongly by the detector is sure (its report's
 #: ``knot_confidence`` 1; less in proportion). The report's confidences are unsure
 #: under LOW_CONFIDENCE (0.6), so a knot is marked unsure under 0.3: on the dev photos
@@ -99,15 +108,6 @@ SURE_KNOT_MARK = 0.5
 FAINT_CORD = 64
 CORD_REACH_WIDTHS = 3.0
 FAINT_CROSSING = 0.5
-#: ... counting a pawn's own width up to this many times the photo's: a blob wider
-#: still is more likely a pawn with its shadow, or two, than one nearer the camera
-#: (those above measured 1.08-1.22; sample 08's demons with their shadows 1.4-1.8).
-MOST_OWN_WIDTH = 1.25
-#: The doubt a demon counted so gets (Location.ambiguity, named in the warnings).
-EDGE_OF_REACH = "at-the-edge-of-its-corner's-reach"
-#: Ways of turning pixels into strings, knots and pawns (see read_photo).
-METHODS = frozenset({"classic", "classic+detector", "net", "classic+net"})
-DEFAULT_METHOD = "classic+detector"
 
 
 @dataclass(frozen=True)

@@ -130,13 +130,10 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
         raise EditError(f"edits: at most {MAX_EDITS} at once, got {len(edits)}")
     board = board_from_report(report)
     creatures = list(board.creatures)
-    layout_problem = any(
-        isinstance(v, Mapping) and v.get("rule") == LAYOUT_PROBLEM
-        for v in report.get("violations", [])
-    )
+    layout_problems = _layout_problems(report)
     for i, edit in enumerate(edits):
         if isinstance(edit, Mapping) and edit.get("op") == "knot":
-            if layout_problem:
+            if layout_problems:
                 raise EditError(
                     f"edits[{i}]: this board's lines break the rules (see its layout "
                     "problem), so its fields cannot be built again with a knot moved"
@@ -181,12 +178,18 @@ def _with_knot_moved(board: Board, edit: Mapping[str, Any], where: str) -> Board
 
 def rescore(original: Mapping[str, Any], board: Board) -> dict[str, Any]:
     """``board`` as a fresh report, keeping the original's photo size and layout problems."""
-    kept = [
+    kept = _layout_problems(original)
+    return board_to_report(board, image_size=image_size(original), extra_violations=kept)
+
+
+def _layout_problems(report: Mapping[str, Any]) -> list[Violation]:
+    """The report's ``layout-problem`` violations: its lines break the rules, so the
+    engine cannot build them again and keeps the topology as written."""
+    return [
         Violation(v["rule"], tuple(v.get("creatures", [])), str(v.get("message", "")))
-        for v in original.get("violations", [])
+        for v in report.get("violations", [])
         if isinstance(v, Mapping) and v.get("rule") == LAYOUT_PROBLEM
     ]
-    return board_to_report(board, image_size=image_size(original), extra_violations=kept)
 
 
 def check_report(report: object) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from engine.errors import EngineError
 from engine.placement import BoardGeometry
 from engine.report import board_from_report
 from engine.scoring import field_majorities
-from vision.overlay import LOW_CONFIDENCE, draw_overlay
+from vision.overlay import draw_overlay, is_unsure
 
 #: Colours drawn for each game colour (strong enough on light and dark tables).
 PAINT = {
@@ -94,15 +94,7 @@ def _points(polyline: Sequence[Sequence[float]]) -> str:
 
 
 def _low(entry: Mapping[str, Any]) -> bool:
-    confidence = entry.get("confidence")
-    return isinstance(confidence, int | float) and confidence < LOW_CONFIDENCE
-
-
-def _knot_confidence(lines: Mapping[str, Any], colour: str) -> Mapping[str, Any]:
-    """A line's knot confidence as an entry :func:`_low` reads (the report names it
-    ``knot_confidence``, beside the line's polyline and knot)."""
-    line = lines.get(colour) if isinstance(lines, Mapping) else None
-    return {"confidence": line.get("knot_confidence")} if isinstance(line, Mapping) else {}
+    return is_unsure(entry.get("confidence"))
 
 
 def board_view(report: Mapping[str, Any]) -> BoardView:
@@ -182,7 +174,8 @@ def board_view(report: Mapping[str, Any]) -> BoardView:
         box=box,
         unit=max(box[2], box[3]) / 1000,
         lines=[
-            (ln.colour, _points(ln.polyline), ln.knot, _low(_knot_confidence(raw_lines, ln.colour)))
+            (ln.colour, _points(ln.polyline), ln.knot,
+             is_unsure(raw_lines[ln.colour].get("knot_confidence")))
             for ln in board.lines
         ],
         crossings=crossings,

@@ -73,7 +73,6 @@
     svg.append(mark);
   }
 
-
   function open() { sheet.hidden = false; }
   function close() { sheet.hidden = true; clearSelection(); movingKnot = null; }
 
