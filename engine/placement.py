@@ -135,6 +135,9 @@ class Location:
     ambiguity : str or None
         ``None`` when clear, else ``"on-string"``, ``"between-corners"`` or
         ``"far-from-corners"`` (the module docstring gives the rules).
+    alternatives : tuple of (field, crossing)
+        For a demon ``"between-corners"``: the other corners its foot fits about as well,
+        best first (those the foot cannot tell from the one chosen); else empty.
     """
 
     creature: Creature
@@ -143,6 +146,7 @@ class Location:
     sector: int | None
     distance: float
     ambiguity: str | None
+    alternatives: tuple[tuple[int, int], ...] = ()
 
 
 def locate_creatures(board: Board, feet: Sequence[Foot], *, pawn_radius: float) -> list[Location]:
@@ -274,7 +278,13 @@ class BoardGeometry:
         found = self._locate_demon(xy, radius, foot.colour)
         creature = Creature(DEMON, foot.colour, xy=xy, field=found.field, crossing=found.crossing)
         return Location(
-            creature, found.field, found.crossing, found.sector, found.distance, found.ambiguity
+            creature,
+            found.field,
+            found.crossing,
+            found.sector,
+            found.distance,
+            found.ambiguity,
+            found.alternatives,
         )
 
     def _locate_demon(
@@ -322,7 +332,14 @@ class BoardGeometry:
                 best = min(own or close, key=lambda c: c.distance)
             elif own:
                 best = own[0]
-        return _DemonPlace(best.field, best.crossing, best.sector, best.distance, ambiguity)
+        alternatives: tuple[tuple[int, int], ...] = ()
+        if ambiguity == BETWEEN_CORNERS_AMBIGUITY:
+            chosen = (best.field, best.crossing)
+            corners = ((c.field, c.crossing) for c in [*close, *same_spot])
+            alternatives = tuple(dict.fromkeys(c for c in corners if c != chosen))
+        return _DemonPlace(
+            best.field, best.crossing, best.sector, best.distance, ambiguity, alternatives
+        )
 
     def _spot(self, candidate: _Candidate, radius: float) -> Point:
         """Where a snug pawn of ``radius`` stands in the candidate's corner (cached)."""
@@ -521,6 +538,7 @@ class _DemonPlace:
     sector: int | None
     distance: float
     ambiguity: str | None
+    alternatives: tuple[tuple[int, int], ...] = ()
 
 
 def _sector_of(rays: Sequence[float], angle: float) -> int:

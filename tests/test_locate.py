@@ -406,3 +406,25 @@ def test_snug_between_corners_a_demon_goes_to_its_own_colour_before_a_nearer_oth
             assert where.crossing == expected != nearest.crossing
             decided += 1
     assert decided > 0
+
+
+def test_a_demon_between_corners_names_the_corners_it_could_also_be_in() -> None:
+    """The corners that fit about as well as the one chosen are the location's
+    alternatives: never the chosen corner itself, always a corner of the board's
+    crossings near the foot; a demon plainly in one corner has none."""
+    named = 0
+    radius = 9.5
+    for board, _, _, foot, close in feet_between_two_corners(radius):
+        colour = min(board.crossings[close[0].crossing].lines)
+        [where] = locate_creatures(board, [Foot("demon", colour, foot)], pawn_radius=radius)
+        chosen = (where.field, where.crossing)
+        expected = {(c.field, c.crossing) for c in close} - {chosen}
+        assert set(where.alternatives) == expected
+        assert chosen not in where.alternatives
+        named += bool(where.alternatives)
+    assert named > 0
+    geometry, corners = corners_of_layout(0)
+    feet = [Foot("demon", "red", xy) for _, _, xy in corners]
+    located = geometry.locate(feet, pawn_radius=RADIUS)
+    clear = [where for where in located if where.ambiguity is None]
+    assert clear and all(where.alternatives == () for where in clear)

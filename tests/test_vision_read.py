@@ -10,7 +10,9 @@ wrong: they must fail today, and the mark must go the day they pass.
 from __future__ import annotations
 
 import io
+import itertools
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +21,15 @@ import numpy as np
 import pytest
 from PIL import Image, ImageOps
 
-from engine.board import Crossing
+from engine.board import Board, Creature, Crossing
+from engine.colours import DEMON
+from engine.layout import random_layout
+from engine.placement import Location
 from vision.creatures import Remark
 from vision.errors import ReadError
 from vision.evaluate import compare_reports
 from vision.overlay import LOW_CONFIDENCE
-from vision.reader import faint_cord_at, read_photo
+from vision.reader import faint_cord_at, moves_nothing, read_photo
 from vision.trace import Loop, Loops
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -332,3 +337,49 @@ def test_a_crossing_where_the_cord_map_shows_a_loop_faintly_is_doubted() -> None
     assert faint_cord_at(crossing, loops, cords, width=4.0)
     # A colour with no cord map says nothing.
     assert not faint_cord_at(crossing, loops, {"red": cords["red"]}, width=4.0)
+
+
+def _two_corners_of_a_field(shared: bool) -> tuple[Board, int, int, int, str]:
+    """A random layout's bounded field with corners at crossings a and b, and a colour
+    of a's crossing that b's has too (``shared``) or has not: (board, field, a, b, colour)."""
+    for seed in range(20):
+        board = random_layout(seed).board()
+        for field in board.fields:
+            if field.outer:
+                continue
+            for a, b in itertools.permutations(sorted(set(field.corners)), 2):
+                lines_a, lines_b = board.crossings[a].lines, board.crossings[b].lines
+                for colour in lines_a:
+                    if (colour in lines_b) == shared:
+                        return board, field.id, a, b, colour
+    raise AssertionError("no such field in 20 layouts")
+
+
+def _between(
+    board: Board, field: int, a: int, b: int, colour: str, *others: Creature
+) -> tuple[Board, Location]:
+    """``board`` with a demon of ``colour`` in the corner at ``a`` (its foot unable to
+    tell it from ``b``'s) after ``others``, and its location."""
+    demon = Creature(DEMON, colour, xy=board.crossings[a].xy, field=field, crossing=a)
+    where = Location(demon, field, a, None, 0.0, "between-corners", ((field, b),))
+    return board.with_creatures((*others, demon)), where
+
+
+def test_a_doubt_between_corners_that_changes_nothing_is_moot() -> None:
+    board, field, a, b, colour = _two_corners_of_a_field(shared=True)
+    with_demon, where = _between(board, field, a, b, colour)
+    assert moves_nothing(with_demon, 0, where)
+    # At the edge of a corner's reach: the doubt is whether it is in a corner at all.
+    edge = replace(where, ambiguity="at-the-edge-of-its-corner's-reach")
+    assert not moves_nothing(with_demon, 0, edge)
+    # The other corner taken: there, two demons would share it (a violation).
+    other = "green" if colour != "green" else "red"
+    taken = Creature(DEMON, other, xy=board.crossings[b].xy, field=field, crossing=b)
+    crowded, where = _between(board, field, a, b, colour, taken)
+    assert not moves_nothing(crowded, 1, where)
+
+
+def test_a_doubt_between_corners_of_which_one_breaks_a_rule_is_not_moot() -> None:
+    board, field, a, b, colour = _two_corners_of_a_field(shared=False)
+    with_demon, where = _between(board, field, a, b, colour)
+    assert not moves_nothing(with_demon, 0, where)

@@ -23,8 +23,16 @@ from numpy.typing import NDArray
 from calibration.profile import ColourProfile, load_profile
 from engine.board import Board, Crossing, Point
 from engine.errors import EngineError, LayoutError
-from engine.placement import FAR_FROM_CORNERS_AMBIGUITY, BoardGeometry, Foot, Location
+from engine.legality import find_violations
+from engine.placement import (
+    BETWEEN_CORNERS_AMBIGUITY,
+    FAR_FROM_CORNERS_AMBIGUITY,
+    BoardGeometry,
+    Foot,
+    Location,
+)
 from engine.report import board_to_report
+from engine.scoring import score
 from engine.topology import build_board
 from vision import memory
 from vision.colour import LABEL_RGB, ColourMasks, bounding_box, classify_colours, draw_labels
@@ -108,6 +116,10 @@ SURE_KNOT_MARK = 0.5
 FAINT_CORD = 64
 CORD_REACH_WIDTHS = 3.0
 FAINT_CROSSING = 0.5
+#: A demon whose foot cannot tell its corner from another (between corners) is unsure
+#: (its confidence halved, and a warning), unless every such corner gives the board the
+#: same scores and violations (:func:`moves_nothing`): then only this much less sure.
+MOOT_DOUBT = 0.8
 
 
 @dataclass(frozen=True)
@@ -452,7 +464,7 @@ def _own_corner_within_doubt(
         return location
     if wider.field != location.field:  # on a string with the wider pawn: not in its field
         return location
-    return replace(wider, ambiguity=EDGE_OF_REACH)
+    return replace(wider, ambiguity=EDGE_OF_REACH, alternatives=())
 
 
 def make_report(
@@ -489,7 +501,9 @@ def make_report(
     warnings += [remark.in_photo(to_photo) for remark in pawns.warnings]
     for entry, location, pawn in zip(report["creatures"], located, pawns.pawns, strict=True):
         confidence = pawn.confidence
-        if location.ambiguity is not None:
+        if location.ambiguity is not None and moves_nothing(board, entry["id"], location):
+            confidence *= MOOT_DOUBT
+        elif location.ambiguity is not None:
             confidence *= 0.5
             warnings.append(
                 f"creature {entry['id']} ({pawn.colour} {pawn.kind}) is {location.ambiguity}"
@@ -497,6 +511,28 @@ def make_report(
         entry["confidence"] = round(confidence, 2)
     report["warnings"] = warnings
     return report
+
+
+def moves_nothing(board: Board, index: int, location: Location) -> bool:
+    """Whether a demon between corners (``location.alternatives``: those its foot cannot
+    tell from the one chosen) would give ``board`` the same scores and violations in any
+    of them, so that the doubt cannot change what the report says (in a sliver of a
+    field, a demon's two corners there are often both of its colour and free)."""
+    if location.ambiguity != BETWEEN_CORNERS_AMBIGUITY:
+        return False
+    outcome = _outcome(board)
+    creatures = list(board.creatures)
+    for field, crossing in location.alternatives:
+        creatures[index] = replace(board.creatures[index], field=field, crossing=crossing)
+        if _outcome(board.with_creatures(tuple(creatures))) != outcome:
+            return False
+    return True
+
+
+def _outcome(board: Board) -> tuple[object, ...]:
+    """What a board's report says of it: its scores and which rules its creatures break."""
+    broken = sorted((v.rule, v.creatures, v.lines) for v in find_violations(board))
+    return tuple(sorted(score(board).points.items())), tuple(broken)
 
 
 def faint_cord_at(
