@@ -12,6 +12,7 @@ import copy
 import hashlib
 import io
 import json
+import math
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -457,6 +458,91 @@ def test_moving_a_knot_moves_its_points_to_the_fields_beside_its_new_place(
     assert corrected["scores"] == expected["scores"]
     page = client.get(f"/boards/{board_id}").get_data(as_text=True)
     assert "Moved the red knot" in page
+
+
+def unsure_reading() -> tuple[dict[str, Any], int, int, list[float]]:
+    """The violations sample's truth dressed as a camera's reading: creature ``doubted``
+    unsure and named in a warning, creature ``removed`` (an earlier one) named in
+    another and in a place warning at its foot, a third warning far from it, the first
+    crossing and the red knot unsure: (reading, doubted, removed, the far place)."""
+    reading = truth_report(VIOLATIONS)
+    creatures = reading["creatures"]
+    for creature in creatures:
+        creature["confidence"] = 1.0
+    for crossing in reading["crossings"]:
+        crossing["confidence"] = 1.0
+    reading["crossings"][0]["confidence"] = 0.5
+    reading["lines"]["red"]["knot_confidence"] = 0.3
+    on_board = [c for c in creatures if not c["off_board"]]
+    removed, doubted = on_board[0]["id"], on_board[-1]["id"]
+    creatures[doubted]["confidence"] = 0.4
+    far = max((c["xy"] for c in on_board), key=lambda xy: math.dist(xy, creatures[removed]["xy"]))
+    rx, ry = creatures[removed]["xy"]
+
+    def named(i: int) -> str:
+        return f"creature {i} ({creatures[i]['colour']} {creatures[i]['kind']}) is between-corners"
+
+    reading["warnings"] = [
+        named(doubted),
+        named(removed),
+        f"a {creatures[removed]['colour']} demon at ({rx:.0f}, {ry:.0f}) seen only by its shape",
+        f"2 touching red pawns read near ({far[0]:.0f}, {far[1]:.0f})",
+        "the red knot is unsure (marked 0.15): check where it lies",
+    ]
+    return reading, doubted, removed, far
+
+
+def test_what_the_camera_was_unsure_of_stays_where_the_player_did_not_correct() -> None:
+    reading, doubted, removed, far = unsure_reading()
+    board = board_from_report(reading)
+    assert math.dist(far, reading["creatures"][removed]["xy"]) > TAP_REACH * board_extent(board)
+    corrected = apply_edits(reading, [{"op": "remove", "creature": removed}])
+    now = doubted - 1  # one creature before it removed
+    assert corrected["creatures"][now]["confidence"] == 0.4
+    assert [c["confidence"] for c in corrected["creatures"]].count(0.4) == 1
+    assert corrected["crossings"][0]["confidence"] == 0.5
+    assert corrected["lines"]["red"]["knot_confidence"] == 0.3
+    # The removed creature's warnings are gone, the doubted one's renumbered.
+    assert corrected["warnings"] == [
+        reading["warnings"][0].replace(f"creature {doubted} (", f"creature {now} ("),
+        reading["warnings"][3],
+        reading["warnings"][4],
+    ]
+    # A creature the player changed is the player's, not the camera's: no doubt left.
+    colour = "white" if corrected["creatures"][now]["kind"] == "demon" else "red"
+    changed = apply_edits(corrected, [{"op": "change", "creature": now, "colour": colour}])
+    assert "confidence" not in changed["creatures"][now]
+    assert not any(f"creature {now} (" in w for w in changed["warnings"])
+
+
+def test_the_board_page_keeps_the_cameras_doubts_after_a_correction(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    reading, doubted, removed, _ = unsure_reading()
+    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
+    board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
+                           BoardReading(reading, None))
+    before = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    assert before.count('class="unsure"') == 3  # the creature, the crossing, the knot
+    response = client.post(f"/boards/{board_id}/edit", data={
+        "csrf_token": TOKEN, "op": "remove", "creature": str(removed)})
+    assert response.status_code == 303
+    after = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    assert "Removed creature" in after
+    assert after.count('class="unsure"') == 3
+    assert f"creature {doubted - 1} (" in after and "the red knot is unsure" in after
+    assert "seen only by its shape" not in after
+
+
+def test_a_moved_knot_is_no_longer_doubted() -> None:
+    reading, _, _, _ = unsure_reading()
+    x, y = segment_away_from_the_knot(reading, "red")
+    moved = apply_edits(reading, [{"op": "knot", "colour": "red", "xy": [x, y]}])
+    assert "knot_confidence" not in moved["lines"]["red"]
+    assert not any("red knot" in w for w in moved["warnings"])
+    assert [c["confidence"] for c in moved["creatures"]] == [
+        c["confidence"] for c in reading["creatures"]]
+    assert len(moved["warnings"]) == len(reading["warnings"]) - 1
 
 
 def test_a_knot_tapped_onto_a_crossing_or_far_from_its_loop_is_refused() -> None:

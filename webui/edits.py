@@ -18,13 +18,16 @@ An edit is a small JSON object, the same from the page's editor and from
   tap far from the loop or on one of its crossings.
 
 Every edit goes through the engine (``board_from_report`` → ``board_to_report``), so
-scores, winners and violations are always the engine's.
+scores, winners and violations are always the engine's. What the camera was unsure of
+stays with what the player has not touched (:func:`keep_doubts`): the confidences of the
+creatures, crossings and knots left as they were, and the warnings that still apply.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -130,6 +133,9 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
         raise EditError(f"edits: at most {MAX_EDITS} at once, got {len(edits)}")
     board = board_from_report(report)
     creatures = list(board.creatures)
+    # Which of the report's creatures each one still is (None: set by the player).
+    sources: list[int | None] = list(range(len(creatures)))
+    moved_knots: set[str] = set()
     layout_problems = _layout_problems(report)
     for i, edit in enumerate(edits):
         if isinstance(edit, Mapping) and edit.get("op") == "knot":
@@ -140,9 +146,102 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
                 )
             board = _with_knot_moved(board.with_creatures(tuple(creatures)), edit, f"edits[{i}]")
             creatures = list(board.creatures)
+            moved_knots.add(str(edit["colour"]))
             continue
         creatures = _apply(board, creatures, edit, f"edits[{i}]")
-    return rescore(report, board.with_creatures(tuple(creatures)))
+        sources = _sources_after(sources, edit)
+    corrected = rescore(report, board.with_creatures(tuple(creatures)))
+    return keep_doubts(report, corrected, sources, moved_knots)
+
+
+def _sources_after(sources: list[int | None], edit: Any) -> list[int | None]:
+    """``sources`` after an edit :func:`_apply` has checked and applied."""
+    if edit["op"] == "add":
+        return [*sources, None]
+    index = edit["creature"]
+    if edit["op"] == "remove":
+        return sources[:index] + sources[index + 1 :]
+    return [*sources[:index], None, *sources[index + 1 :]]
+
+
+def keep_doubts(
+    original: Mapping[str, Any],
+    corrected: dict[str, Any],
+    sources: Sequence[int | None],
+    moved_knots: Iterable[str] = (),
+) -> dict[str, Any]:
+    """``corrected`` with what ``original`` (a camera's reading) was unsure of, where the
+    player has not touched it.
+
+    A creature still as the camera read it (``sources[i]``: its index in ``original``)
+    keeps its ``confidence``; a crossing at the same place keeps its own; a knot not
+    moved keeps its ``knot_confidence``. A warning is kept unless it names a creature
+    the player removed or changed (one naming a kept creature is renumbered), a knot
+    the player moved, or a place within :data:`TAP_REACH` of a creature the player
+    removed, changed or added: the player has looked there. Whatever the player set
+    has no confidence: it is not the camera's reading.
+    """
+    old_creatures = list(original.get("creatures") or [])
+    kept = {source: i for i, source in enumerate(sources) if source is not None}
+    for i, source in enumerate(sources):
+        if source is not None and "confidence" in old_creatures[source]:
+            corrected["creatures"][i]["confidence"] = old_creatures[source]["confidence"]
+    old_crossings = {_place(c.get("xy")): c for c in original.get("crossings") or []}
+    for crossing in corrected["crossings"]:
+        old = old_crossings.get(_place(crossing.get("xy")))
+        if old is not None and "confidence" in old:
+            crossing["confidence"] = old["confidence"]
+    moved = set(moved_knots)
+    for colour, line in corrected["lines"].items():
+        old_line = (original.get("lines") or {}).get(colour) or {}
+        if colour not in moved and "knot_confidence" in old_line:
+            line["knot_confidence"] = old_line["knot_confidence"]
+    if "warnings" in original:
+        touched = [c["xy"] for i, c in enumerate(old_creatures) if i not in kept and c.get("xy")]
+        touched += [corrected["creatures"][i]["xy"] for i, source in enumerate(sources)
+                    if source is None and corrected["creatures"][i].get("xy")]
+        reach = TAP_REACH * board_extent(board_from_report(corrected))
+        corrected["warnings"] = [
+            kept_warning
+            for warning in original["warnings"]
+            if (kept_warning := _kept_warning(str(warning), kept, moved, touched, reach))
+        ]
+    return corrected
+
+
+_CREATURE = re.compile(r"\bcreature (\d+) \(")
+_PLACE = re.compile(r"\((-?\d+(?:\.\d+)?), (-?\d+(?:\.\d+)?)\)")
+
+
+def _kept_warning(
+    warning: str,
+    kept: Mapping[int, int],
+    moved_knots: set[str],
+    touched: Sequence[Sequence[float]],
+    reach: float,
+) -> str | None:
+    """The warning as it reads after the edits (creatures renumbered), or None when it
+    no longer applies (see :func:`keep_doubts`)."""
+    if any(f"{colour} knot" in warning or f"knot found on the {colour}" in warning
+           for colour in moved_knots):
+        return None
+    for x, y in _PLACE.findall(warning):
+        if any(math.dist((float(x), float(y)), xy) <= reach for xy in touched):
+            return None
+    named = _CREATURE.search(warning)
+    if named is None:
+        return warning
+    new = kept.get(int(named.group(1)))
+    if new is None:
+        return None
+    return warning[: named.start(1)] + str(new) + warning[named.end(1) :]
+
+
+def _place(xy: object) -> tuple[float, float] | None:
+    """A point rounded to a tenth of a pixel, to find one crossing in two reports."""
+    if isinstance(xy, Sequence) and len(xy) == 2:
+        return (round(float(xy[0]), 1), round(float(xy[1]), 1))
+    return None
 
 
 def _with_knot_moved(board: Board, edit: Mapping[str, Any], where: str) -> Board:
