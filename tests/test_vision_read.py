@@ -29,7 +29,7 @@ from vision.creatures import Remark
 from vision.errors import ReadError
 from vision.evaluate import compare_reports
 from vision.overlay import LOW_CONFIDENCE
-from vision.reader import faint_cord_at, moves_nothing, read_photo
+from vision.reader import doubt_is_moot, faint_cord_at, read_photo
 from vision.trace import Loop, Loops
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -368,18 +368,47 @@ def _between(
 def test_a_doubt_between_corners_that_changes_nothing_is_moot() -> None:
     board, field, a, b, colour = _two_corners_of_a_field(shared=True)
     with_demon, where = _between(board, field, a, b, colour)
-    assert moves_nothing(with_demon, 0, where)
+    assert doubt_is_moot(with_demon, 0, where)
     # At the edge of a corner's reach: the doubt is whether it is in a corner at all.
     edge = replace(where, ambiguity="at-the-edge-of-its-corner's-reach")
-    assert not moves_nothing(with_demon, 0, edge)
+    assert not doubt_is_moot(with_demon, 0, edge)
     # The other corner taken: there, two demons would share it (a violation).
     other = "green" if colour != "green" else "red"
     taken = Creature(DEMON, other, xy=board.crossings[b].xy, field=field, crossing=b)
     crowded, where = _between(board, field, a, b, colour, taken)
-    assert not moves_nothing(crowded, 1, where)
+    assert not doubt_is_moot(crowded, 1, where)
 
 
 def test_a_doubt_between_corners_of_which_one_breaks_a_rule_is_not_moot() -> None:
     board, field, a, b, colour = _two_corners_of_a_field(shared=False)
     with_demon, where = _between(board, field, a, b, colour)
-    assert not moves_nothing(with_demon, 0, where)
+    assert not doubt_is_moot(with_demon, 0, where)
+
+
+def test_a_doubt_between_corners_of_two_fields_alike_in_value_is_not_moot() -> None:
+    """Moved to a field of the same value, a demon leaves the scores as they are but
+    hands one field to its colour for the other: the page tints another field."""
+    for seed in range(20):
+        board = random_layout(seed).board()
+        pairs = [
+            (f.id, a, g.id, b, colour)
+            for f in board.fields
+            for g in board.fields
+            if f.id != g.id and f.value == g.value
+            for a in set(f.corners)
+            for b in set(g.corners)
+            for colour in set(board.crossings[a].lines) & set(board.crossings[b].lines)
+        ]
+        if pairs:
+            break
+    field, a, other, b, colour = pairs[0]
+    demon = Creature(DEMON, colour, xy=board.crossings[a].xy, field=field, crossing=a)
+    where = Location(demon, field, a, None, 0.0, "between-corners", ((other, b),))
+    with_demon = board.with_creatures((demon,))
+    assert not doubt_is_moot(with_demon, 0, where)
+    # In another corner of its own field, the same demon's doubt is moot.
+    same = [c for c in set(board.fields[field].corners)
+            if c != a and colour in board.crossings[c].lines]
+    if same:
+        assert doubt_is_moot(with_demon, 0, replace(where, alternatives=((field, same[0]),)))
+

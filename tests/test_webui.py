@@ -542,7 +542,49 @@ def test_a_moved_knot_is_no_longer_doubted() -> None:
     assert not any("red knot" in w for w in moved["warnings"])
     assert [c["confidence"] for c in moved["creatures"]] == [
         c["confidence"] for c in reading["creatures"]]
+    # The fields are built again, the crossings' places come back a rounding apart.
+    assert [c["confidence"] for c in moved["crossings"]] == [
+        c["confidence"] for c in reading["crossings"]]
     assert len(moved["warnings"]) == len(reading["warnings"]) - 1
+
+
+def test_doubts_follow_their_creatures_through_several_edits() -> None:
+    reading = truth_report(VIOLATIONS)
+    creatures = reading["creatures"]
+    for i, creature in enumerate(creatures):
+        creature["confidence"] = round(0.01 * (i + 1), 2)
+
+    def named(i: int) -> str:
+        return f"creature {i} ({creatures[i]['colour']} {creatures[i]['kind']}) is between-corners"
+
+    reading["warnings"] = [named(5), named(3), f"{named(4)}; like {named(6)}"]
+    edits = [{"op": "remove", "creature": 0},  # every later creature one down
+             {"op": "change", "creature": 2, "colour": "white"},  # the camera's creature 3
+             {"op": "add", "colour": "red", "xy": creatures[-1]["xy"]}]
+    corrected = apply_edits(reading, edits)
+    expected = [c["confidence"] for c in creatures[1:]]
+    expected[2] = None
+    assert [c.get("confidence") for c in corrected["creatures"]] == [*expected, None]
+    assert corrected["warnings"] == [
+        named(5).replace("creature 5 (", "creature 4 ("),
+        f"{named(4)}; like {named(6)}".replace("creature 4 (", "creature 3 (").replace(
+            "creature 6 (", "creature 5 ("),
+    ]
+
+
+def test_a_place_warning_stays_unless_its_own_creature_was_corrected() -> None:
+    reading = truth_report(VIOLATIONS)
+    on_board = [c for c in reading["creatures"] if not c["off_board"]]
+    a, b = min(((p, q) for p in on_board for q in on_board if p["id"] < q["id"]),
+               key=lambda pair: math.dist(pair[0]["xy"], pair[1]["xy"]))
+    assert math.dist(a["xy"], b["xy"]) < TAP_REACH * board_extent(board_from_report(reading))
+    x, y = a["xy"]
+    reading["warnings"] = [f"a {a['colour']} demon at ({x:.0f}, {y:.0f}) seen only by its shape"]
+    # Its neighbour removed: the warning still points at a creature the player left.
+    assert apply_edits(reading, [{"op": "remove", "creature": b["id"]}])["warnings"] == (
+        reading["warnings"])
+    # The creature itself removed: the player has looked there.
+    assert apply_edits(reading, [{"op": "remove", "creature": a["id"]}])["warnings"] == []
 
 
 def test_a_knot_tapped_onto_a_crossing_or_far_from_its_loop_is_refused() -> None:

@@ -118,8 +118,10 @@ CORD_REACH_WIDTHS = 3.0
 FAINT_CROSSING = 0.5
 #: A demon whose foot cannot tell its corner from another (between corners) is unsure
 #: (its confidence halved, and a warning), unless every such corner gives the board the
-#: same scores and violations (:func:`moves_nothing`): then only this much less sure.
-MOOT_DOUBT = 0.8
+#: same scores, field owners and violations (:func:`doubt_is_moot`): then its confidence
+#: is at most this, above LOW_CONFIDENCE (no "?" and no warning for a doubt that cannot
+#: change what the report says; a pawn unsure for another reason stays so).
+MOOT_CONFIDENCE = 0.8
 
 
 @dataclass(frozen=True)
@@ -501,8 +503,8 @@ def make_report(
     warnings += [remark.in_photo(to_photo) for remark in pawns.warnings]
     for entry, location, pawn in zip(report["creatures"], located, pawns.pawns, strict=True):
         confidence = pawn.confidence
-        if location.ambiguity is not None and moves_nothing(board, entry["id"], location):
-            confidence *= MOOT_DOUBT
+        if location.ambiguity is not None and doubt_is_moot(board, entry["id"], location):
+            confidence = min(confidence, MOOT_CONFIDENCE)
         elif location.ambiguity is not None:
             confidence *= 0.5
             warnings.append(
@@ -513,11 +515,13 @@ def make_report(
     return report
 
 
-def moves_nothing(board: Board, index: int, location: Location) -> bool:
-    """Whether a demon between corners (``location.alternatives``: those its foot cannot
-    tell from the one chosen) would give ``board`` the same scores and violations in any
-    of them, so that the doubt cannot change what the report says (in a sliver of a
-    field, a demon's two corners there are often both of its colour and free)."""
+def doubt_is_moot(board: Board, index: int, location: Location) -> bool:
+    """Whether creature ``index``, a demon between corners (``location.alternatives``:
+    those its foot cannot tell from the one chosen), would give ``board`` the same
+    scores, field owners and violations in any of them, so that the doubt cannot change
+    what the report says (in a sliver of a field, a demon's two corners there are often
+    both of its colour and free). Each such demon is judged with the others where they
+    were put."""
     if location.ambiguity != BETWEEN_CORNERS_AMBIGUITY:
         return False
     outcome = _outcome(board)
@@ -530,9 +534,11 @@ def moves_nothing(board: Board, index: int, location: Location) -> bool:
 
 
 def _outcome(board: Board) -> tuple[object, ...]:
-    """What a board's report says of it: its scores and which rules its creatures break."""
+    """What a board's report says of it: the scores, who holds each field (the page
+    tints it) and which rules its creatures break."""
+    scored = score(board)
     broken = sorted((v.rule, v.creatures, v.lines) for v in find_violations(board))
-    return tuple(sorted(score(board).points.items())), tuple(broken)
+    return tuple(sorted(scored.points.items())), tuple(scored.owners.items()), tuple(broken)
 
 
 def faint_cord_at(

@@ -173,23 +173,25 @@ def keep_doubts(
     """``corrected`` with what ``original`` (a camera's reading) was unsure of, where the
     player has not touched it.
 
-    A creature still as the camera read it (``sources[i]``: its index in ``original``)
-    keeps its ``confidence``; a crossing at the same place keeps its own; a knot not
-    moved keeps its ``knot_confidence``. A warning is kept unless it names a creature
-    the player removed or changed (one naming a kept creature is renumbered), a knot
-    the player moved, or a place within :data:`TAP_REACH` of a creature the player
-    removed, changed or added: the player has looked there. Whatever the player set
-    has no confidence: it is not the camera's reading.
+    A creature still as the camera read it (``sources[i]``: the id of the report's
+    creature it is) keeps its ``confidence``; a crossing keeps its own where the
+    corrected board has it too (same id and lines, within a pixel: a moved knot builds
+    the fields again, numbered as before); a knot not moved keeps its
+    ``knot_confidence``. A warning is kept unless it names a creature the player removed
+    or changed (one naming a kept creature is renumbered), a knot the player moved, or
+    a place whose nearest creature, within :data:`TAP_REACH`, is one the player removed,
+    changed or added: the player has looked there. Whatever the player set has no
+    confidence: it is not the camera's reading.
     """
-    old_creatures = list(original.get("creatures") or [])
+    old_creatures = {c.get("id"): c for c in original.get("creatures") or []}
     kept = {source: i for i, source in enumerate(sources) if source is not None}
     for i, source in enumerate(sources):
         if source is not None and "confidence" in old_creatures[source]:
             corrected["creatures"][i]["confidence"] = old_creatures[source]["confidence"]
-    old_crossings = {_place(c.get("xy")): c for c in original.get("crossings") or []}
+    old_crossings = {c.get("id"): c for c in original.get("crossings") or []}
     for crossing in corrected["crossings"]:
-        old = old_crossings.get(_place(crossing.get("xy")))
-        if old is not None and "confidence" in old:
+        old = old_crossings.get(crossing["id"]) or {}
+        if "confidence" in old and _same_crossing(old, crossing):
             crossing["confidence"] = old["confidence"]
     moved = set(moved_knots)
     for colour, line in corrected["lines"].items():
@@ -197,14 +199,15 @@ def keep_doubts(
         if colour not in moved and "knot_confidence" in old_line:
             line["knot_confidence"] = old_line["knot_confidence"]
     if "warnings" in original:
-        touched = [c["xy"] for i, c in enumerate(old_creatures) if i not in kept and c.get("xy")]
-        touched += [corrected["creatures"][i]["xy"] for i, source in enumerate(sources)
-                    if source is None and corrected["creatures"][i].get("xy")]
+        # Every foot, and whether the player touched it: removed, changed or added.
+        now = zip(corrected["creatures"], sources, strict=True)
+        feet = [(c["xy"], source is None) for c, source in now if c.get("xy")]
+        feet += [(c["xy"], True) for i, c in old_creatures.items() if i not in kept and c.get("xy")]
         reach = TAP_REACH * board_extent(board_from_report(corrected))
         corrected["warnings"] = [
             kept_warning
             for warning in original["warnings"]
-            if (kept_warning := _kept_warning(str(warning), kept, moved, touched, reach))
+            if (kept_warning := _kept_warning(str(warning), kept, moved, feet, reach))
         ]
     return corrected
 
@@ -217,31 +220,38 @@ def _kept_warning(
     warning: str,
     kept: Mapping[int, int],
     moved_knots: set[str],
-    touched: Sequence[Sequence[float]],
+    feet: Sequence[tuple[Sequence[float], bool]],
     reach: float,
 ) -> str | None:
     """The warning as it reads after the edits (creatures renumbered), or None when it
-    no longer applies (see :func:`keep_doubts`)."""
+    no longer applies (see :func:`keep_doubts`; ``feet``: every creature's foot, kept,
+    removed or set by the player, and whether the player touched it)."""
     if any(f"{colour} knot" in warning or f"knot found on the {colour}" in warning
            for colour in moved_knots):
         return None
     for x, y in _PLACE.findall(warning):
-        if any(math.dist((float(x), float(y)), xy) <= reach for xy in touched):
+        place = (float(x), float(y))
+        nearest = min(feet, key=lambda foot: math.dist(place, foot[0]), default=None)
+        if nearest is not None and nearest[1] and math.dist(place, nearest[0]) <= reach:
             return None
-    named = _CREATURE.search(warning)
-    if named is None:
-        return warning
-    new = kept.get(int(named.group(1)))
-    if new is None:
-        return None
-    return warning[: named.start(1)] + str(new) + warning[named.end(1) :]
+    gone = False
+
+    def renumbered(named: re.Match[str]) -> str:
+        nonlocal gone
+        new = kept.get(int(named.group(1)))
+        gone = gone or new is None
+        return f"creature {new} ("
+
+    text = _CREATURE.sub(renumbered, warning)
+    return None if gone else text
 
 
-def _place(xy: object) -> tuple[float, float] | None:
-    """A point rounded to a tenth of a pixel, to find one crossing in two reports."""
-    if isinstance(xy, Sequence) and len(xy) == 2:
-        return (round(float(xy[0]), 1), round(float(xy[1]), 1))
-    return None
+def _same_crossing(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether two reports' crossings of one id are one crossing: the same lines, within
+    a pixel of each other."""
+    a, b = old.get("xy"), new.get("xy")
+    return (sorted(old.get("lines") or []) == sorted(new.get("lines") or [])
+            and a is not None and b is not None and math.dist(a, b) <= 1.0)
 
 
 def _with_knot_moved(board: Board, edit: Mapping[str, Any], where: str) -> Board:
