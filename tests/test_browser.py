@@ -67,12 +67,13 @@ class Server:
         self._thread = threading.Thread(target=self._server.run, daemon=True)
         self._thread.start()
 
-    def archive(self, sample: str) -> int:
-        """Archive a sample photo with its truth as the reading (not through the reader)."""
+    def archive(self, sample: str, report: dict[str, Any] | None = None) -> int:
+        """Archive a sample photo with its truth (or ``report``) as the reading (not
+        through the reader)."""
         data = (SAMPLES / f"{sample}.jpg").read_bytes()
         db = connect(self.app.config["DATABASE"])
         try:
-            reading = BoardReading(truth_report(sample), None)
+            reading = BoardReading(report or truth_report(sample), None)
             return store_board(db, self.app.extensions["photos"], data, inspect_photo(data),
                                reading)
         finally:
@@ -213,14 +214,7 @@ def test_tap_a_corner_to_add_a_demon(server: Server, page: Any) -> None:
     x, y = BoardGeometry(board).corner_point(field, crossing, CORNER_AIR * radius)
     x, y = x - radius / 2, y + radius / 2
     page.goto(f"{server.url}/boards/{board_id}")
-    screen = page.evaluate(
-        """([x, y]) => { const svg = document.getElementById('overlay');
-            const p = svg.createSVGPoint(); p.x = x; p.y = y;
-            const s = p.matrixTransform(svg.getScreenCTM());
-            return [s.x, s.y]; }""",
-        [x, y],
-    )
-    page.mouse.click(screen[0], screen[1])
+    tap_board(page, x, y)
     sheet = page.locator("#sheet")
     assert f"Field {field} · worth" in sheet.inner_text()
     sheet.locator('button[data-colour="red"]').click()
@@ -228,6 +222,20 @@ def test_tap_a_corner_to_add_a_demon(server: Server, page: Any) -> None:
     assert "Added a red demon" in page.locator(".flash-change").inner_text()
     added = server.api(f"/api/boards/{board_id}")["report"]["creatures"][-1]
     assert (added["colour"], added["field"], added["crossing"]) == ("red", field, crossing)
+
+
+def tap_board(page: Any, x: float, y: float) -> None:
+    """Tap the board's point (x, y), in the photo's pixels (Playwright waits for the page
+    to stop scrolling, then taps that point of the overlay)."""
+    offset = page.evaluate(
+        """([x, y]) => { const svg = document.getElementById('overlay');
+            const p = svg.createSVGPoint(); p.x = x; p.y = y;
+            const s = p.matrixTransform(svg.getScreenCTM());
+            const box = svg.getBoundingClientRect();
+            return [s.x - box.left, s.y - box.top]; }""",
+        [x, y],
+    )
+    page.locator("#overlay").click(position={"x": offset[0], "y": offset[1]})
 
 
 def test_tap_a_knot_then_its_place_to_move_it(server: Server, page: Any) -> None:
@@ -245,26 +253,19 @@ def test_tap_a_knot_then_its_place_to_move_it(server: Server, page: Any) -> None
         key=lambda p: abs(abs(ring.project(p) - knot_at) - ring.length / 2),
     )
     page.goto(f"{server.url}/boards/{board_id}")
-    screen = page.evaluate(
-        """([x, y]) => { const svg = document.getElementById('overlay');
-            const p = svg.createSVGPoint(); p.x = x; p.y = y;
-            const s = p.matrixTransform(svg.getScreenCTM());
-            return [s.x, s.y]; }""",
-        [target.x, target.y],
-    )
     sheet = page.locator("#sheet")
     # "Move it" given up with Escape: the next tap is a tap on the board again.
     page.locator('[data-knot="red"]').click()
     page.locator("#move-knot").click()
     page.keyboard.press("Escape")
-    page.mouse.click(screen[0], screen[1])
+    tap_board(page, target.x, target.y)
     assert "· worth" in sheet.inner_text()  # the field's sheet, and nothing was sent
     assert page.locator(".flash-change").count() == 0
     page.locator('[data-knot="red"]').click()
     assert "Red knot" in sheet.inner_text()
     page.locator("#move-knot").click()
     assert "Tap where the red knot lies" in sheet.inner_text()
-    page.mouse.click(screen[0], screen[1])
+    tap_board(page, target.x, target.y)
     page.wait_for_load_state("load")
     assert "Moved the red knot" in page.locator(".flash-change").inner_text()
     moved = server.api(f"/api/boards/{board_id}")["report"]
@@ -272,6 +273,31 @@ def test_tap_a_knot_then_its_place_to_move_it(server: Server, page: Any) -> None
     assert ShapelyPoint(knot).distance(target) < 0.01 * board_extent(board)
     before = {f["id"] for f in report["fields"] if "red" in f["knots"]}
     assert {f["id"] for f in moved["fields"] if "red" in f["knots"]} != before
+
+
+def test_a_loop_with_no_knot_gets_one_where_it_is_tapped(server: Server, page: Any) -> None:
+    report = truth_report("03_normal_dark_wood")
+    board = board_from_report(report)
+    red = LinearRing(next(ln for ln in board.lines if ln.colour == "red").polyline)
+    clear = 3 * KNOT_CLEAR * board_extent(board)
+    target = next(
+        p for p in (red.interpolate(s) for s in np.linspace(0, red.length, 400, endpoint=False))
+        if all(p.distance(ShapelyPoint(c.xy)) > clear for c in board.crossings)
+    )
+    report["lines"]["red"]["knot"] = None
+    size = (report["image"]["width"], report["image"]["height"])
+    knotless = board_to_report(board_from_report(report, topology="rebuild"), image_size=size)
+    board_id = server.archive("03_normal_dark_wood", knotless)
+    page.goto(f"{server.url}/boards/{board_id}")
+    assert page.locator('[data-knot="red"]').count() == 0
+    page.locator('button[data-place-knot="red"]').click()
+    assert "Tap where the red knot lies" in page.locator("#sheet").inner_text()
+    tap_board(page, target.x, target.y)
+    page.wait_for_load_state("load")
+    assert "Placed the red knot" in page.locator(".flash-change").inner_text()
+    placed = server.api(f"/api/boards/{board_id}")["report"]["lines"]["red"]["knot"]
+    assert ShapelyPoint(placed).distance(target) < 0.01 * board_extent(board)
+    assert page.locator('[data-knot="red"]').count() == 1
 
 
 def _multipart(photo: bytes, fields: dict[str, str]) -> tuple[bytes, str]:

@@ -587,6 +587,33 @@ def test_a_place_warning_stays_unless_its_own_creature_was_corrected() -> None:
     assert apply_edits(reading, [{"op": "remove", "creature": a["id"]}])["warnings"] == []
 
 
+def test_a_loop_read_with_no_knot_can_be_given_one(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    reading = truth_report(VIOLATIONS)
+    x, y = segment_away_from_the_knot(reading, "red")
+    reading["lines"]["red"]["knot"] = None
+    size = (reading["image"]["width"], reading["image"]["height"])
+    reading = board_to_report(board_from_report(reading, topology="rebuild"), image_size=size)
+    reading["warnings"] = ["no knot found on the red loop"]
+    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
+    board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
+                           BoardReading(reading, None))
+    page = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    assert "The red loop has no knot." in page and 'data-place-knot="red"' in page
+    assert ">no knot found on the red loop<" not in page  # listed once, with its button
+    assert "data-place-knot" not in page.replace('data-place-knot="red"', "")
+    response = client.post(f"/boards/{board_id}/edit", data={
+        "csrf_token": TOKEN, "op": "knot", "colour": "red", "x": f"{x:.1f}", "y": f"{y:.1f}"})
+    assert response.status_code == 303
+    corrected = get_board(db, board_id).corrected_report
+    assert corrected is not None and corrected["lines"]["red"]["knot"] is not None
+    assert corrected["warnings"] == []
+    assert {f["id"] for f in corrected["fields"] if "red" in f["knots"]}
+    page = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    assert "Placed the red knot" in page and "The red loop has no knot." not in page
+
+
 def test_a_knot_tapped_onto_a_crossing_or_far_from_its_loop_is_refused() -> None:
     report = truth_report(VIOLATIONS)
     crossing = next(c for c in report["crossings"] if "red" in c["lines"])

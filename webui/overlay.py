@@ -88,6 +88,11 @@ class BoardView:
     def outer_field(self) -> FieldView | None:
         return next((f for f in self.fields if f.outer), None)
 
+    @property
+    def knotless(self) -> list[str]:
+        """Colours of the loops with no knot read (the player can place it)."""
+        return [colour for colour, _, knot, _ in self.lines if knot is None]
+
 
 def _points(polyline: Sequence[Sequence[float]]) -> str:
     return " ".join(f"{p[0]:.1f},{p[1]:.1f}" for p in polyline)
@@ -182,7 +187,13 @@ def board_view(report: Mapping[str, Any]) -> BoardView:
         fields=fields,
         creatures=creatures,
         violations=violations,
-        warnings=[str(w) for w in report.get("warnings", [])],
+        # A loop with no knot is listed with a button to place it (see knotless), in
+        # place of the reader's own warning of it.
+        warnings=[
+            str(w) for w in report.get("warnings", [])
+            if not any(w == f"no knot found on the {ln.colour} loop"
+                       for ln in board.lines if ln.knot is None)
+        ],
         low_confidence_crossings=sum(1 for c in crossings if c[3]),
     )
 

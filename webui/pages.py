@@ -139,8 +139,8 @@ def edit(board_id: int) -> BaseResponse:
         return redirect(url_for("pages.board", board_id=board_id), 303)
     archive.save_correction(get_db(), board_id, corrected)
     changes = describe_changes(entry.report, corrected)
-    flash(f"{_edit_summary(change)}. " + ("; ".join(changes) if changes else "No score changed."),
-          "change")
+    summary = _edit_summary(change, entry.report)
+    flash(f"{summary}. " + ("; ".join(changes) if changes else "No score changed."), "change")
     return redirect(url_for("pages.board", board_id=board_id), 303)
 
 
@@ -162,7 +162,7 @@ def _edit_from_form(form: Any) -> dict[str, Any]:
     return edit
 
 
-def _edit_summary(edit: dict[str, Any]) -> str:
+def _edit_summary(edit: dict[str, Any], report: dict[str, Any]) -> str:
     colour = edit.get("colour")
     name = "ghost" if colour == "white" else f"{colour} demon"
     if edit["op"] == "add":
@@ -170,7 +170,8 @@ def _edit_summary(edit: dict[str, Any]) -> str:
     if edit["op"] == "remove":
         return f"Removed creature {edit['creature']}"
     if edit["op"] == "knot":
-        return f"Moved the {colour} knot"
+        had_one = (report.get("lines", {}).get(colour) or {}).get("knot") is not None
+        return f"{'Moved' if had_one else 'Placed'} the {colour} knot"
     return f"Creature {edit['creature']} is now a {name}"
 
 

@@ -1,5 +1,6 @@
 // Result page: tap a field to see what it holds or add a creature there; tap a creature
-// to change or remove it; tap a knot, then where it really lies on its loop, to move it.
+// to change or remove it; tap a knot, then where it really lies on its loop, to move it
+// (a loop with no knot: "Place it" in the list of checks).
 // Corrections are sent as a plain form post (op, creature, colour, x, y), so the server
 // re-scores and the page shows what changed.
 (function () {
@@ -191,6 +192,17 @@
       event.preventDefault();
       showCreature(creature.dataset.creature);
     }
+  });
+  // A loop read with no knot: "Place it", then tap where its knot lies.
+  document.querySelectorAll("button[data-place-knot]").forEach(function (button) {
+    button.addEventListener("click", function () {
+      const colour = button.dataset.placeKnot;
+      clearSelection();
+      body.replaceChildren(el("p", "Tap where the " + colour + " knot lies on the " + colour + " loop.", "strong"));
+      open();
+      movingKnot = colour;
+      svg.scrollIntoView({ behavior: "smooth", block: "nearest" });
+    });
   });
   // Tapping a violation in the list picks out the creatures that show it.
   document.querySelectorAll("li.violation[data-creatures]").forEach(function (item) {
