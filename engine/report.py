@@ -51,6 +51,37 @@ def _xy(point: Point | None, digits: int = 1) -> list[float] | None:
     return [x, y]
 
 
+def moves_change_nothing(
+    board: Board, index: int, corners: Iterable[tuple[int, int]]
+) -> bool:
+    """Whether creature ``index`` of ``board`` (a demon), put in any of ``corners``
+    ((field, crossing) pairs) instead of where it stands, leaves what the board's report
+    says as it is: the scores, who holds each field and which rules the creatures break.
+
+    The reader uses it for a demon whose foot cannot tell its corner from others: in a
+    sliver of a field its corners there are often both of its colour and free, and the
+    doubt cannot change the report.
+
+    Raises
+    ------
+    BoardError
+        If a corner is not one of the board's.
+    """
+    before = _outcome(board)
+    creatures = list(board.creatures)
+    for field, crossing in corners:
+        creatures[index] = replace(board.creatures[index], field=field, crossing=crossing)
+        if _outcome(board.with_creatures(tuple(creatures))) != before:
+            return False
+    return True
+
+
+def _outcome(board: Board) -> tuple[object, ...]:
+    scored = score(board)
+    broken = sorted((v.rule, v.creatures, v.lines) for v in find_violations(board))
+    return tuple(sorted(scored.points.items())), tuple(scored.owners.items()), tuple(broken)
+
+
 def board_to_report(
     board: Board,
     *,

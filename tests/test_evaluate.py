@@ -313,6 +313,23 @@ def test_a_creature_missed_is_warned_of_by_a_doubt_at_its_place(truth: Report) -
     assert compare_reports(reading, truth).errors_warned == 0
 
 
+def test_a_demon_in_another_corner_is_pointed_at_when_the_report_names_its_corner(
+    truth: Report,
+) -> None:
+    reading = copy.deepcopy(truth)
+    demon = next(c for c in reading["creatures"] if c["crossing"] is not None)
+    field = next(f for f in reading["fields"] if f["id"] == demon["field"])
+    other = next(c for c in field["corners"] if c != demon["crossing"])
+    truth_corner = [demon["field"], demon["crossing"]]
+    demon["crossing"] = other
+    result = compare_reports(reading, truth)
+    assert (result.creature_errors, result.creature_errors_warned) == (1, 0)
+    demon["corners_alike"] = [truth_corner]
+    assert compare_reports(reading, truth).creature_errors_warned == 1
+    demon["corners_alike"] = [[demon["field"], other]]  # names its own corner only
+    assert compare_reports(reading, truth).creature_errors_warned == 0
+
+
 def test_boards_warned_of_and_exact_boards_doubted(truth: Report) -> None:
     exact = compare_reports(truth, truth)
     assert (exact.errors, exact.boards_warned, exact.exact_doubted) == (0, 0, 0)

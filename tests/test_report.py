@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import math
 import subprocess
@@ -13,9 +14,11 @@ from typing import Any
 
 import pytest
 
-from engine.board import Board, demon, ghost
+from engine.board import Board, Creature, demon, ghost
+from engine.colours import DEMON
 from engine.errors import BoardError, BoardFormatError
-from engine.report import SCHEMA, board_from_report, board_to_report
+from engine.layout import random_layout
+from engine.report import SCHEMA, board_from_report, board_to_report, moves_change_nothing
 from engine.scoring import score
 from engine.topology import build_board
 from engine.validate import geometry_problems
@@ -302,3 +305,66 @@ def test_a_report_is_never_written_with_nan(board: Board) -> None:
     )
     with pytest.raises(BoardError, match="cannot write a report with the point"):
         board_to_report(replace(board, lines=lines))
+
+
+# --- a demon's corner in doubt -------------------------------------------------------
+
+
+def _two_corners_of_a_field(shared: bool) -> tuple[Board, int, int, int, str]:
+    """A random layout's bounded field with corners at crossings a and b, and a colour
+    of a's crossing that b's has too (``shared``) or has not: (board, field, a, b, colour)."""
+    for seed in range(20):
+        board = random_layout(seed).board()
+        for field in board.fields:
+            if field.outer:
+                continue
+            for a, b in itertools.permutations(sorted(set(field.corners)), 2):
+                lines_a, lines_b = board.crossings[a].lines, board.crossings[b].lines
+                for colour in lines_a:
+                    if (colour in lines_b) == shared:
+                        return board, field.id, a, b, colour
+    raise AssertionError("no such field in 20 layouts")
+
+
+def _in_corner(board: Board, field: int, crossing: int, colour: str) -> Creature:
+    return Creature(DEMON, colour, xy=board.crossings[crossing].xy, field=field, crossing=crossing)
+
+
+def test_a_demon_moved_to_a_free_corner_of_its_colour_in_its_field_changes_nothing() -> None:
+    board, field, a, b, colour = _two_corners_of_a_field(shared=True)
+    alone = board.with_creatures((_in_corner(board, field, a, colour),))
+    assert moves_change_nothing(alone, 0, [(field, b)])
+    assert moves_change_nothing(alone, 0, [])
+    # The other corner taken: there, two demons would share it (a violation).
+    other = "green" if colour != "green" else "red"
+    crowded = board.with_creatures(
+        (_in_corner(board, field, b, other), _in_corner(board, field, a, colour)))
+    assert not moves_change_nothing(crowded, 1, [(field, b)])
+
+
+def test_a_demon_moved_to_a_corner_of_other_colours_changes_the_violations() -> None:
+    board, field, a, b, colour = _two_corners_of_a_field(shared=False)
+    alone = board.with_creatures((_in_corner(board, field, a, colour),))
+    assert not moves_change_nothing(alone, 0, [(field, b)])
+
+
+def test_a_demon_moved_to_a_field_alike_in_value_changes_who_holds_them() -> None:
+    """The scores stay as they are, but the page tints another field."""
+    for seed in range(20):
+        board = random_layout(seed).board()
+        pairs = [
+            (f.id, a, g.id, b, colour)
+            for f in board.fields
+            for g in board.fields
+            if f.id != g.id and f.value == g.value
+            for a in set(f.corners)
+            for b in set(g.corners)
+            for colour in set(board.crossings[a].lines) & set(board.crossings[b].lines)
+        ]
+        if pairs:
+            break
+    field, a, other, b, colour = pairs[0]
+    alone = board.with_creatures((_in_corner(board, field, a, colour),))
+    moved = alone.with_creatures((_in_corner(board, other, b, colour),))
+    assert score(moved).points == score(alone).points
+    assert not moves_change_nothing(alone, 0, [(other, b)])

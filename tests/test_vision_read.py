@@ -10,9 +10,7 @@ wrong: they must fail today, and the mark must go the day they pass.
 from __future__ import annotations
 
 import io
-import itertools
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +19,13 @@ import numpy as np
 import pytest
 from PIL import Image, ImageOps
 
-from engine.board import Board, Creature, Crossing
-from engine.colours import DEMON
-from engine.layout import random_layout
-from engine.placement import Location
+from engine.board import Crossing
+from engine.report import board_from_report, moves_change_nothing
 from vision.creatures import Remark
 from vision.errors import ReadError
 from vision.evaluate import compare_reports
 from vision.overlay import LOW_CONFIDENCE
-from vision.reader import doubt_is_moot, faint_cord_at, read_photo
+from vision.reader import faint_cord_at, read_photo
 from vision.trace import Loop, Loops
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,15 +56,36 @@ def truth_of(photo: Path) -> dict[str, Any]:
     return truth
 
 
-def assert_exact(photo: Path, method: str | None = None) -> None:
+def assert_exact(photo: Path, method: str | None = None) -> dict[str, Any]:
     reading = read_photo(photo, method=method)
     comparison = compare_reports(reading.report, truth_of(photo))
     assert comparison.board_exact, "; ".join(comparison.problems)
+    return reading.report
+
+
+def corner_doubts(report: dict[str, Any]) -> tuple[int, int]:
+    """Check that a demon between corners (listed with ``corners_alike``) is warned of,
+    and unsure, exactly when one of those corners would change what the report says:
+    (moot doubts, doubts warned of)."""
+    board = board_from_report(report)
+    moot = warned = 0
+    for creature in report["creatures"]:
+        if "corners_alike" not in creature:
+            continue
+        corners = [(int(f), int(c)) for f, c in creature["corners_alike"]]
+        named = any(w.startswith(f"creature {creature['id']} (") for w in report["warnings"])
+        if moves_change_nothing(board, creature["id"], corners):
+            assert not named and creature["confidence"] <= 0.8
+            moot += 1
+        else:
+            assert named and creature["confidence"] < LOW_CONFIDENCE
+            warned += 1
+    return moot, warned
 
 
 @pytest.mark.parametrize("photo", photo_params(SAMPLES))
 def test_sample_photo_is_read_exactly(photo: Path) -> None:
-    assert_exact(photo)
+    corner_doubts(assert_exact(photo))
 
 
 @pytest.mark.skipif(not DEV_PHOTOS.is_dir(), reason="../shared/dev-photos is not beside the repo")
@@ -337,78 +354,3 @@ def test_a_crossing_where_the_cord_map_shows_a_loop_faintly_is_doubted() -> None
     assert faint_cord_at(crossing, loops, cords, width=4.0)
     # A colour with no cord map says nothing.
     assert not faint_cord_at(crossing, loops, {"red": cords["red"]}, width=4.0)
-
-
-def _two_corners_of_a_field(shared: bool) -> tuple[Board, int, int, int, str]:
-    """A random layout's bounded field with corners at crossings a and b, and a colour
-    of a's crossing that b's has too (``shared``) or has not: (board, field, a, b, colour)."""
-    for seed in range(20):
-        board = random_layout(seed).board()
-        for field in board.fields:
-            if field.outer:
-                continue
-            for a, b in itertools.permutations(sorted(set(field.corners)), 2):
-                lines_a, lines_b = board.crossings[a].lines, board.crossings[b].lines
-                for colour in lines_a:
-                    if (colour in lines_b) == shared:
-                        return board, field.id, a, b, colour
-    raise AssertionError("no such field in 20 layouts")
-
-
-def _between(
-    board: Board, field: int, a: int, b: int, colour: str, *others: Creature
-) -> tuple[Board, Location]:
-    """``board`` with a demon of ``colour`` in the corner at ``a`` (its foot unable to
-    tell it from ``b``'s) after ``others``, and its location."""
-    demon = Creature(DEMON, colour, xy=board.crossings[a].xy, field=field, crossing=a)
-    where = Location(demon, field, a, None, 0.0, "between-corners", ((field, b),))
-    return board.with_creatures((*others, demon)), where
-
-
-def test_a_doubt_between_corners_that_changes_nothing_is_moot() -> None:
-    board, field, a, b, colour = _two_corners_of_a_field(shared=True)
-    with_demon, where = _between(board, field, a, b, colour)
-    assert doubt_is_moot(with_demon, 0, where)
-    # At the edge of a corner's reach: the doubt is whether it is in a corner at all.
-    edge = replace(where, ambiguity="at-the-edge-of-its-corner's-reach")
-    assert not doubt_is_moot(with_demon, 0, edge)
-    # The other corner taken: there, two demons would share it (a violation).
-    other = "green" if colour != "green" else "red"
-    taken = Creature(DEMON, other, xy=board.crossings[b].xy, field=field, crossing=b)
-    crowded, where = _between(board, field, a, b, colour, taken)
-    assert not doubt_is_moot(crowded, 1, where)
-
-
-def test_a_doubt_between_corners_of_which_one_breaks_a_rule_is_not_moot() -> None:
-    board, field, a, b, colour = _two_corners_of_a_field(shared=False)
-    with_demon, where = _between(board, field, a, b, colour)
-    assert not doubt_is_moot(with_demon, 0, where)
-
-
-def test_a_doubt_between_corners_of_two_fields_alike_in_value_is_not_moot() -> None:
-    """Moved to a field of the same value, a demon leaves the scores as they are but
-    hands one field to its colour for the other: the page tints another field."""
-    for seed in range(20):
-        board = random_layout(seed).board()
-        pairs = [
-            (f.id, a, g.id, b, colour)
-            for f in board.fields
-            for g in board.fields
-            if f.id != g.id and f.value == g.value
-            for a in set(f.corners)
-            for b in set(g.corners)
-            for colour in set(board.crossings[a].lines) & set(board.crossings[b].lines)
-        ]
-        if pairs:
-            break
-    field, a, other, b, colour = pairs[0]
-    demon = Creature(DEMON, colour, xy=board.crossings[a].xy, field=field, crossing=a)
-    where = Location(demon, field, a, None, 0.0, "between-corners", ((other, b),))
-    with_demon = board.with_creatures((demon,))
-    assert not doubt_is_moot(with_demon, 0, where)
-    # In another corner of its own field, the same demon's doubt is moot.
-    same = [c for c in set(board.fields[field].corners)
-            if c != a and colour in board.crossings[c].lines]
-    if same:
-        assert doubt_is_moot(with_demon, 0, replace(where, alternatives=((field, same[0]),)))
-

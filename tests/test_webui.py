@@ -534,6 +534,42 @@ def test_the_board_page_keeps_the_cameras_doubts_after_a_correction(
     assert "seen only by its shape" not in after
 
 
+def test_a_doubt_between_corners_is_judged_again_after_a_correction() -> None:
+    """A demon the camera could not place between two free corners of its colour in
+    one field is no doubt (it changes nothing), until the player adds a demon in the
+    other corner: then where it stands decides a violation, and it is warned of."""
+    reading = truth_report(VIOLATIONS)
+    board = board_from_report(reading)
+    taken = {(c.field, c.crossing) for c in board.creatures}
+    frozen = {c.field for c in board.creatures if c.kind == "ghost"}
+    field, a, b, colour = next(
+        (f.id, a, b, colour)
+        for f in board.fields if not f.outer and f.id not in frozen
+        for a in set(f.corners) for b in set(f.corners)
+        if a != b and (f.id, a) not in taken and (f.id, b) not in taken
+        for colour in set(board.crossings[a].lines) & set(board.crossings[b].lines)
+    )
+    geometry = BoardGeometry(board)
+    radius = PAWN_RADIUS * board_extent(board)
+    spot_a = geometry.corner_point(field, a, CORNER_AIR * radius)
+    spot_b = geometry.corner_point(field, b, CORNER_AIR * radius)
+    reading = apply_edits(reading, [{"op": "add", "colour": colour, "xy": list(spot_a)}])
+    demon = reading["creatures"][-1]
+    assert (demon["field"], demon["crossing"]) == (field, a)
+    demon.update(confidence=0.8, corners_alike=[[field, b]])
+    reading["warnings"] = []
+    label = f"creature {demon['id']} ({colour} demon) is between-corners"
+    other = "red" if colour != "red" else "blue"
+    crowded = apply_edits(reading, [{"op": "add", "colour": other, "xy": list(spot_b)}])
+    assert (crowded["creatures"][-1]["field"], crowded["creatures"][-1]["crossing"]) == (field, b)
+    assert crowded["warnings"] == [label]
+    assert crowded["creatures"][demon["id"]]["confidence"] == 0.4
+    # The other demon taken away again: the doubt is moot once more.
+    freed = apply_edits(crowded, [{"op": "remove", "creature": len(crowded["creatures"]) - 1}])
+    assert freed["warnings"] == [] and freed["creatures"][demon["id"]]["confidence"] == 0.8
+    assert freed["creatures"][demon["id"]]["corners_alike"] == [[field, b]]
+
+
 def test_a_moved_knot_is_no_longer_doubted() -> None:
     reading, _, _, _ = unsure_reading()
     x, y = segment_away_from_the_knot(reading, "red")

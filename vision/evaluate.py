@@ -136,8 +136,11 @@ class Comparison:
     knot off its place, a crossing not found or extra or of other loops, a creature
     missed, extra, or read with another kind, colour, slot or off-board state; a
     demon at a crossing read aside is not one), and ``errors_warned`` those the
-    report pointed at (see :class:`Doubts`). ``boards_warned`` is 1 for a board not
-    read exactly where at least one of its errors was pointed at, and
+    report pointed at (see :class:`Doubts`; a demon in another corner than the truth's
+    counts as pointed at also when the report names the truth's corner among its
+    ``corners_alike``, the corners that would change nothing else). ``boards_warned``
+    is 1 for a board not read exactly where at least one of its errors was pointed at,
+    and
     ``exact_doubted`` 1 for a board read exactly whose report is unsure of something
     all the same: what the warnings cost (``knots_doubted``: knots found that the
     report is unsure of).
@@ -651,7 +654,8 @@ def _compare_creatures(
             result.slots_right += right
             result.slots_right_aside += right_aside
         if not (kind_colour and off_board and right_aside):
-            result.error("creature", doubts.near(r["xy"], pawn[j]))
+            named = kind_colour and off_board and _alike_named(r, t, with_aside, field_map)
+            result.error("creature", doubts.near(r["xy"], pawn[j]) or named)
         if t.get("off_board"):
             continue
         if right_aside and not right:
@@ -677,6 +681,17 @@ def _compare_creatures(
     extra = [_creature_name(r) for i, r in enumerate(read) if i not in matched_read]
     if extra:
         result.problems.append("extra creatures: " + ", ".join(extra))
+
+
+def _alike_named(
+    read: Mapping[str, Any], true: Mapping[str, Any],
+    crossing_map: Mapping[int, int], field_map: Mapping[int, int],
+) -> bool:
+    """Whether the truth's corner is one the report says a demon fits as well as the one
+    it was put in (``corners_alike``: one that changes nothing else in the report)."""
+    slot = (true.get("field"), true.get("crossing"))
+    return any((field_map.get(f, -1), crossing_map.get(c, -1)) == slot
+               for f, c in read.get("corners_alike") or [])
 
 
 def _same_slot(

@@ -23,7 +23,6 @@ from numpy.typing import NDArray
 from calibration.profile import ColourProfile, load_profile
 from engine.board import Board, Crossing, Point
 from engine.errors import EngineError, LayoutError
-from engine.legality import find_violations
 from engine.placement import (
     BETWEEN_CORNERS_AMBIGUITY,
     FAR_FROM_CORNERS_AMBIGUITY,
@@ -31,8 +30,7 @@ from engine.placement import (
     Foot,
     Location,
 )
-from engine.report import board_to_report
-from engine.scoring import score
+from engine.report import board_to_report, moves_change_nothing
 from engine.topology import build_board
 from vision import memory
 from vision.colour import LABEL_RGB, ColourMasks, bounding_box, classify_colours, draw_labels
@@ -116,11 +114,16 @@ SURE_KNOT_MARK = 0.5
 FAINT_CORD = 64
 CORD_REACH_WIDTHS = 3.0
 FAINT_CROSSING = 0.5
-#: A demon whose foot cannot tell its corner from another (between corners) is unsure
-#: (its confidence halved, and a warning), unless every such corner gives the board the
-#: same scores, field owners and violations (:func:`doubt_is_moot`): then its confidence
-#: is at most this, above LOW_CONFIDENCE (no "?" and no warning for a doubt that cannot
-#: change what the report says; a pawn unsure for another reason stays so).
+#: A creature the locator flags (on a string, far from the corners, between corners, at
+#: the edge of its corner's reach) has its confidence multiplied by this (unsure, under
+#: LOW_CONFIDENCE) and is named in the warnings, ...
+AMBIGUOUS_PLACE = 0.5
+#: ... except a demon whose foot cannot tell its corner from others (between corners;
+#: the report lists them as its ``corners_alike``) where every one of them gives the
+#: board the same scores, field owners and violations
+#: (:func:`engine.report.moves_change_nothing`): its confidence is then at most this,
+#: above LOW_CONFIDENCE, and no warning names it (a doubt that cannot change what the
+#: report says; a pawn unsure for another reason stays so).
 MOOT_CONFIDENCE = 0.8
 
 
@@ -503,42 +506,20 @@ def make_report(
     warnings += [remark.in_photo(to_photo) for remark in pawns.warnings]
     for entry, location, pawn in zip(report["creatures"], located, pawns.pawns, strict=True):
         confidence = pawn.confidence
-        if location.ambiguity is not None and doubt_is_moot(board, entry["id"], location):
+        if location.ambiguity == BETWEEN_CORNERS_AMBIGUITY:
+            entry["corners_alike"] = [list(corner) for corner in location.alternatives]
+        if location.ambiguity == BETWEEN_CORNERS_AMBIGUITY and moves_change_nothing(
+            board, entry["id"], location.alternatives
+        ):
             confidence = min(confidence, MOOT_CONFIDENCE)
         elif location.ambiguity is not None:
-            confidence *= 0.5
+            confidence *= AMBIGUOUS_PLACE
             warnings.append(
                 f"creature {entry['id']} ({pawn.colour} {pawn.kind}) is {location.ambiguity}"
             )
         entry["confidence"] = round(confidence, 2)
     report["warnings"] = warnings
     return report
-
-
-def doubt_is_moot(board: Board, index: int, location: Location) -> bool:
-    """Whether creature ``index``, a demon between corners (``location.alternatives``:
-    those its foot cannot tell from the one chosen), would give ``board`` the same
-    scores, field owners and violations in any of them, so that the doubt cannot change
-    what the report says (in a sliver of a field, a demon's two corners there are often
-    both of its colour and free). Each such demon is judged with the others where they
-    were put."""
-    if location.ambiguity != BETWEEN_CORNERS_AMBIGUITY:
-        return False
-    outcome = _outcome(board)
-    creatures = list(board.creatures)
-    for field, crossing in location.alternatives:
-        creatures[index] = replace(board.creatures[index], field=field, crossing=crossing)
-        if _outcome(board.with_creatures(tuple(creatures))) != outcome:
-            return False
-    return True
-
-
-def _outcome(board: Board) -> tuple[object, ...]:
-    """What a board's report says of it: the scores, who holds each field (the page
-    tints it) and which rules its creatures break."""
-    scored = score(board)
-    broken = sorted((v.rule, v.creatures, v.lines) for v in find_violations(board))
-    return tuple(sorted(scored.points.items())), tuple(scored.owners.items()), tuple(broken)
 
 
 def faint_cord_at(

@@ -36,10 +36,11 @@ from shapely.geometry import Point as ShapelyPoint
 
 from engine.board import Board, Creature, Point
 from engine.colours import DEMON, GHOST, LINE_COLOURS, SCORE_COLOURS, WHITE
-from engine.errors import BoardFormatError
+from engine.errors import BoardError, BoardFormatError
 from engine.legality import LAYOUT_PROBLEM, Violation
 from engine.placement import CORNER_AIR, BoardGeometry, Foot, locate_creatures
-from engine.report import board_from_report, board_to_report
+from engine.report import board_from_report, board_to_report, moves_change_nothing
+from vision.reader import AMBIGUOUS_PLACE, MOOT_CONFIDENCE
 
 #: A creature's base radius as a fraction of the board's extent (the longer side of the
 #: lines' bounding box): a 9.5 mm pawn radius on a play area of about half a metre.
@@ -186,8 +187,9 @@ def keep_doubts(
     old_creatures = {c.get("id"): c for c in original.get("creatures") or []}
     kept = {source: i for i, source in enumerate(sources) if source is not None}
     for i, source in enumerate(sources):
-        if source is not None and "confidence" in old_creatures[source]:
-            corrected["creatures"][i]["confidence"] = old_creatures[source]["confidence"]
+        for key in ("confidence", "corners_alike"):
+            if source is not None and key in old_creatures[source]:
+                corrected["creatures"][i][key] = old_creatures[source][key]
     old_crossings = {c.get("id"): c for c in original.get("crossings") or []}
     for crossing in corrected["crossings"]:
         old = old_crossings.get(crossing["id"]) or {}
@@ -209,7 +211,35 @@ def keep_doubts(
             for warning in original["warnings"]
             if (kept_warning := _kept_warning(str(warning), kept, moved, feet, reach))
         ]
+        _judge_corners_again(corrected)
     return corrected
+
+
+def _judge_corners_again(report: dict[str, Any]) -> None:
+    """Each demon the camera put between corners (``corners_alike``) judged again on the
+    corrected board, as the reader judged it (``vision.reader.MOOT_CONFIDENCE``): a
+    correction elsewhere can make one of its other corners change the report (a demon
+    added there), so that it is warned of and unsure again, or no longer."""
+    board = board_from_report(report)
+    for entry in report["creatures"]:
+        corners = entry.get("corners_alike")
+        if corners is None:
+            continue
+        try:
+            moot = moves_change_nothing(board, entry["id"], [(f, c) for f, c in corners])
+        except BoardError:  # a corner the corrected board does not have
+            moot = False
+        label = f"creature {entry['id']} ({entry['colour']} {entry['kind']}) is between-corners"
+        warned = label in report["warnings"]
+        confidence = entry.get("confidence")
+        if moot and warned:
+            report["warnings"].remove(label)
+            if confidence is not None:
+                entry["confidence"] = min(round(confidence / AMBIGUOUS_PLACE, 2), MOOT_CONFIDENCE)
+        elif not moot and not warned:
+            report["warnings"].append(label)
+            if confidence is not None:
+                entry["confidence"] = round(confidence * AMBIGUOUS_PLACE, 2)
 
 
 _CREATURE = re.compile(r"\bcreature (\d+) \(")
