@@ -254,6 +254,8 @@ def print_figures(title: str, figures: dict[str, Any]) -> None:
         ("errors the report warned of", "errors_warned", counts["errors_warned"], "errors"),
         *((f"  {kind}s", f"{kind}_errors_warned", counts[f"{kind}_errors_warned"],
            f"{kind}_errors") for kind in ("loop", "knot", "crossing", "creature")),
+        ("    creatures not warned of, corner named alike", "creature_errors_alike",
+         counts["creature_errors_alike"], "creature_errors_not_warned"),
         ("  boards not exact, warned of", "boards_warned", counts["boards_warned"],
          "boards_not_exact"),
         ("  boards exact, with a doubt", "exact_doubted", counts["exact_doubted"],
@@ -264,7 +266,9 @@ def print_figures(title: str, figures: dict[str, Any]) -> None:
     # What each row counts out of: a count, or one of these.
     totals = {**counts, "photos": figures["photos"],
               "crossings_not_found": counts["crossings_truth"] - counts["crossings_matched"],
-              "boards_not_exact": figures["photos"] - counts["board_exact"]}
+              "boards_not_exact": figures["photos"] - counts["board_exact"],
+              "creature_errors_not_warned": counts["creature_errors"]
+              - counts["creature_errors_warned"]}
     print(f"\n{title}: {figures['photos']} photos, {figures['refused']} refused")
     for label, key, right, out_of in rows:
         total = totals[out_of]

@@ -313,7 +313,7 @@ def test_a_creature_missed_is_warned_of_by_a_doubt_at_its_place(truth: Report) -
     assert compare_reports(reading, truth).errors_warned == 0
 
 
-def test_a_demon_in_another_corner_is_pointed_at_when_the_report_names_its_corner(
+def test_a_demon_in_another_corner_named_alike_is_counted_apart(
     truth: Report,
 ) -> None:
     reading = copy.deepcopy(truth)
@@ -324,10 +324,20 @@ def test_a_demon_in_another_corner_is_pointed_at_when_the_report_names_its_corne
     demon["crossing"] = other
     result = compare_reports(reading, truth)
     assert (result.creature_errors, result.creature_errors_warned) == (1, 0)
-    demon["corners_alike"] = [truth_corner]
-    assert compare_reports(reading, truth).creature_errors_warned == 1
-    demon["corners_alike"] = [[demon["field"], other]]  # names its own corner only
-    assert compare_reports(reading, truth).creature_errors_warned == 0
+    assert result.creature_errors_alike == 0
+
+    def counted(corners: object) -> tuple[int, int]:
+        demon["corners_alike"] = corners
+        result = compare_reports(reading, truth)
+        return result.creature_errors_warned, result.creature_errors_alike
+
+    # Named among the corners alike: not pointed at (the page shows no doubt), counted.
+    assert counted([truth_corner]) == (0, 1)
+    assert counted([[demon["field"], other]]) == (0, 0)  # names its own corner only
+    assert counted("ab") == counted([[1, 2, 3]]) == (0, 0)  # malformed: names nothing
+    # Pointed at by an unsure confidence as well: counted as warned only.
+    demon["confidence"] = 0.4
+    assert counted([truth_corner]) == (1, 0)
 
 
 def test_boards_warned_of_and_exact_boards_doubted(truth: Report) -> None:

@@ -88,6 +88,13 @@ def test_sample_photo_is_read_exactly(photo: Path) -> None:
     corner_doubts(assert_exact(photo))
 
 
+def test_the_samples_hold_moot_and_warned_doubts_between_corners() -> None:
+    """The check above has both kinds to look at (a sample with each)."""
+    moot, _ = corner_doubts(read_photo(SAMPLES / "03_normal_dark_wood.jpg").report)
+    _, warned = corner_doubts(read_photo(SAMPLES / "04_normal_white_table.jpg").report)
+    assert moot > 0 and warned > 0
+
+
 @pytest.mark.skipif(not DEV_PHOTOS.is_dir(), reason="../shared/dev-photos is not beside the repo")
 @pytest.mark.parametrize("photo", photo_params(DEV_PHOTOS) if DEV_PHOTOS.is_dir() else [])
 def test_dev_photo_is_read_exactly(photo: Path) -> None:

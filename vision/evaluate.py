@@ -136,11 +136,12 @@ class Comparison:
     knot off its place, a crossing not found or extra or of other loops, a creature
     missed, extra, or read with another kind, colour, slot or off-board state; a
     demon at a crossing read aside is not one), and ``errors_warned`` those the
-    report pointed at (see :class:`Doubts`; a demon in another corner than the truth's
-    counts as pointed at also when the report names the truth's corner among its
-    ``corners_alike``, the corners that would change nothing else). ``boards_warned``
-    is 1 for a board not read exactly where at least one of its errors was pointed at,
-    and
+    report pointed at (see :class:`Doubts`). ``creature_errors_alike`` counts the
+    creature errors not pointed at that are a demon in another corner than the truth's,
+    where the report names the truth's corner among its ``corners_alike`` (a doubt the
+    reader judged moot: that corner would change no score, owner or violation).
+    ``boards_warned`` is 1 for a board not read exactly where at least one of its errors
+    was pointed at, and
     ``exact_doubted`` 1 for a board read exactly whose report is unsure of something
     all the same: what the warnings cost (``knots_doubted``: knots found that the
     report is unsure of).
@@ -186,6 +187,7 @@ class Comparison:
     crossing_errors_warned: int = 0
     creature_errors: int = 0
     creature_errors_warned: int = 0
+    creature_errors_alike: int = 0
     boards_warned: int = 0
     exact_doubted: int = 0
     knots_doubted: int = 0
@@ -654,8 +656,10 @@ def _compare_creatures(
             result.slots_right += right
             result.slots_right_aside += right_aside
         if not (kind_colour and off_board and right_aside):
+            warned = doubts.near(r["xy"], pawn[j])
+            result.error("creature", warned)
             named = kind_colour and off_board and _alike_named(r, t, with_aside, field_map)
-            result.error("creature", doubts.near(r["xy"], pawn[j]) or named)
+            result.creature_errors_alike += not warned and named
         if t.get("off_board"):
             continue
         if right_aside and not right:
@@ -688,10 +692,14 @@ def _alike_named(
     crossing_map: Mapping[int, int], field_map: Mapping[int, int],
 ) -> bool:
     """Whether the truth's corner is one the report says a demon fits as well as the one
-    it was put in (``corners_alike``: one that changes nothing else in the report)."""
+    it was put in (``corners_alike``)."""
     slot = (true.get("field"), true.get("crossing"))
-    return any((field_map.get(f, -1), crossing_map.get(c, -1)) == slot
-               for f, c in read.get("corners_alike") or [])
+    corners = read.get("corners_alike")
+    return isinstance(corners, list) and any(
+        isinstance(corner, list) and len(corner) == 2
+        and (field_map.get(corner[0], -1), crossing_map.get(corner[1], -1)) == slot
+        for corner in corners
+    )
 
 
 def _same_slot(
@@ -806,6 +814,8 @@ def summarise(comparisons: Iterable[Comparison]) -> dict[str, Any]:
         **{f"{kind}_errors_warned": rate(getattr(total, f"{kind}_errors_warned"),
                                          getattr(total, f"{kind}_errors"))
            for kind in ("loop", "knot", "crossing", "creature")},
+        "creature_errors_alike": rate(total.creature_errors_alike,
+                                      total.creature_errors - total.creature_errors_warned),
         "boards_warned": rate(total.boards_warned, photos - total.board_exact),
         "exact_doubted": rate(total.exact_doubted, total.board_exact),
         "knots_doubted": rate(total.knots_doubted, total.knots_found),

@@ -514,12 +514,15 @@ def make_report(
             confidence = min(confidence, MOOT_CONFIDENCE)
         elif location.ambiguity is not None:
             confidence *= AMBIGUOUS_PLACE
-            warnings.append(
-                f"creature {entry['id']} ({pawn.colour} {pawn.kind}) is {location.ambiguity}"
-            )
+            warnings.append(place_warning(entry["id"], pawn.colour, pawn.kind, location.ambiguity))
         entry["confidence"] = round(confidence, 2)
     report["warnings"] = warnings
     return report
+
+
+def place_warning(creature_id: int, colour: str, kind: str, ambiguity: str) -> str:
+    """The warning for a creature whose place the locator doubts (its ``ambiguity``)."""
+    return f"creature {creature_id} ({colour} {kind}) is {ambiguity}"
 
 
 def faint_cord_at(

@@ -13,7 +13,8 @@ An edit is a small JSON object, the same from the page's editor and from
   corner (a demon) or that it stands off the board, as it does for the camera.
 - ``{"op": "knot", "colour": "red", "xy": [x, y]}``: the red loop's knot moved to the
   point of the red loop nearest the tap; the fields beside it are worth one more, those
-  it left one less, and every creature stays where it stands. Refused on a board whose
+  it left one less, and every creature stays where it stands (on a loop read with no
+  knot, it places one). Refused on a board whose
   lines break the rules (a ``layout-problem``: its fields cannot be built again), for a
   tap far from the loop or on one of its crossings.
 
@@ -40,7 +41,7 @@ from engine.errors import BoardError, BoardFormatError
 from engine.legality import LAYOUT_PROBLEM, Violation
 from engine.placement import CORNER_AIR, BoardGeometry, Foot, locate_creatures
 from engine.report import board_from_report, board_to_report, moves_change_nothing
-from vision.reader import AMBIGUOUS_PLACE, MOOT_CONFIDENCE
+from vision.reader import AMBIGUOUS_PLACE, MOOT_CONFIDENCE, place_warning
 
 #: A creature's base radius as a fraction of the board's extent (the longer side of the
 #: lines' bounding box): a 9.5 mm pawn radius on a play area of about half a metre.
@@ -182,7 +183,9 @@ def keep_doubts(
     or changed (one naming a kept creature is renumbered), a knot the player moved, or
     a place whose nearest creature, within :data:`TAP_REACH`, is one the player removed,
     changed or added: the player has looked there. Whatever the player set has no
-    confidence: it is not the camera's reading.
+    confidence: it is not the camera's reading. A demon the camera put between corners
+    keeps its ``corners_alike`` and is judged again on the corrected board
+    (:func:`_judge_corners_again`).
     """
     old_creatures = {c.get("id"): c for c in original.get("creatures") or []}
     kept = {source: i for i, source in enumerate(sources) if source is not None}
@@ -200,7 +203,7 @@ def keep_doubts(
         old_line = (original.get("lines") or {}).get(colour) or {}
         if colour not in moved and "knot_confidence" in old_line:
             line["knot_confidence"] = old_line["knot_confidence"]
-    if "warnings" in original:
+    if "warnings" in original or any("corners_alike" in c for c in corrected["creatures"]):
         # Every foot, and whether the player touched it: removed, changed or added.
         now = zip(corrected["creatures"], sources, strict=True)
         feet = [(c["xy"], source is None) for c, source in now if c.get("xy")]
@@ -208,7 +211,7 @@ def keep_doubts(
         reach = TAP_REACH * board_extent(board_from_report(corrected))
         corrected["warnings"] = [
             kept_warning
-            for warning in original["warnings"]
+            for warning in original.get("warnings") or []
             if (kept_warning := _kept_warning(str(warning), kept, moved, feet, reach))
         ]
         _judge_corners_again(corrected)
@@ -217,19 +220,20 @@ def keep_doubts(
 
 def _judge_corners_again(report: dict[str, Any]) -> None:
     """Each demon the camera put between corners (``corners_alike``) judged again on the
-    corrected board, as the reader judged it (``vision.reader.MOOT_CONFIDENCE``): a
-    correction elsewhere can make one of its other corners change the report (a demon
+    corrected board, about as the reader judged it (``vision.reader.MOOT_CONFIDENCE``):
+    a correction elsewhere can make one of its other corners change the report (a demon
     added there), so that it is warned of and unsure again, or no longer."""
     board = board_from_report(report)
     for entry in report["creatures"]:
-        corners = entry.get("corners_alike")
+        corners = _corners(entry.get("corners_alike"))
         if corners is None:
+            entry.pop("corners_alike", None)  # not the camera's: nothing to judge
             continue
         try:
-            moot = moves_change_nothing(board, entry["id"], [(f, c) for f, c in corners])
+            moot = moves_change_nothing(board, entry["id"], corners)
         except BoardError:  # a corner the corrected board does not have
             moot = False
-        label = f"creature {entry['id']} ({entry['colour']} {entry['kind']}) is between-corners"
+        label = place_warning(entry["id"], entry["colour"], entry["kind"], "between-corners")
         warned = label in report["warnings"]
         confidence = entry.get("confidence")
         if moot and warned:
@@ -274,6 +278,19 @@ def _kept_warning(
 
     text = _CREATURE.sub(renumbered, warning)
     return None if gone else text
+
+
+def _corners(value: object) -> list[tuple[int, int]] | None:
+    """A report's ``corners_alike`` as (field, crossing) pairs, or None if malformed."""
+    if not isinstance(value, list):
+        return None
+    pairs = []
+    for corner in value:
+        if (not isinstance(corner, list) or len(corner) != 2
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in corner)):
+            return None
+        pairs.append((corner[0], corner[1]))
+    return pairs
 
 
 def _same_crossing(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:

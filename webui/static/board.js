@@ -36,8 +36,13 @@
   // Showing anything else in the sheet puts it down.
   let movingKnot = null;
 
+  // One correction per page: a second tap before the reload sends nothing.
+  let submitting = false;
+
   function submit(values) {
-    movingKnot = null;  // one correction per tap, also if a second tap comes before the reload
+    movingKnot = null;
+    if (submitting) return;
+    submitting = true;
     Object.keys(values).forEach(function (k) { form.elements[k].value = values[k]; });
     form.submit();
   }
