@@ -168,7 +168,7 @@ def summary_lines(report: Mapping[str, Any], name: str) -> list[str]:
 def _unsure_items(report: Mapping[str, Any]) -> str:
     """E.g. "2 crossings (3, 7); 1 knot (green) with confidence < 0.6", or "" when
     there are none."""
-    from vision.overlay import LOW_CONFIDENCE, is_unsure
+    from vision.doubts import LOW_CONFIDENCE, is_unsure
 
     parts = []
     for key, singular in (("crossings", "crossing"), ("creatures", "creature")):

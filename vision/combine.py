@@ -68,7 +68,7 @@ from vision.trace import (
 #: A pawn the rules did not see is added when the detector is this sure of it.
 ADD_SCORE = 0.4
 #: An added pawn marked less than this gets a warning (the overlay rings the same
-#: pawns as unsure: vision.overlay.LOW_CONFIDENCE); surer ones would only crowd the
+#: pawns as unsure: vision.doubts.LOW_CONFIDENCE); surer ones would only crowd the
 #: list a player checks first.
 UNSURE_ADDED = 0.6
 #: A mark from CONFIRM_FROM up to ADD_SCORE that no pawn kept stands at is scored

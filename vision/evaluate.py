@@ -27,7 +27,7 @@ import shapely
 from shapely.geometry import LinearRing, Polygon
 from shapely.geometry.base import BaseGeometry
 
-from vision.overlay import is_unsure
+from vision.doubts import is_unsure
 
 __all__ = [
     "Comparison",
@@ -267,7 +267,7 @@ class Doubts:
     ----------
     places : list of (x, y)
         Crossings, creatures and knots with a ``confidence`` (a knot's
-        ``knot_confidence``) under ``vision.overlay.LOW_CONFIDENCE``, the ones the
+        ``knot_confidence``) under ``vision.doubts.LOW_CONFIDENCE``, the ones the
         overlay marks with "?", and the places warnings name ("near (x, y)").
     loops : frozenset of str
         Colours whose loop a warning names ("only 55 % of the green loop was seen").

@@ -32,6 +32,8 @@ from shapely.geometry import GeometryCollection, MultiPoint, MultiPolygon, Point
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import polylabel
 
+from vision.doubts import LOW_CONFIDENCE, is_unsure
+
 __all__ = ["draw_overlay", "COLOURS_RGB", "LOW_CONFIDENCE", "is_unsure"]
 
 #: Drawing colours (RGB) of the four strings and the ghosts.
@@ -42,8 +44,6 @@ COLOURS_RGB: dict[str, tuple[int, int, int]] = {
     "blue": (50, 110, 255),
     "white": (255, 255, 255),
 }
-#: Items read with less confidence than this are marked with "?".
-LOW_CONFIDENCE = 0.6
 
 _SCORE_ORDER = ("red", "yellow", "green", "blue", "white")
 _BLACK = (0, 0, 0)
@@ -135,12 +135,6 @@ class _Canvas:
     def ring(self, centre: _Point, radius: int, colour: _Colour, width: int) -> None:
         cv2.circle(self.image, centre, radius, _BLACK, width + 2 * self.unit, cv2.LINE_AA)
         cv2.circle(self.image, centre, radius, colour, width, cv2.LINE_AA)
-
-
-def is_unsure(confidence: object) -> bool:
-    """Whether a report's ``confidence`` (or a line's ``knot_confidence``) marks its item
-    unsure: a number under :data:`LOW_CONFIDENCE` (an item without one is not)."""
-    return isinstance(confidence, int | float) and confidence < LOW_CONFIDENCE
 
 
 def _is_doubtful(item: Mapping[str, Any]) -> bool:

@@ -54,9 +54,9 @@ from vision.detect import (
     look_again,
     marked_once,
 )
+from vision.doubts import AMBIGUOUS_PLACE, LOW_CONFIDENCE, MOOT_CONFIDENCE, place_warning
 from vision.errors import ReadError
 from vision.load import MIN_WORKING_SIDE, Photo, load_photo
-from vision.overlay import LOW_CONFIDENCE
 from vision.parts import find_parts
 from vision.pixels import PixelClasses, classify_pixels, draw_classes
 from vision.second_look import add_missed_pawns
@@ -114,17 +114,6 @@ SURE_KNOT_MARK = 0.5
 FAINT_CORD = 64
 CORD_REACH_WIDTHS = 3.0
 FAINT_CROSSING = 0.5
-#: A creature the locator flags (on a string, far from the corners, between corners, at
-#: the edge of its corner's reach) has its confidence multiplied by this (unsure, under
-#: LOW_CONFIDENCE) and is named in the warnings, ...
-AMBIGUOUS_PLACE = 0.5
-#: ... except a demon whose foot cannot tell its corner from others (between corners;
-#: the report lists them as its ``corners_alike``) where every one of them gives the
-#: board the same scores, field owners and violations
-#: (:func:`engine.report.moves_change_nothing`): its confidence is then at most this,
-#: above LOW_CONFIDENCE, and no warning names it (a doubt that cannot change what the
-#: report says; a pawn unsure for another reason stays so).
-MOOT_CONFIDENCE = 0.8
 
 
 @dataclass(frozen=True)
@@ -518,11 +507,6 @@ def make_report(
         entry["confidence"] = round(confidence, 2)
     report["warnings"] = warnings
     return report
-
-
-def place_warning(creature_id: int, colour: str, kind: str, ambiguity: str) -> str:
-    """The warning for a creature whose place the locator doubts (its ``ambiguity``)."""
-    return f"creature {creature_id} ({colour} {kind}) is {ambiguity}"
 
 
 def faint_cord_at(

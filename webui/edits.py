@@ -41,7 +41,7 @@ from engine.errors import BoardError, BoardFormatError
 from engine.legality import LAYOUT_PROBLEM, Violation
 from engine.placement import CORNER_AIR, BoardGeometry, Foot, locate_creatures
 from engine.report import board_from_report, board_to_report, moves_change_nothing
-from vision.reader import AMBIGUOUS_PLACE, MOOT_CONFIDENCE, place_warning
+from vision.doubts import AMBIGUOUS_PLACE, MOOT_CONFIDENCE, place_warning
 
 #: A creature's base radius as a fraction of the board's extent (the longer side of the
 #: lines' bounding box): a 9.5 mm pawn radius on a play area of about half a metre.
@@ -220,7 +220,7 @@ def keep_doubts(
 
 def _judge_corners_again(report: dict[str, Any]) -> None:
     """Each demon the camera put between corners (``corners_alike``) judged again on the
-    corrected board, about as the reader judged it (``vision.reader.MOOT_CONFIDENCE``):
+    corrected board, about as the reader judged it (``vision.doubts.MOOT_CONFIDENCE``):
     a correction elsewhere can make one of its other corners change the report (a demon
     added there), so that it is warned of and unsure again, or no longer."""
     board = board_from_report(report)

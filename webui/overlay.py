@@ -23,7 +23,8 @@ from engine.errors import EngineError
 from engine.placement import BoardGeometry
 from engine.report import board_from_report
 from engine.scoring import field_majorities
-from vision.overlay import draw_overlay, is_unsure
+from vision.doubts import is_unsure
+from vision.overlay import draw_overlay
 
 #: Colours drawn for each game colour (strong enough on light and dark tables).
 PAINT = {

@@ -1,0 +1,34 @@
+"""What a report's confidences mean, shared by the reader, its overlay, the benchmark and
+the web page's editor (plain Python: no image libraries).
+
+A crossing, creature or knot read with a confidence under :data:`LOW_CONFIDENCE` is
+unsure: the overlay marks it "?", the web page rings it in orange and ``accuracy.py``
+counts an error near it as pointed at.
+"""
+
+from __future__ import annotations
+
+#: Items read with less confidence than this are unsure (marked "?").
+LOW_CONFIDENCE = 0.6
+#: A creature the locator flags (on a string, far from the corners, between corners, at
+#: the edge of its corner's reach) has its confidence multiplied by this (unsure, under
+#: LOW_CONFIDENCE) and is named in the warnings (:func:`place_warning`), ...
+AMBIGUOUS_PLACE = 0.5
+#: ... except a demon whose foot cannot tell its corner from others (between corners;
+#: the report lists them as its ``corners_alike``) where every one of them gives the
+#: board the same scores, field owners and violations
+#: (:func:`engine.report.moves_change_nothing`): its confidence is then at most this,
+#: above LOW_CONFIDENCE, and no warning names it (a doubt that cannot change what the
+#: report says; a pawn unsure for another reason stays so).
+MOOT_CONFIDENCE = 0.8
+
+
+def is_unsure(confidence: object) -> bool:
+    """Whether a report's ``confidence`` (or a line's ``knot_confidence``) marks its item
+    unsure: a number under :data:`LOW_CONFIDENCE` (an item without one is not)."""
+    return isinstance(confidence, int | float) and confidence < LOW_CONFIDENCE
+
+
+def place_warning(creature_id: int, colour: str, kind: str, ambiguity: str) -> str:
+    """The warning for a creature whose place the locator doubts (its ``ambiguity``)."""
+    return f"creature {creature_id} ({colour} {kind}) is {ambiguity}"
