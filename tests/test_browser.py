@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import threading
 import urllib.request
@@ -273,6 +274,31 @@ def test_tap_a_knot_then_its_place_to_move_it(server: Server, page: Any) -> None
     assert ShapelyPoint(knot).distance(target) < 0.01 * board_extent(board)
     before = {f["id"] for f in report["fields"] if "red" in f["knots"]}
     assert {f["id"] for f in moved["fields"] if "red" in f["knots"]} != before
+
+
+def test_a_knot_is_moved_from_the_keyboard_by_choosing_its_stretch(
+    server: Server, page: Any
+) -> None:
+    board_id = server.archive("03_normal_dark_wood")
+    page.goto(f"{server.url}/boards/{board_id}")
+    stretches = json.loads(page.locator("#stretches-data").text_content())["red"]
+    page.locator('[data-knot="red"]').focus()
+    page.keyboard.press("Enter")
+    page.locator("#move-knot").focus()
+    page.keyboard.press("Enter")
+    sheet = page.locator("#sheet")
+    assert "choose its stretch" in sheet.inner_text()
+    # The stretch the knot lies on is not offered; the others are, one button each.
+    offered = [i for i, s in enumerate(stretches) if not s["knot"]]
+    assert sheet.locator("button[data-stretch]").count() == len(offered)
+    choice = sheet.locator(f'button[data-stretch="{offered[-1]}"]')
+    choice.focus()
+    assert page.locator(".stretch-highlight").count() == 1  # the stretch drawn on the board
+    page.keyboard.press("Enter")
+    page.wait_for_load_state("load")
+    assert "Moved the red knot" in page.locator(".flash-change").inner_text()
+    knot = server.api(f"/api/boards/{board_id}")["report"]["lines"]["red"]["knot"]
+    assert math.dist(knot, stretches[offered[-1]]["middle"]) < 0.5
 
 
 def test_a_loop_with_no_knot_gets_one_where_it_is_tapped(server: Server, page: Any) -> None:

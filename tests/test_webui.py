@@ -31,8 +31,16 @@ from engine.report import board_from_report, board_to_report
 from webui import create_app
 from webui.archive import get_board, list_boards, store_board, summary
 from webui.db import SCHEMA_VERSION, connect, migrate, schema_version
-from webui.edits import PAWN_RADIUS, TAP_REACH, EditError, apply_edits, board_extent
+from webui.edits import (
+    KNOT_CLEAR,
+    PAWN_RADIUS,
+    TAP_REACH,
+    EditError,
+    apply_edits,
+    board_extent,
+)
 from webui.game import NO_GAME, GameFormError, GameInfo, Player, parse_game
+from webui.overlay import board_view
 from webui.photos import PhotoStore, inspect_photo
 from webui.samples import seed_archive
 from webui.scoring import BoardReading
@@ -654,6 +662,30 @@ def test_a_loop_read_with_no_knot_can_be_given_one(
     assert {f["id"] for f in corrected["fields"] if "red" in f["knots"]}
     page = client.get(f"/boards/{board_id}").get_data(as_text=True)
     assert "Placed the red knot" in page and "The red loop has no knot." not in page
+
+
+def test_each_loop_is_offered_as_stretches_between_its_crossings() -> None:
+    report = truth_report(VIOLATIONS)
+    board = board_from_report(report)
+    view = board_view(report)
+    clear = 2 * KNOT_CLEAR * board_extent(board)
+    for line in board.lines:
+        ring = LinearRing(line.polyline)
+        along = sorted(ring.project(ShapelyPoint(c.xy)) for c in board.crossings
+                       if line.colour in c.lines)
+        gaps = [b - a for a, b in zip(along, [*along[1:], along[0] + ring.length], strict=True)]
+        mine = [s for s in view.stretches if s.colour == line.colour]
+        assert len(mine) == sum(1 for gap in gaps if gap >= clear)
+        assert sum(s.has_knot for s in mine) == (line.knot is not None)
+        for stretch in mine:
+            middle = ShapelyPoint(stretch.middle)
+            assert ring.distance(middle) < 0.5  # on the loop ...
+            assert min(middle.distance(ShapelyPoint(c.xy)) for c in board.crossings
+                       if line.colour in c.lines) > KNOT_CLEAR * board_extent(board)
+    # ... and a knot put at a stretch's middle counts for the fields beside it.
+    red = next(s for s in view.stretches if s.colour == "red" and not s.has_knot)
+    moved = apply_edits(report, [{"op": "knot", "colour": "red", "xy": list(red.middle)}])
+    assert math.dist(moved["lines"]["red"]["knot"], red.middle) < 0.2
 
 
 def test_a_knot_tapped_onto_a_crossing_or_far_from_its_loop_is_refused() -> None:

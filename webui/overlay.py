@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 from PIL import Image
+from shapely.geometry import LinearRing
+from shapely.geometry import Point as ShapelyPoint
 
 from engine.board import Board
 from engine.colours import DEMON, LINE_COLOURS
@@ -25,6 +27,7 @@ from engine.report import board_from_report
 from engine.scoring import field_majorities
 from vision.doubts import is_unsure
 from vision.overlay import draw_overlay
+from webui.edits import KNOT_CLEAR, board_extent
 
 #: Colours drawn for each game colour (strong enough on light and dark tables).
 PAINT = {
@@ -66,6 +69,20 @@ class CreatureView:
 
 
 @dataclass(frozen=True)
+class StretchView:
+    """A stretch of a loop between two of its crossings: where its knot may lie. The
+    knot counts for the fields on either side of its stretch, wherever on it it lies."""
+
+    colour: str
+    #: SVG polyline points along the stretch.
+    points: str
+    #: The point halfway along it, where a knot put on it is placed.
+    middle: tuple[float, float]
+    #: Whether the loop's knot lies on it.
+    has_knot: bool
+
+
+@dataclass(frozen=True)
 class BoardView:
     """Everything the overlay shows, in the report's pixel coordinates."""
 
@@ -84,6 +101,8 @@ class BoardView:
     violations: Sequence[Mapping[str, Any]]
     warnings: Sequence[str] = field(default_factory=list)
     low_confidence_crossings: int = 0
+    #: Every loop's stretches between its crossings, to choose a knot's place from.
+    stretches: Sequence[StretchView] = field(default_factory=list)
 
     @property
     def outer_field(self) -> FieldView | None:
@@ -196,7 +215,47 @@ def board_view(report: Mapping[str, Any]) -> BoardView:
                        for ln in board.lines if ln.knot is None)
         ],
         low_confidence_crossings=sum(1 for c in crossings if c[3]),
+        stretches=knot_stretches(board),
     )
+
+
+#: Points drawn along a stretch (enough for a smooth highlight).
+STRETCH_POINTS = 32
+
+
+def knot_stretches(board: Board) -> list[StretchView]:
+    """Each loop's stretches between consecutive crossings of it (a loop that crosses
+    nothing is one stretch), those too short to hold a knot clear of their crossings
+    (``webui.edits.KNOT_CLEAR``) left out."""
+    clear = 2 * KNOT_CLEAR * board_extent(board)
+    stretches = []
+    for line in board.lines:
+        ring = LinearRing(line.polyline)
+        along = sorted(ring.project(ShapelyPoint(c.xy)) for c in board.crossings
+                       if line.colour in c.lines) or [0.0]
+        knot_at = None if line.knot is None else ring.project(ShapelyPoint(line.knot))
+        for start, end in zip(along, [*along[1:], along[0] + ring.length], strict=True):
+            if end - start < clear:
+                continue
+            points = [ring.interpolate(d % ring.length)
+                      for d in np.linspace(start, end, STRETCH_POINTS)]
+            middle = ring.interpolate(((start + end) / 2) % ring.length)
+            has_knot = knot_at is not None and (
+                start <= knot_at <= end or start <= knot_at + ring.length <= end)
+            stretches.append(StretchView(
+                line.colour, _points([(p.x, p.y) for p in points]),
+                (round(middle.x, 1), round(middle.y, 1)), has_knot))
+    return stretches
+
+
+def stretch_info(view: BoardView) -> dict[str, list[dict[str, Any]]]:
+    """Per loop colour, its stretches (sent to the page as JSON for choosing a knot's
+    place without a tap on the photo)."""
+    info: dict[str, list[dict[str, Any]]] = {}
+    for stretch in view.stretches:
+        info.setdefault(stretch.colour, []).append(
+            {"points": stretch.points, "middle": list(stretch.middle), "knot": stretch.has_knot})
+    return info
 
 
 #: Margin around the board in the shown part of the photo, as a fraction of its size.

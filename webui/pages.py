@@ -32,7 +32,7 @@ from webui.archive import ArchivedBoard, BoardNotFound
 from webui.db import get_db
 from webui.edits import EditError, apply_edits, check_report, describe_changes
 from webui.game import GameFormError, game_outcome, parse_game
-from webui.overlay import PAINT, board_view, creature_info, field_info, overlay_png
+from webui.overlay import PAINT, board_view, creature_info, field_info, overlay_png, stretch_info
 from webui.photos import PhotoStore
 from webui.scoring import read_board
 
@@ -117,6 +117,7 @@ def board(board_id: int) -> str:
         view=view,
         fields_data=field_info(view) if view else {},
         creatures_data=creature_info(view) if view else {},
+        stretches_data=stretch_info(view) if view else {},
         outcome=outcome,
         show_camera=show_camera,
         problem=problem,

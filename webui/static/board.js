@@ -10,6 +10,9 @@
   if (!svg || !sheet) return;
   const fields = JSON.parse(document.getElementById("fields-data").textContent);
   const creatures = JSON.parse(document.getElementById("creatures-data").textContent);
+  const stretchesData = document.getElementById("stretches-data");
+  // Per loop colour, its stretches between crossings (where a knot may lie).
+  const stretches = stretchesData ? JSON.parse(stretchesData.textContent) : {};
   const editable = svg.dataset.editable === "yes";
   // A board whose lines break the rules cannot be built again with its knot moved.
   const knotsMovable = editable && svg.dataset.knotsMovable === "yes";
@@ -66,6 +69,7 @@
   function clearSelection() {
     svg.querySelectorAll(".selected").forEach(function (n) { n.classList.remove("selected"); });
     svg.querySelectorAll(".tap-mark").forEach(function (n) { n.remove(); });
+    highlight(null);
   }
 
   // A cross where the player tapped, so they see where a new creature would go.
@@ -81,6 +85,53 @@
 
   function open() { sheet.hidden = false; }
   function close() { sheet.hidden = true; clearSelection(); movingKnot = null; }
+
+  // A stretch of a loop drawn thick while its button has the focus or the pointer.
+  let shown = null;
+  function highlight(stretch, colour) {
+    if (shown) { shown.remove(); shown = null; }
+    if (!stretch) return;
+    const box = svg.viewBox.baseVal;
+    shown = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
+    shown.setAttribute("points", stretch.points);
+    shown.setAttribute("class", "stretch-highlight");
+    shown.setAttribute("fill", "none");
+    shown.setAttribute("stroke", PAINT[colour]);
+    shown.setAttribute("stroke-opacity", "0.7");
+    shown.setAttribute("stroke-width", String(Math.max(box.width, box.height) / 1000 * 14));
+    shown.setAttribute("stroke-linecap", "round");
+    shown.setAttribute("pointer-events", "none");
+    svg.append(shown);
+  }
+
+  // After "Move it" or "Place it": the next tap on the board says where the knot lies,
+  // or one of the loop's stretches is chosen (also from the keyboard); the knot counts
+  // for the fields beside its stretch, wherever on it it lies.
+  function chooseKnotPlace(colour) {
+    body.replaceChildren(el("p", "Tap where the " + colour + " knot lies on the " + colour +
+      " loop, or choose its stretch of the loop:", "strong"));
+    const box = el("div", undefined, "choices");
+    (stretches[colour] || []).forEach(function (stretch, i) {
+      if (stretch.knot) return;
+      const button = el("button", "Stretch " + (i + 1));
+      button.type = "button";
+      button.dataset.stretch = String(i);
+      const show = function () { highlight(stretch, colour); };
+      const hide = function () { highlight(null); };
+      button.addEventListener("focus", show);
+      button.addEventListener("mouseenter", show);
+      button.addEventListener("blur", hide);
+      button.addEventListener("mouseleave", hide);
+      button.addEventListener("click", function () {
+        submit({ op: "knot", colour: colour, x: stretch.middle[0].toFixed(1),
+                 y: stretch.middle[1].toFixed(1), creature: "" });
+      });
+      box.append(button);
+    });
+    body.append(box);
+    open();
+    movingKnot = colour;
+  }
 
   function countsText(counts) {
     const parts = Object.keys(counts).map(function (c) { return c + " " + counts[c]; });
@@ -147,10 +198,7 @@
       const move = el("button", "Move it");
       move.type = "button";
       move.id = "move-knot";
-      move.addEventListener("click", function () {
-        body.replaceChildren(el("p", "Tap where the " + colour + " knot lies on the " + colour + " loop.", "strong"));
-        movingKnot = colour;
-      });
+      move.addEventListener("click", function () { chooseKnotPlace(colour); });
       body.append(move);
     }
     open();
@@ -201,11 +249,8 @@
   // A loop read with no knot: "Place it", then tap where its knot lies.
   document.querySelectorAll("button[data-place-knot]").forEach(function (button) {
     button.addEventListener("click", function () {
-      const colour = button.dataset.placeKnot;
       clearSelection();
-      body.replaceChildren(el("p", "Tap where the " + colour + " knot lies on the " + colour + " loop.", "strong"));
-      open();
-      movingKnot = colour;
+      chooseKnotPlace(button.dataset.placeKnot);
       svg.scrollIntoView({ behavior: "smooth", block: "nearest" });
     });
   });
