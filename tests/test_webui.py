@@ -40,7 +40,7 @@ from webui.edits import (
     board_extent,
 )
 from webui.game import NO_GAME, GameFormError, GameInfo, Player, parse_game
-from webui.overlay import board_view
+from webui.overlay import board_view, knot_stretches
 from webui.photos import PhotoStore, inspect_photo
 from webui.samples import seed_archive
 from webui.scoring import BoardReading
@@ -427,18 +427,10 @@ def test_changing_a_demon_into_a_ghost(app: Flask, db: sqlite3.Connection) -> No
 def segment_away_from_the_knot(report: dict[str, Any], colour: str) -> tuple[float, float]:
     """A point of the loop of ``colour`` halfway between two of its crossings, on a
     stretch other than its knot's."""
-    board = board_from_report(report)
-    line = next(ln for ln in board.lines if ln.colour == colour)
-    ring = LinearRing(line.polyline)
-    knot_at = ring.project(ShapelyPoint(line.knot))
-    along = sorted(ring.project(ShapelyPoint(c.xy)) for c in board.crossings if colour in c.lines)
-    stretches = list(zip(along, along[1:] + [along[0] + ring.length], strict=True))
-    for start, end in stretches:
-        inside = start <= knot_at <= end or start <= knot_at + ring.length <= end
-        if not inside:
-            point = ring.interpolate(((start + end) / 2) % ring.length)
-            return (point.x, point.y)
-    raise AssertionError("the loop has one stretch only")
+    stretches = knot_stretches(board_from_report(report))
+    other = next((s for s in stretches if s.colour == colour and not s.has_knot), None)
+    assert other is not None, "the loop has one stretch only"
+    return other.middle
 
 
 def test_moving_a_knot_moves_its_points_to_the_fields_beside_its_new_place(

@@ -51,6 +51,7 @@ from vision.creatures import (
     SeenPawn,
 )
 from vision.detect import KNOT, SAME_PAWN, Detection, Detections, one_mark_per_pawn
+from vision.doubts import no_knot_warning
 from vision.parts import disc_window
 from vision.separate import Separation
 from vision.trace import (
@@ -552,7 +553,7 @@ def combine_knots(
             knot_confidence=max(loop.knot_confidence, chosen.score),
             knot_mark=_mark_at((on_loop.x, on_loop.y), marked[colour], reach),
         )
-        warnings = [w for w in warnings if w != f"no knot found on the {colour} loop"]
+        warnings = [w for w in warnings if w != no_knot_warning(colour)]
     return Loops(loops=loops_with_knots, warnings=warnings)
 
 

@@ -8,6 +8,8 @@ counts an error near it as pointed at.
 
 from __future__ import annotations
 
+import re
+
 #: Items read with less confidence than this are unsure (marked "?").
 LOW_CONFIDENCE = 0.6
 #: A creature the locator flags (on a string, far from the corners, between corners, at
@@ -32,3 +34,18 @@ def is_unsure(confidence: object) -> bool:
 def place_warning(creature_id: int, colour: str, kind: str, ambiguity: str) -> str:
     """The warning for a creature whose place the locator doubts (its ``ambiguity``)."""
     return f"creature {creature_id} ({colour} {kind}) is {ambiguity}"
+
+
+def no_knot_warning(colour: str) -> str:
+    """The warning for a loop on which no knot was found."""
+    return f"no knot found on the {colour} loop"
+
+
+#: A place a warning names: "near (475, 721)", "at (1071, 603)" (see
+#: ``vision.creatures.Remark``).
+_PLACE = re.compile(r"\((-?\d+(?:\.\d+)?), (-?\d+(?:\.\d+)?)\)")
+
+
+def warning_places(warning: str) -> list[tuple[float, float]]:
+    """The places (x, y) a warning names."""
+    return [(float(x), float(y)) for x, y in _PLACE.findall(warning)]

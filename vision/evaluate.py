@@ -16,7 +16,6 @@ up over a set (:func:`summarise`) and a list of the problems found, for the benc
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -27,7 +26,7 @@ import shapely
 from shapely.geometry import LinearRing, Polygon
 from shapely.geometry.base import BaseGeometry
 
-from vision.doubts import is_unsure
+from vision.doubts import is_unsure, warning_places
 
 __all__ = [
     "Comparison",
@@ -255,10 +254,6 @@ def failed_reading(truth: Report, error: str) -> Comparison:
     return result
 
 
-#: A place a warning names: "near (475, 721)", "at (1071, 603)".
-_PLACE = re.compile(r"\((-?\d+(?:\.\d+)?), (-?\d+(?:\.\d+)?)\)")
-
-
 @dataclass(frozen=True)
 class Doubts:
     """What a report says it is unsure of, to tell which of its errors it pointed at.
@@ -296,7 +291,7 @@ class Doubts:
         loops: set[str] = set()
         for warning in reading.get("warnings") or []:
             text = str(warning)
-            places += [(float(x), float(y)) for x, y in _PLACE.findall(text)]
+            places += warning_places(text)
             # "no knot found on the green loop" doubts the knot, not the loop's way.
             named = knots if "knot" in text else loops
             named.update(c for c in LOOP_COLOURS if f"{c} loop" in text or f"{c} knot" in text)

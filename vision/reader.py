@@ -495,11 +495,11 @@ def make_report(
     warnings += [remark.in_photo(to_photo) for remark in pawns.warnings]
     for entry, location, pawn in zip(report["creatures"], located, pawns.pawns, strict=True):
         confidence = pawn.confidence
+        moot = False
         if location.ambiguity == BETWEEN_CORNERS_AMBIGUITY:
             entry["corners_alike"] = [list(corner) for corner in location.alternatives]
-        if location.ambiguity == BETWEEN_CORNERS_AMBIGUITY and moves_change_nothing(
-            board, entry["id"], location.alternatives
-        ):
+            moot = moves_change_nothing(board, entry["id"], location.alternatives)
+        if moot:
             confidence = min(confidence, MOOT_CONFIDENCE)
         elif location.ambiguity is not None:
             confidence *= AMBIGUOUS_PLACE

@@ -28,6 +28,7 @@ from skimage.morphology import skeletonize
 
 from engine.board import Point
 from vision.colour import bounding_box
+from vision.doubts import no_knot_warning
 from vision.errors import ReadError
 from vision.parallel import map_in_threads
 from vision.separate import MIN_LOOP_WIDTHS, Separation, blob_mask, disc, fill_small_holes
@@ -285,7 +286,7 @@ def all_four(found: dict[str, Loop | None]) -> Loops:
     short = too_short(dict(loops))
     for colour, loop in loops.items():
         if loop.knot is None:
-            warnings.append(f"no knot found on the {colour} loop")
+            warnings.append(no_knot_warning(colour))
         if colour in short:
             warnings.append(f"the {colour} loop is far shorter than the others")
         if loop.seen < 0.8:

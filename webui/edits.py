@@ -41,7 +41,13 @@ from engine.errors import BoardError, BoardFormatError
 from engine.legality import LAYOUT_PROBLEM, Violation
 from engine.placement import CORNER_AIR, BoardGeometry, Foot, locate_creatures
 from engine.report import board_from_report, board_to_report, moves_change_nothing
-from vision.doubts import AMBIGUOUS_PLACE, MOOT_CONFIDENCE, place_warning
+from vision.doubts import (
+    AMBIGUOUS_PLACE,
+    MOOT_CONFIDENCE,
+    no_knot_warning,
+    place_warning,
+    warning_places,
+)
 
 #: A creature's base radius as a fraction of the board's extent (the longer side of the
 #: lines' bounding box): a 9.5 mm pawn radius on a play area of about half a metre.
@@ -152,8 +158,8 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
             continue
         creatures = _apply(board, creatures, edit, f"edits[{i}]")
         sources = _sources_after(sources, edit)
-    corrected = rescore(report, board.with_creatures(tuple(creatures)))
-    return keep_doubts(report, corrected, sources, moved_knots)
+    board = board.with_creatures(tuple(creatures))
+    return keep_doubts(report, rescore(report, board), board, sources, moved_knots)
 
 
 def _sources_after(sources: list[int | None], edit: Any) -> list[int | None]:
@@ -169,11 +175,12 @@ def _sources_after(sources: list[int | None], edit: Any) -> list[int | None]:
 def keep_doubts(
     original: Mapping[str, Any],
     corrected: dict[str, Any],
+    board: Board,
     sources: Sequence[int | None],
     moved_knots: Iterable[str] = (),
 ) -> dict[str, Any]:
-    """``corrected`` with what ``original`` (a camera's reading) was unsure of, where the
-    player has not touched it.
+    """``corrected`` (the report of ``board``) with what ``original`` (a camera's
+    reading) was unsure of, where the player has not touched it.
 
     A creature still as the camera read it (``sources[i]``: the id of the report's
     creature it is) keeps its ``confidence``; a crossing keeps its own where the
@@ -208,22 +215,22 @@ def keep_doubts(
         now = zip(corrected["creatures"], sources, strict=True)
         feet = [(c["xy"], source is None) for c, source in now if c.get("xy")]
         feet += [(c["xy"], True) for i, c in old_creatures.items() if i not in kept and c.get("xy")]
-        reach = TAP_REACH * board_extent(board_from_report(corrected))
+        reach = TAP_REACH * board_extent(board)
         corrected["warnings"] = [
             kept_warning
             for warning in original.get("warnings") or []
             if (kept_warning := _kept_warning(str(warning), kept, moved, feet, reach))
         ]
-        _judge_corners_again(corrected)
+        _judge_corners_again(corrected, board)
     return corrected
 
 
-def _judge_corners_again(report: dict[str, Any]) -> None:
+def _judge_corners_again(report: dict[str, Any], board: Board) -> None:
     """Each demon the camera put between corners (``corners_alike``) judged again on the
     corrected board, about as the reader judged it (``vision.doubts.MOOT_CONFIDENCE``):
     a correction elsewhere can make one of its other corners change the report (a demon
-    added there), so that it is warned of and unsure again, or no longer."""
-    board = board_from_report(report)
+    added there), so that it is warned of and unsure again, or no longer. ``board``:
+    the report's."""
     for entry in report["creatures"]:
         corners = _corners(entry.get("corners_alike"))
         if corners is None:
@@ -247,7 +254,6 @@ def _judge_corners_again(report: dict[str, Any]) -> None:
 
 
 _CREATURE = re.compile(r"\bcreature (\d+) \(")
-_PLACE = re.compile(r"\((-?\d+(?:\.\d+)?), (-?\d+(?:\.\d+)?)\)")
 
 
 def _kept_warning(
@@ -260,11 +266,10 @@ def _kept_warning(
     """The warning as it reads after the edits (creatures renumbered), or None when it
     no longer applies (see :func:`keep_doubts`; ``feet``: every creature's foot, kept,
     removed or set by the player, and whether the player touched it)."""
-    if any(f"{colour} knot" in warning or f"knot found on the {colour}" in warning
+    if any(f"{colour} knot" in warning or warning == no_knot_warning(colour)
            for colour in moved_knots):
         return None
-    for x, y in _PLACE.findall(warning):
-        place = (float(x), float(y))
+    for place in warning_places(warning):
         nearest = min(feet, key=lambda foot: math.dist(place, foot[0]), default=None)
         if nearest is not None and nearest[1] and math.dist(place, nearest[0]) <= reach:
             return None

@@ -25,7 +25,7 @@ from engine.errors import EngineError
 from engine.placement import BoardGeometry
 from engine.report import board_from_report
 from engine.scoring import field_majorities
-from vision.doubts import is_unsure
+from vision.doubts import is_unsure, no_knot_warning
 from vision.overlay import draw_overlay
 from webui.edits import KNOT_CLEAR, board_extent
 
@@ -211,8 +211,7 @@ def board_view(report: Mapping[str, Any]) -> BoardView:
         # place of the reader's own warning of it.
         warnings=[
             str(w) for w in report.get("warnings", [])
-            if not any(w == f"no knot found on the {ln.colour} loop"
-                       for ln in board.lines if ln.knot is None)
+            if not any(w == no_knot_warning(ln.colour) for ln in board.lines if ln.knot is None)
         ],
         low_confidence_crossings=sum(1 for c in crossings if c[3]),
         stretches=knot_stretches(board),
