@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from astray import loop_astray
 from flask import Flask
 from shapely.geometry import LinearRing
 from shapely.geometry import Point as ShapelyPoint
@@ -324,6 +325,57 @@ def test_a_loop_with_no_knot_gets_one_where_it_is_tapped(server: Server, page: A
     placed = server.api(f"/api/boards/{board_id}")["report"]["lines"]["red"]["knot"]
     assert ShapelyPoint(placed).distance(target) < 0.01 * board_extent(board)
     assert page.locator('[data-knot="red"]').count() == 1
+
+
+def drag_on_board(page: Any, points: list[list[float]]) -> None:
+    """Drag the mouse along ``points`` of the board (the photo's pixels)."""
+    page.locator("#overlay").scroll_into_view_if_needed()
+    screen = page.evaluate(
+        """(points) => { const svg = document.getElementById('overlay');
+            const m = svg.getScreenCTM();
+            return points.map(([x, y]) => {
+                const p = svg.createSVGPoint(); p.x = x; p.y = y;
+                const s = p.matrixTransform(m); return [s.x, s.y]; }); }""",
+        points,
+    )
+    page.mouse.move(*screen[0])
+    page.mouse.down()
+    for x, y in screen[1:]:
+        page.mouse.move(x, y, steps=2)
+    page.mouse.up()
+
+
+def test_a_loop_read_astray_is_redrawn_with_a_drag(server: Server, page: Any) -> None:
+    truth = truth_report("03_normal_dark_wood")
+    astray, path = loop_astray(truth, "green")
+    assert astray["scores"] != truth["scores"]
+    astray["warnings"] = ["only 70% of the green loop was seen; the rest is guessed"]
+    board_id = server.archive("03_normal_dark_wood", astray)
+    page.goto(f"{server.url}/boards/{board_id}")
+    sheet = page.locator("#sheet")
+    # From the list of checks: the warning about the green loop offers to redraw it.
+    page.locator('button[data-redraw-loop="green"]').click()
+    assert "Draw where the green loop really runs" in sheet.inner_text()
+    # A tap is not a stroke: nothing is sent, the prompt stays.
+    tap_board(page, *path[len(path) // 2])
+    assert "Draw where the green loop really runs" in sheet.inner_text()
+    drag_on_board(page, path)
+    assert "Redraw the green loop along this stroke?" in sheet.inner_text()
+    assert page.locator("#overlay .stroke").count() == 1
+    page.locator("#use-stroke").click()
+    page.wait_for_load_state("load")
+    assert "Redrew the green loop" in page.locator(".flash-change").inner_text()
+    mended = server.api(f"/api/boards/{board_id}")["report"]
+    assert mended["scores"] == truth["scores"]
+    assert mended["warnings"] == []
+    assert all(score_cell(page, c) == truth["scores"][c] for c in truth["scores"])
+    # Under the board, "Redraw a loop" asks which one first.
+    page.locator("#redraw-loop").click()
+    assert sheet.locator("button[data-loop]").count() == 4
+    page.locator('button[data-loop="red"]').click()
+    assert "Draw where the red loop really runs" in sheet.inner_text()
+    page.keyboard.press("Escape")
+    assert page.locator("#overlay.drawing").count() == 0
 
 
 def _multipart(photo: bytes, fields: dict[str, str]) -> tuple[bytes, str]:

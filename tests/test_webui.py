@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from astray import loop_astray
 from flask import Flask
 from flask.testing import FlaskClient
 from PIL import Image
@@ -33,11 +34,14 @@ from webui.archive import get_board, list_boards, store_board, summary
 from webui.db import SCHEMA_VERSION, connect, migrate, schema_version
 from webui.edits import (
     KNOT_CLEAR,
+    MAX_PATH_POINTS,
     PAWN_RADIUS,
+    SAME_CROSSING,
     TAP_REACH,
     EditError,
     apply_edits,
     board_extent,
+    redrawn_loop,
 )
 from webui.game import NO_GAME, GameFormError, GameInfo, Player, parse_game
 from webui.overlay import board_view, knot_stretches
@@ -706,6 +710,120 @@ def test_a_knot_is_not_moved_on_a_board_whose_lines_break_the_rules() -> None:
     assert apply_edits(report, [{"op": "remove", "creature": 0}])
 
 
+def slots(report: dict[str, Any]) -> list[tuple[str, str, object, object]]:
+    """Each creature's kind, colour, field's value and its crossing's place (rounded to
+    SAME_CROSSING): the board's numbering aside, what a redraw must give back."""
+    places = {c["id"]: c["xy"] for c in report["crossings"]}
+    values = {f["id"]: f["value"] for f in report["fields"]}
+    return [
+        (c["kind"], c["colour"], values.get(c["field"]),
+         None if c["crossing"] is None
+         else tuple(round(v / SAME_CROSSING) for v in places[c["crossing"]]))
+        for c in report["creatures"]
+    ]
+
+
+def test_a_loop_read_astray_is_mended_by_drawing_its_stretch_again() -> None:
+    truth = truth_report(VIOLATIONS)
+    astray, path = loop_astray(truth, "yellow")
+    assert astray["scores"] != truth["scores"]  # the crossing aside moved demons' corners
+    for i, creature in enumerate(astray["creatures"]):
+        creature["confidence"] = round(0.5 + 0.01 * i, 2)
+    astray["warnings"] = ["only 70% of the yellow loop was seen; the rest is guessed",
+                          "only 75% of the red loop was seen; the rest is guessed"]
+    mended = apply_edits(astray, [{"op": "loop", "colour": "yellow", "path": path}])
+    assert mended["scores"] == truth["scores"] and mended["winners"] == truth["winners"]
+    assert [v["rule"] for v in mended["violations"]] == [v["rule"] for v in truth["violations"]]
+    assert slots(mended) == slots(truth) != slots(astray)
+    assert len(mended["crossings"]) == len(truth["crossings"])
+    # The camera's doubts of its creatures stay; the warning about the loop redrawn goes.
+    assert [c["confidence"] for c in mended["creatures"]] == [
+        c["confidence"] for c in astray["creatures"]]
+    assert mended["warnings"] == astray["warnings"][1:]
+
+
+def test_a_stroke_back_to_its_start_replaces_the_whole_loop() -> None:
+    truth = truth_report(VIOLATIONS)
+    astray, _ = loop_astray(truth, "yellow")
+    whole = truth["lines"]["yellow"]["polyline"]
+    mended = apply_edits(astray, [{"op": "loop", "colour": "yellow", "path": [*whole, whole[0]]}])
+    assert mended["scores"] == truth["scores"] and slots(mended) == slots(truth)
+
+
+def test_a_knot_off_the_redrawn_stretch_is_put_on_it() -> None:
+    truth = truth_report(VIOLATIONS)
+    truth["lines"]["red"]["knot_confidence"] = 0.3
+    truth["warnings"] = ["the red knot is unsure (marked 0.30): check where it lies"]
+    shifted = [[x + 4, y] for x, y in truth["lines"]["red"]["polyline"]]
+    moved = apply_edits(truth, [{"op": "loop", "colour": "red", "path": [*shifted, shifted[0]]}])
+    knot = ShapelyPoint(moved["lines"]["red"]["knot"])
+    assert LinearRing(moved["lines"]["red"]["polyline"]).distance(knot) < 0.1
+    assert knot.distance(ShapelyPoint(truth["lines"]["red"]["knot"])) == pytest.approx(4, abs=1)
+    assert "knot_confidence" not in moved["lines"]["red"] and moved["warnings"] == []
+
+
+def test_a_redrawn_loop_builds_a_board_whose_lines_broke_the_rules_again() -> None:
+    report = truth_report(VIOLATIONS)
+    report["violations"].append({"rule": "layout-problem", "creatures": [],
+                                 "message": "the green loop crosses itself"})
+    green = report["lines"]["green"]["polyline"]
+    mended = apply_edits(report, [{"op": "loop", "colour": "green", "path": [*green, green[0]]}])
+    assert "layout-problem" not in {v["rule"] for v in mended["violations"]}
+    x, y = segment_away_from_the_knot(mended, "red")
+    assert apply_edits(mended, [{"op": "knot", "colour": "red", "xy": [x, y]}])
+
+
+def test_a_stroke_that_cannot_be_a_stretch_of_the_loop_is_refused() -> None:
+    square = [(0.0, 0.0), (100.0, 0.0), (100.0, 100.0), (0.0, 100.0)]
+    # Along the bottom edge pushed down: the stretch nearer the stroke is replaced.
+    assert redrawn_loop(square, [(20, 1), (50, -10), (80, 1)], reach=5) == [
+        (20.0, 1.0), (50.0, -10.0), (80.0, 1.0), (80.0, 0.0), (100.0, 0.0),
+        (100.0, 100.0), (0.0, 100.0), (0.0, 0.0), (20.0, 0.0)]
+    with pytest.raises(EditError, match="start and end the stroke on the loop"):
+        redrawn_loop(square, [(20, 1), (50, 50)], reach=5)
+    with pytest.raises(EditError, match="starts and ends at one place"):
+        redrawn_loop(square, [(20, 1), (30, 30), (20, -1)], reach=5)
+    with pytest.raises(EditError, match="cross or touch itself"):
+        redrawn_loop(square, [(20, 0), (50, 150), (80, 0)], reach=5)
+    with pytest.raises(EditError, match="two points or more"):
+        redrawn_loop(square, [(20, 0), (20, 0)], reach=5)
+
+
+def test_a_stroke_drawn_on_the_page_redraws_a_loop(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    truth = truth_report(VIOLATIONS)
+    astray, path = loop_astray(truth, "yellow")
+    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
+    board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
+                           BoardReading(astray, None))
+    page = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    assert 'id="redraw-loop"' in page and 'name="path"' in page
+    bad = client.post(f"/boards/{board_id}/edit", follow_redirects=True, data={
+        "csrf_token": TOKEN, "op": "loop", "colour": "yellow", "path": "1,2 3"})
+    assert "That correction was not applied: " in bad.get_data(as_text=True)
+    assert get_board(db, board_id).corrected_report is None
+    response = client.post(f"/boards/{board_id}/edit", follow_redirects=True, data={
+        "csrf_token": TOKEN, "op": "loop", "colour": "yellow",
+        "path": " ".join(f"{x:.1f},{y:.1f}" for x, y in path)})
+    assert "Redrew the yellow loop" in response.get_data(as_text=True)
+    corrected = get_board(db, board_id).corrected_report
+    assert corrected is not None and corrected["scores"] == truth["scores"]
+
+
+def test_a_warning_about_a_loop_offers_to_redraw_it(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    reading = truth_report(VIOLATIONS)
+    reading["warnings"] = ["only 55% of the green loop was seen; the rest is guessed",
+                           "3 touching red pawns read near (475, 721)"]
+    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
+    board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
+                           BoardReading(reading, None))
+    page = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    assert page.count("data-redraw-loop=") == 1 and 'data-redraw-loop="green"' in page
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
@@ -713,7 +831,12 @@ def test_a_knot_is_not_moved_on_a_board_whose_lines_break_the_rules() -> None:
         ({"op": "change", "creature": 0, "colour": "purple"}, "edits[0].colour: expected one of"),
         ({"op": "add", "colour": "red", "xy": [1, "a"]}, "edits[0].xy: expected [x, y]"),
         ({"op": "add", "colour": "white", "kind": "demon", "xy": [1, 1]}, "is a ghost, not"),
-        ({"op": "fly"}, "edits[0].op: expected 'add', 'change', 'remove' or 'knot'"),
+        ({"op": "fly"}, "edits[0].op: expected 'add', 'change', 'remove', 'knot' or 'loop'"),
+        ({"op": "loop", "colour": "red", "path": [[1, 1]]}, "edits[0].path: expected a list"),
+        ({"op": "loop", "colour": "red", "path": [[1, 1], [2, None]]}, "edits[0].path[1]: "),
+        ({"op": "loop", "colour": "white", "path": [[1, 1], [2, 2]]}, "edits[0].colour: "),
+        ({"op": "loop", "colour": "red", "path": [[1, 1]] * (MAX_PATH_POINTS + 1)},
+         f"edits[0].path: at most {MAX_PATH_POINTS} points"),
         ({"op": "knot", "colour": "white", "xy": [1, 1]}, "edits[0].colour: expected the colour"),
         ({"op": "knot", "colour": "red"}, "edits[0].xy: expected [x, y]"),
         ("remove", "edits[0]: expected an object"),

@@ -1,5 +1,5 @@
-"""Corrections to a board report: add, change or remove a creature, or move a knot,
-then score again.
+"""Corrections to a board report: add, change or remove a creature, move a knot or
+redraw a stretch of a loop, then score again.
 
 An edit is a small JSON object, the same from the page's editor and from
 ``PATCH /api/boards/<id>``:
@@ -17,6 +17,14 @@ An edit is a small JSON object, the same from the page's editor and from
   knot, it places one). Refused on a board whose
   lines break the rules (a ``layout-problem``: its fields cannot be built again), for a
   tap far from the loop or on one of its crossings.
+- ``{"op": "loop", "colour": "red", "path": [[x, y], ...]}``: the red loop runs along
+  the stroke the player drew (:func:`redrawn_loop`): from a point of the loop to
+  another, the stroke replaces the stretch between them nearer to it; a stroke whose
+  ends meet replaces the whole loop. The crossings and fields are built again from the
+  lines (numbered as before where they are the same), the knot stays where it lies or
+  goes to the nearest point of the new stretch, and every creature keeps its place if
+  that still exists, else is located again from its foot. So a loop the camera traced
+  astray (along another cord, or a crossing read aside) is mended with one stroke.
 
 Every edit goes through the engine (``board_from_report`` → ``board_to_report``), so
 scores, winners and violations are always the engine's. What the camera was unsure of
@@ -32,15 +40,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from shapely.geometry import LinearRing
+import numpy as np
+from shapely.geometry import LinearRing, LineString
 from shapely.geometry import Point as ShapelyPoint
 
-from engine.board import Board, Creature, Point
+from engine.board import Board, Creature, Line, Point
 from engine.colours import DEMON, GHOST, LINE_COLOURS, SCORE_COLOURS, WHITE
 from engine.errors import BoardError, BoardFormatError
 from engine.legality import LAYOUT_PROBLEM, Violation
 from engine.placement import CORNER_AIR, BoardGeometry, Foot, locate_creatures
-from engine.report import board_from_report, board_to_report, moves_change_nothing
+from engine.report import (
+    board_from_report,
+    board_to_report,
+    moves_change_nothing,
+    pawn_radius_of,
+)
 from vision.doubts import (
     AMBIGUOUS_PLACE,
     MOOT_CONFIDENCE,
@@ -62,7 +76,19 @@ TAP_REACH = 0.08
 #: knot lies, and that side decides which fields it counts for.
 KNOT_CLEAR = 0.02
 
+#: A knot further than this (in the photo's pixels) from its redrawn loop is put on it.
+KNOT_ON_LOOP = 0.5
+#: A crossing of a redrawn board this close (in pixels) to one of the same two lines
+#: before is that crossing, not moved (a stroke along the old path puts it back a
+#: rounding apart); the creatures beside one that moved are located again.
+SAME_CROSSING = 2.0
+
 MAX_EDITS = 200
+#: A redrawn stretch's points at most (the page sends one every few screen pixels).
+MAX_PATH_POINTS = 2000
+#: A stroke whose ends are within TAP_REACH of each other and which is over this share
+#: of its loop's length is the whole loop drawn again.
+CLOSED_STROKE = 0.5
 
 
 class EditError(ValueError):
@@ -144,8 +170,20 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
     # Which of the report's creatures each one still is (None: set by the player).
     sources: list[int | None] = list(range(len(creatures)))
     moved_knots: set[str] = set()
+    redrawn: set[str] = set()
     layout_problems = _layout_problems(report)
     for i, edit in enumerate(edits):
+        if isinstance(edit, Mapping) and edit.get("op") == "loop":
+            board, knot_moved = _with_loop_redrawn(
+                board.with_creatures(tuple(creatures)), edit, f"edits[{i}]"
+            )
+            creatures = list(board.creatures)
+            redrawn.add(str(edit["colour"]))
+            if knot_moved:
+                moved_knots.add(str(edit["colour"]))
+            # The lines were built again, so they no longer break the rules.
+            layout_problems = []
+            continue
         if isinstance(edit, Mapping) and edit.get("op") == "knot":
             if layout_problems:
                 raise EditError(
@@ -159,7 +197,8 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
         creatures = _apply(board, creatures, edit, f"edits[{i}]")
         sources = _sources_after(sources, edit)
     board = board.with_creatures(tuple(creatures))
-    return keep_doubts(report, rescore(report, board), board, sources, moved_knots)
+    corrected = rescore(report, board, layout_problems=layout_problems)
+    return keep_doubts(report, corrected, board, sources, moved_knots, redrawn)
 
 
 def _sources_after(sources: list[int | None], edit: Any) -> list[int | None]:
@@ -178,6 +217,7 @@ def keep_doubts(
     board: Board,
     sources: Sequence[int | None],
     moved_knots: Iterable[str] = (),
+    redrawn_loops: Iterable[str] = (),
 ) -> dict[str, Any]:
     """``corrected`` (the report of ``board``) with what ``original`` (a camera's
     reading) was unsure of, where the player has not touched it.
@@ -187,12 +227,13 @@ def keep_doubts(
     corrected board has it too (same id and lines, within a pixel: a moved knot builds
     the fields again, numbered as before); a knot not moved keeps its
     ``knot_confidence``. A warning is kept unless it names a creature the player removed
-    or changed (one naming a kept creature is renumbered), a knot the player moved, or
-    a place whose nearest creature, within :data:`TAP_REACH`, is one the player removed,
-    changed or added: the player has looked there. Whatever the player set has no
-    confidence: it is not the camera's reading. A demon the camera put between corners
-    keeps its ``corners_alike`` and is judged again on the corrected board
-    (:func:`_judge_corners_again`).
+    or changed (one naming a kept creature is renumbered), a knot the player moved, a
+    loop the player drew again, or a place whose nearest creature, within
+    :data:`TAP_REACH`, is one the player removed, changed or added: the player has
+    looked there. Whatever the player set has no confidence: it is not the camera's
+    reading. A demon the camera put between corners keeps its ``corners_alike`` while
+    each of those corners' crossings is where it was, and is judged again on the
+    corrected board (:func:`_judge_corners_again`).
     """
     old_creatures = {c.get("id"): c for c in original.get("creatures") or []}
     kept = {source: i for i, source in enumerate(sources) if source is not None}
@@ -201,11 +242,19 @@ def keep_doubts(
             if source is not None and key in old_creatures[source]:
                 corrected["creatures"][i][key] = old_creatures[source][key]
     old_crossings = {c.get("id"): c for c in original.get("crossings") or []}
+    unmoved: set[int] = set()
     for crossing in corrected["crossings"]:
         old = old_crossings.get(crossing["id"]) or {}
-        if "confidence" in old and _same_crossing(old, crossing):
-            crossing["confidence"] = old["confidence"]
-    moved = set(moved_knots)
+        if _same_crossing(old, crossing):
+            unmoved.add(crossing["id"])
+            if "confidence" in old:
+                crossing["confidence"] = old["confidence"]
+    for creature in corrected["creatures"]:
+        # Corners named by the ids of crossings a redrawn loop moved are other corners.
+        corners = _corners(creature.get("corners_alike")) or []
+        if any(crossing not in unmoved for _, crossing in corners):
+            creature.pop("corners_alike")
+    moved, redrawn = set(moved_knots), set(redrawn_loops)
     for colour, line in corrected["lines"].items():
         old_line = (original.get("lines") or {}).get(colour) or {}
         if colour not in moved and "knot_confidence" in old_line:
@@ -219,7 +268,7 @@ def keep_doubts(
         corrected["warnings"] = [
             kept_warning
             for warning in original.get("warnings") or []
-            if (kept_warning := _kept_warning(str(warning), kept, moved, feet, reach))
+            if (kept_warning := _kept_warning(str(warning), kept, moved, redrawn, feet, reach))
         ]
         _judge_corners_again(corrected, board)
     return corrected
@@ -260,6 +309,7 @@ def _kept_warning(
     warning: str,
     kept: Mapping[int, int],
     moved_knots: set[str],
+    redrawn_loops: set[str],
     feet: Sequence[tuple[Sequence[float], bool]],
     reach: float,
 ) -> str | None:
@@ -268,6 +318,8 @@ def _kept_warning(
     removed or set by the player, and whether the player touched it)."""
     if any(f"{colour} knot" in warning or warning == no_knot_warning(colour)
            for colour in moved_knots):
+        return None
+    if any(f"{colour} loop" in warning for colour in redrawn_loops):
         return None
     for place in warning_places(warning):
         nearest = min(feet, key=lambda foot: math.dist(place, foot[0]), default=None)
@@ -310,13 +362,7 @@ def _with_knot_moved(board: Board, edit: Mapping[str, Any], where: str) -> Board
     """``board`` with the knot of the edit's colour moved to the point of its loop
     nearest the edit's ``xy``: the topology is built again from the lines and knots,
     numbered as before, and every creature kept in its place."""
-    colour = edit.get("colour")
-    line = next((ln for ln in board.lines if ln.colour == colour), None)
-    if line is None:
-        names = ", ".join(ln.colour for ln in board.lines)
-        raise EditError(
-            f"{where}.colour: expected the colour of a loop ({names}), got {_short(colour)}"
-        )
+    colour, line = _line_of(board, edit, where)
     xy = _point(edit.get("xy"), f"{where}.xy")
     ring = LinearRing(line.polyline)
     tap = ShapelyPoint(xy)
@@ -337,9 +383,164 @@ def _with_knot_moved(board: Board, edit: Mapping[str, Any], where: str) -> Board
         raise EditError(f"{where}: the {colour} knot cannot lie there ({error})") from None
 
 
-def rescore(original: Mapping[str, Any], board: Board) -> dict[str, Any]:
-    """``board`` as a fresh report, keeping the original's photo size and layout problems."""
-    kept = _layout_problems(original)
+def _line_of(board: Board, edit: Mapping[str, Any], where: str) -> tuple[str, Line]:
+    """The colour an edit names and the board's loop of that colour."""
+    colour = edit.get("colour")
+    line = next((ln for ln in board.lines if ln.colour == colour), None)
+    if line is None:
+        names = ", ".join(ln.colour for ln in board.lines)
+        raise EditError(
+            f"{where}.colour: expected the colour of a loop ({names}), got {_short(colour)}"
+        )
+    return line.colour, line
+
+
+def _with_loop_redrawn(board: Board, edit: Mapping[str, Any], where: str) -> tuple[Board, bool]:
+    """``board`` with a stretch of the edit's loop drawn again along its ``path``
+    (:func:`redrawn_loop`), and whether its knot had to move onto the new stretch.
+
+    The topology is built again from the lines and knots, numbered as before where it
+    matches, and each creature kept in its place if that still exists, else located
+    again from its foot (``engine.report.board_from_report(..., topology="rebuild")``).
+    """
+    colour, line = _line_of(board, edit, where)
+    path = _path(edit.get("path"), f"{where}.path")
+    try:
+        points = redrawn_loop(line.polyline, path, TAP_REACH * board_extent(board))
+    except EditError as error:
+        raise EditError(f"{where}.path: {error}") from None
+    report = board_to_report(board)
+    report["lines"][colour]["polyline"] = [[round(x, 1), round(y, 1)] for x, y in points]
+    knot_moved = False
+    if line.knot is not None:
+        ring, knot = LinearRing(report["lines"][colour]["polyline"]), ShapelyPoint(line.knot)
+        if ring.distance(knot) > KNOT_ON_LOOP:
+            on_loop = ring.interpolate(ring.project(knot))
+            report["lines"][colour]["knot"] = [round(on_loop.x, 1), round(on_loop.y, 1)]
+            knot_moved = True
+    try:
+        rebuilt = board_from_report(report, topology="rebuild")
+    except BoardFormatError as error:
+        raise EditError(f"{where}: the {colour} loop cannot run there ({error})") from None
+    # A creature beside a crossing that moved, came or went may now stand in another
+    # corner (a crossing read aside, put back), or in one where it stood in none: it is
+    # located again. The rebuild keeps every place that still exists, so it would not be.
+    moved = _moved_crossings(board, rebuilt) + _moved_crossings(rebuilt, board)
+    reach = TAP_REACH * board_extent(board)
+    geometry, radius = BoardGeometry(rebuilt), pawn_radius_of(rebuilt)
+    creatures = [
+        geometry.locate([Foot(c.kind, c.colour, c.xy)], pawn_radius=radius)[0].creature
+        if not c.off_board and c.xy is not None
+        and any(math.dist(c.xy, xy) <= reach for xy in moved)
+        else c
+        for c in rebuilt.creatures
+    ]
+    return rebuilt.with_creatures(tuple(creatures)), knot_moved
+
+
+def _moved_crossings(board: Board, other: Board) -> list[Point]:
+    """The places of ``board``'s crossings that ``other`` has not: none of the same
+    two lines within :data:`SAME_CROSSING` of it."""
+    return [
+        c.xy
+        for c in board.crossings
+        if not any(
+            d.lines == c.lines and math.dist(c.xy, d.xy) <= SAME_CROSSING for d in other.crossings
+        )
+    ]
+
+
+def redrawn_loop(polyline: Sequence[Point], path: Sequence[Point], reach: float) -> list[Point]:
+    """The closed ``polyline`` with a stretch drawn again along ``path``.
+
+    Parameters
+    ----------
+    polyline : sequence of (x, y)
+        A closed loop (its last point joins its first).
+    path : sequence of (x, y)
+        The stroke, at least two points. If its ends lie within ``reach`` of each other
+        and it is over :data:`CLOSED_STROKE` of the loop's length, it is the whole loop.
+        Else both ends must lie within ``reach`` of the loop: the stroke replaces one of
+        the two stretches of the loop between the points nearest its ends, the one
+        nearer to the stroke on average (a player redraws a stretch where it should
+        have been, beside where it was read).
+    reach : float
+        How far from the loop a stroke may start and end, in the polyline's units.
+
+    Returns
+    -------
+    list of (x, y)
+        The new loop, not closed (its last point is not its first).
+
+    Raises
+    ------
+    EditError
+        A stroke that does not start and end on the loop, starts and ends at one place
+        of it, or would make the loop cross or touch itself.
+    """
+    stroke = _without_repeats([(float(x), float(y)) for x, y in path])
+    if len(stroke) < 2:
+        raise EditError("a stroke needs two points or more")
+    drawn, ring = LineString(stroke), LinearRing(polyline)
+    start, end = stroke[0], stroke[-1]
+    if math.dist(start, end) <= reach and drawn.length > CLOSED_STROKE * ring.length:
+        points = stroke[:-1] if math.dist(start, end) == 0 else stroke
+    else:
+        if max(ring.distance(ShapelyPoint(start)), ring.distance(ShapelyPoint(end))) > reach:
+            raise EditError("start and end the stroke on the loop, where it is read right")
+        a, b = ring.project(ShapelyPoint(start)), ring.project(ShapelyPoint(end))
+        if math.isclose(a, b, abs_tol=1e-6 * ring.length):
+            raise EditError("the stroke starts and ends at one place of the loop; draw "
+                            "it from where the loop is right, round to where it is right again")
+        forward, backward = _arc(ring, a, b), _arc(ring, b, a)
+        if _mean_distance(forward, drawn) <= _mean_distance(backward, drawn):
+            points = stroke + backward  # the stretch from a on to b is replaced
+        else:
+            points = stroke + forward[::-1]
+    points = _without_repeats(points)
+    if len(points) < 3 or not LinearRing(points).is_simple:
+        raise EditError("the loop would cross or touch itself; draw the stretch again")
+    return points
+
+
+def _arc(ring: LinearRing, start: float, end: float) -> list[Point]:
+    """The points of ``ring`` from ``start`` on to ``end`` (distances along it), round
+    past its first point if need be, both ends included."""
+    coords = np.asarray(ring.coords)[:-1]
+    steps = np.linalg.norm(np.diff(np.asarray(ring.coords), axis=0), axis=1)
+    along = np.concatenate([[0.0], np.cumsum(steps)[:-1]])
+    if end < start:
+        end += ring.length
+    twice = np.concatenate([along, along + ring.length])
+    inside = (twice > start) & (twice < end)
+    middle = np.concatenate([coords, coords])[inside]
+    first, last = ring.interpolate(start), ring.interpolate(end % ring.length)
+    return [(first.x, first.y), *map(tuple, middle.tolist()), (last.x, last.y)]
+
+
+def _mean_distance(points: Sequence[Point], line: LineString) -> float:
+    """The mean distance to ``line`` of ``points`` spread evenly along their polyline."""
+    stretch = LineString(points) if len(points) > 1 else ShapelyPoint(points[0])
+    if isinstance(stretch, ShapelyPoint) or stretch.length == 0:
+        return float(line.distance(ShapelyPoint(points[0])))
+    samples = [stretch.interpolate(t, normalized=True) for t in np.linspace(0, 1, 33)]
+    return float(np.mean([line.distance(p) for p in samples]))
+
+
+def _without_repeats(points: Sequence[Point]) -> list[Point]:
+    """``points`` without a point equal to the one before it."""
+    return [p for i, p in enumerate(points) if i == 0 or p != points[i - 1]]
+
+
+def rescore(
+    original: Mapping[str, Any],
+    board: Board,
+    *,
+    layout_problems: Sequence[Violation] | None = None,
+) -> dict[str, Any]:
+    """``board`` as a fresh report, keeping the original's photo size and layout problems
+    (or ``layout_problems`` instead, where given)."""
+    kept = _layout_problems(original) if layout_problems is None else list(layout_problems)
     return board_to_report(board, image_size=image_size(original), extra_violations=kept)
 
 
@@ -377,7 +578,7 @@ def _apply(
         return [*creatures, locate_tap(board, kind, colour, xy, snap=True)]
     if op not in ("remove", "change"):
         raise EditError(
-            f"{where}.op: expected 'add', 'change', 'remove' or 'knot', got {_short(op)}"
+            f"{where}.op: expected 'add', 'change', 'remove', 'knot' or 'loop', got {_short(op)}"
         )
     index = edit.get("creature")
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(creatures):
@@ -421,6 +622,16 @@ def _point(value: object, where: str) -> Point:
     ):
         raise EditError(f"{where}: expected [x, y] finite numbers, got {_short(value)}")
     return (float(value[0]), float(value[1]))
+
+
+def _path(value: object, where: str) -> list[Point]:
+    """A stroke: a list of two to :data:`MAX_PATH_POINTS` points."""
+    if not isinstance(value, Sequence) or isinstance(value, str | bytes) or len(value) < 2:
+        raise EditError(f"{where}: expected a list of two or more [x, y] points, "
+                        f"got {_short(value)}")
+    if len(value) > MAX_PATH_POINTS:
+        raise EditError(f"{where}: at most {MAX_PATH_POINTS} points, got {len(value)}")
+    return [_point(point, f"{where}[{i}]") for i, point in enumerate(value)]
 
 
 def _short(value: object) -> str:

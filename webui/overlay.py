@@ -108,6 +108,10 @@ class BoardView:
     def outer_field(self) -> FieldView | None:
         return next((f for f in self.fields if f.outer), None)
 
+    def loop_named(self, warning: str) -> str | None:
+        """The colour of the board's loop a warning is about ("the green loop"), if one."""
+        return next((c for c, _, _, _ in self.lines if f"{c} loop" in warning), None)
+
     @property
     def knotless(self) -> list[str]:
         """Colours of the loops with no knot read (the player can place it)."""

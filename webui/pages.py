@@ -128,7 +128,8 @@ def board(board_id: int) -> str:
 
 @bp.post("/boards/<int:board_id>/edit")
 def edit(board_id: int) -> BaseResponse:
-    """One correction from the editor: add, change or remove a creature, or move a knot."""
+    """One correction from the editor: add, change or remove a creature, move a knot or
+    redraw a stretch of a loop."""
     entry = load_board(board_id)
     if entry.report is None:
         abort(400, description="This board has no reading to correct; enter it by hand.")
@@ -153,14 +154,27 @@ def _edit_from_form(form: Any) -> dict[str, Any]:
             edit["creature"] = int(form.get("creature", ""))
         except ValueError:
             raise EditError("no creature chosen") from None
-    if op in ("change", "add", "knot"):
+    if op in ("change", "add", "knot", "loop"):
         edit["colour"] = form.get("colour", "")
     if op in ("add", "knot"):
         try:
             edit["xy"] = [float(form.get("x", "")), float(form.get("y", ""))]
         except ValueError:
             raise EditError("no place chosen") from None
+    if op == "loop":
+        edit["path"] = _path_from_form(form.get("path", ""))
     return edit
+
+
+def _path_from_form(text: str) -> list[list[float]]:
+    """A stroke sent as "x,y x,y ..." (the page's editor)."""
+    try:
+        path = [[float(v) for v in pair.split(",")] for pair in text.split()]
+    except ValueError:
+        raise EditError("the stroke drawn could not be read") from None
+    if len(path) < 2:
+        raise EditError("no stroke drawn: draw along the loop where it really runs")
+    return path
 
 
 def _edit_summary(edit: dict[str, Any], report: dict[str, Any]) -> str:
@@ -173,6 +187,8 @@ def _edit_summary(edit: dict[str, Any], report: dict[str, Any]) -> str:
     if edit["op"] == "knot":
         had_one = (report.get("lines", {}).get(colour) or {}).get("knot") is not None
         return f"{'Moved' if had_one else 'Placed'} the {colour} knot"
+    if edit["op"] == "loop":
+        return f"Redrew the {colour} loop"
     return f"Creature {edit['creature']} is now a {name}"
 
 

@@ -1,8 +1,9 @@
 // Result page: tap a field to see what it holds or add a creature there; tap a creature
 // to change or remove it; tap a knot, then where it really lies on its loop, to move it
-// (a loop with no knot: "Place it" in the list of checks).
-// Corrections are sent as a plain form post (op, creature, colour, x, y), so the server
-// re-scores and the page shows what changed.
+// (a loop with no knot: "Place it" in the list of checks); "Redraw a loop", then drag
+// along where a loop really runs, to mend a stretch the camera traced astray.
+// Corrections are sent as a plain form post (op, creature, colour, x, y, path), so the
+// server re-scores and the page shows what changed.
 (function () {
   "use strict";
   const svg = document.getElementById("overlay");
@@ -44,6 +45,7 @@
 
   function submit(values) {
     movingKnot = null;
+    drawing = null;
     if (submitting) return;
     submitting = true;
     Object.keys(values).forEach(function (k) { form.elements[k].value = values[k]; });
@@ -84,7 +86,121 @@
   }
 
   function open() { sheet.hidden = false; }
-  function close() { sheet.hidden = true; clearSelection(); movingKnot = null; }
+  function close() { sheet.hidden = true; clearSelection(); movingKnot = null; stopDrawing(); }
+
+  // Redrawing a loop: {colour, points, stroke (the SVG polyline), down (a drag is on)}.
+  // While it is set the board takes drags, not taps, and the page does not scroll.
+  let drawing = null;
+  const LOOPS = ["red", "yellow", "green", "blue"];
+  // The page sends at most this many points of a stroke (the server takes 2000).
+  const MAX_STROKE_POINTS = 1500;
+
+  function stopDrawing() {
+    if (drawing && drawing.stroke) drawing.stroke.remove();
+    drawing = null;
+    svg.classList.remove("drawing");
+    svg.querySelectorAll(".loop-chosen").forEach(function (n) { n.classList.remove("loop-chosen"); });
+  }
+
+  function chooseLoopToRedraw() {
+    movingKnot = null;
+    stopDrawing();
+    clearSelection();
+    body.replaceChildren(el("h3", "Redraw a loop"),
+      el("p", "Which loop did the camera trace astray?"));
+    const box = el("div", undefined, "choices");
+    LOOPS.forEach(function (colour) {
+      if (!svg.querySelector('polygon[data-loop="' + colour + '"]')) return;
+      const button = el("button");
+      button.type = "button";
+      button.dataset.loop = colour;
+      const dot = el("span", undefined, "dot");
+      dot.style.background = PAINT[colour];
+      button.append(dot, colour + " loop");
+      button.addEventListener("click", function () { redrawLoop(colour); });
+      box.append(button);
+    });
+    body.append(box);
+    open();
+  }
+
+  function redrawLoop(colour) {
+    movingKnot = null;
+    stopDrawing();
+    clearSelection();
+    drawing = { colour: colour, points: [], stroke: null, down: false };
+    svg.classList.add("drawing");
+    const loop = svg.querySelector('polygon[data-loop="' + colour + '"]');
+    if (loop) loop.classList.add("loop-chosen");
+    body.replaceChildren(el("p", "Draw where the " + colour + " loop really runs: start on it " +
+      "where it is read right, follow the cord, and end on it again. A stroke back to its " +
+      "start replaces the whole loop.", "strong"));
+    open();
+  }
+
+  function strokeDrawn() {
+    const d = drawing;
+    body.replaceChildren(el("p", "Redraw the " + d.colour + " loop along this stroke?", "strong"));
+    const row = el("div", undefined, "choices");
+    const use = el("button", "Use this stroke");
+    use.type = "button";
+    use.id = "use-stroke";
+    use.addEventListener("click", function () {
+      const path = d.points.map(function (p) { return p.x.toFixed(1) + "," + p.y.toFixed(1); });
+      submit({ op: "loop", colour: d.colour, path: path.join(" "), creature: "", x: "", y: "" });
+    });
+    const again = el("button", "Draw again");
+    again.type = "button";
+    again.addEventListener("click", function () { redrawLoop(d.colour); });
+    row.append(use, again);
+    body.append(row);
+  }
+
+  svg.addEventListener("pointerdown", function (event) {
+    if (!drawing || submitting) return;
+    event.preventDefault();
+    svg.setPointerCapture(event.pointerId);
+    if (drawing.stroke) drawing.stroke.remove();
+    const box = svg.viewBox.baseVal;
+    drawing.stroke = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
+    drawing.stroke.setAttribute("class", "stroke");
+    drawing.stroke.setAttribute("fill", "none");
+    // White, with a dark edge (style.css): seen over the loop it redraws, on any table.
+    drawing.stroke.setAttribute("stroke", "#fff");
+    drawing.stroke.setAttribute("stroke-width", String(Math.max(box.width, box.height) / 1000 * 5));
+    drawing.stroke.setAttribute("stroke-linecap", "round");
+    drawing.stroke.setAttribute("stroke-linejoin", "round");
+    drawing.stroke.setAttribute("pointer-events", "none");
+    svg.append(drawing.stroke);
+    drawing.points = [svgPoint(event)];
+    drawing.down = true;
+  });
+  svg.addEventListener("pointermove", function (event) {
+    if (!drawing || !drawing.down) return;
+    const point = svgPoint(event);
+    const last = drawing.points[drawing.points.length - 1];
+    const box = svg.viewBox.baseVal;
+    // A point every few thousandths of the board: smooth, and short enough to send.
+    if (Math.hypot(point.x - last.x, point.y - last.y) < Math.max(box.width, box.height) / 500) return;
+    drawing.points.push(point);
+    if (drawing.points.length > MAX_STROKE_POINTS) {
+      drawing.points = drawing.points.filter(function (_, i) { return i % 2 === 0; });
+    }
+    drawing.stroke.setAttribute("points", drawing.points.map(function (p) {
+      return p.x + "," + p.y; }).join(" "));
+  });
+  function endStroke(event) {
+    if (!drawing || !drawing.down) return;
+    drawing.down = false;
+    const point = svgPoint(event);
+    drawing.points.push(point);
+    drawing.stroke.setAttribute("points", drawing.points.map(function (p) {
+      return p.x + "," + p.y; }).join(" "));
+    if (drawing.points.length < 3) { redrawLoop(drawing.colour); return; }
+    strokeDrawn();
+  }
+  svg.addEventListener("pointerup", endStroke);
+  svg.addEventListener("pointercancel", function () { if (drawing) redrawLoop(drawing.colour); });
 
   // A stretch of a loop drawn thick while its button has the focus or the pointer.
   let shown = null;
@@ -205,6 +321,7 @@
   }
 
   svg.addEventListener("click", function (event) {
+    if (drawing) return;  // the end of a stroke, not a tap
     if (movingKnot) {
       const point = svgPoint(event);
       markTap(point);
@@ -251,6 +368,15 @@
     button.addEventListener("click", function () {
       clearSelection();
       chooseKnotPlace(button.dataset.placeKnot);
+      svg.scrollIntoView({ behavior: "smooth", block: "nearest" });
+    });
+  });
+  // "Redraw a loop" under the board, or "Redraw it" beside a warning about one loop.
+  const redraw = document.getElementById("redraw-loop");
+  if (redraw) redraw.addEventListener("click", chooseLoopToRedraw);
+  document.querySelectorAll("button[data-redraw-loop]").forEach(function (button) {
+    button.addEventListener("click", function () {
+      redrawLoop(button.dataset.redrawLoop);
       svg.scrollIntoView({ behavior: "smooth", block: "nearest" });
     });
   });
