@@ -31,7 +31,7 @@ from engine.report import board_from_report, board_to_report
 from webui import create_app
 from webui.archive import store_board
 from webui.db import connect
-from webui.edits import KNOT_CLEAR, PAWN_RADIUS, board_extent
+from webui.edits import KNOT_CLEAR, PAWN_RADIUS, apply_edits, board_extent
 from webui.photos import inspect_photo
 from webui.scoring import BoardReading
 
@@ -199,6 +199,23 @@ def test_correct_a_creature_see_the_score_change_find_it_and_export_it(
     exported = json.loads(Path(download.value.path()).read_text())
     assert exported == server.api(f"/api/boards/{board_id}")["corrected_report"]
     assert exported["scores"][colour] == after[colour]
+
+
+def test_a_pawn_in_front_of_a_player_is_taken_off_the_board(server: Server, page: Any) -> None:
+    report = truth_report("05_normal_violations")
+    off = next(c for c in report["creatures"] if c["off_board"])
+    board_id = server.archive("05_normal_violations", apply_edits(
+        report, [{"op": "on_board", "creature": off["id"]}]))
+    page.goto(f"{server.url}/boards/{board_id}")
+    page.locator(f'[data-creature="{off["id"]}"]').click()
+    assert "Off the board" in page.locator("#on-or-off").inner_text()
+    page.locator("#on-or-off").click()
+    page.wait_for_load_state("load")
+    assert f"Creature {off['id']} is now off the board" in (
+        page.locator(".flash-change").inner_text())
+    assert server.api(f"/api/boards/{board_id}")["report"]["scores"] == report["scores"]
+    page.locator(f'[data-creature="{off["id"]}"]').click()
+    assert page.locator("#on-or-off").inner_text() == "Put it on the board"
 
 
 def test_tap_a_corner_to_add_a_demon(server: Server, page: Any) -> None:

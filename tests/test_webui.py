@@ -789,6 +789,39 @@ def test_a_stroke_that_cannot_be_a_stretch_of_the_loop_is_refused() -> None:
         redrawn_loop(square, [(20, 0), (20, 0)], reach=5)
 
 
+def test_a_creature_is_taken_off_the_board_and_put_back(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    truth = truth_report(VIOLATIONS)
+    off = next(c for c in truth["creatures"] if c["off_board"])
+    demon = next(c for c in truth["creatures"] if c["crossing"] is not None and apply_edits(
+        truth, [{"op": "remove", "creature": c["id"]}])["scores"] != truth["scores"])
+    # The camera read a prediction pawn in front of a player as standing on the board.
+    reading = apply_edits(truth, [{"op": "on_board", "creature": off["id"]}])
+    back_on = reading["creatures"][off["id"]]
+    assert not back_on["off_board"] and back_on["field"] is not None
+    assert back_on["xy"] == off["xy"]
+    board_id = store_board(db, app.extensions["photos"], VIOLATIONS.with_suffix(".jpg")
+                           .read_bytes(), inspect_photo(VIOLATIONS.with_suffix(".jpg")
+                           .read_bytes()), BoardReading(reading, None))
+    response = client.post(f"/boards/{board_id}/edit", follow_redirects=True, data={
+        "csrf_token": TOKEN, "op": "off_board", "creature": str(off["id"])})
+    assert f"Creature {off['id']} is now off the board" in response.get_data(as_text=True)
+    corrected = get_board(db, board_id).corrected_report
+    assert corrected is not None and corrected["creatures"] == truth["creatures"]
+    assert corrected["scores"] == truth["scores"]
+    # A demon in a corner taken off the board no longer counts for its colour there.
+    taken = apply_edits(truth, [{"op": "off_board", "creature": demon["id"]}])
+    assert taken["creatures"][demon["id"]]["off_board"]
+    assert taken["creatures"][demon["id"]]["field"] is None
+    removed = apply_edits(truth, [{"op": "remove", "creature": demon["id"]}])
+    assert taken["scores"] == removed["scores"] and taken["winners"] == removed["winners"]
+    no_foot = copy.deepcopy(truth)
+    no_foot["creatures"][off["id"]]["xy"] = None
+    with pytest.raises(EditError, match="no foot point"):
+        apply_edits(no_foot, [{"op": "on_board", "creature": off["id"]}])
+
+
 def test_a_stroke_drawn_on_the_page_redraws_a_loop(
     app: Flask, client: FlaskClient, db: sqlite3.Connection
 ) -> None:
@@ -831,7 +864,8 @@ def test_a_warning_about_a_loop_offers_to_redraw_it(
         ({"op": "change", "creature": 0, "colour": "purple"}, "edits[0].colour: expected one of"),
         ({"op": "add", "colour": "red", "xy": [1, "a"]}, "edits[0].xy: expected [x, y]"),
         ({"op": "add", "colour": "white", "kind": "demon", "xy": [1, 1]}, "is a ghost, not"),
-        ({"op": "fly"}, "edits[0].op: expected 'add', 'change', 'remove', 'knot' or 'loop'"),
+        ({"op": "fly"}, "edits[0].op: expected 'add', 'change', 'remove', 'off_board', "),
+        ({"op": "off_board", "creature": 99}, "edits[0].creature: no creature 99"),
         ({"op": "loop", "colour": "red", "path": [[1, 1]]}, "edits[0].path: expected a list"),
         ({"op": "loop", "colour": "red", "path": [[1, 1], [2, None]]}, "edits[0].path[1]: "),
         ({"op": "loop", "colour": "white", "path": [[1, 1], [2, 2]]}, "edits[0].colour: "),

@@ -7,6 +7,10 @@ An edit is a small JSON object, the same from the page's editor and from
 - ``{"op": "remove", "creature": 3}``
 - ``{"op": "change", "creature": 3, "colour": "green"}`` (``white`` makes it a ghost;
   ``kind`` may be given too and must agree)
+- ``{"op": "off_board", "creature": 3}``: the creature stands off the board (a pawn in
+  front of a player, not scored); ``{"op": "on_board", "creature": 3}`` puts one the
+  camera thought off the board back on it, located from its foot (in the field under its
+  foot if the locator still finds it away from the play area)
 - ``{"op": "add", "colour": "red", "xy": [x, y]}``: a creature where the player tapped
   (a demon snapped to the nearest corner spot of the tapped field within reach); the
   engine's locator (:func:`engine.placement.locate_creatures`) decides its field, its
@@ -576,9 +580,10 @@ def _apply(
         xy = _point(edit.get("xy"), f"{where}.xy")
         kind, colour = _kind_and_colour(edit, where)
         return [*creatures, locate_tap(board, kind, colour, xy, snap=True)]
-    if op not in ("remove", "change"):
+    if op not in ("remove", "change", "off_board", "on_board"):
         raise EditError(
-            f"{where}.op: expected 'add', 'change', 'remove', 'knot' or 'loop', got {_short(op)}"
+            f"{where}.op: expected 'add', 'change', 'remove', 'off_board', 'on_board', 'knot' "
+            f"or 'loop', got {_short(op)}"
         )
     index = edit.get("creature")
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(creatures):
@@ -588,6 +593,9 @@ def _apply(
     if op == "remove":
         return creatures[:index] + creatures[index + 1 :]
     old = creatures[index]
+    if op in ("off_board", "on_board"):
+        new = _on_or_off(board, old, op == "on_board", f"{where}.creature")
+        return [*creatures[:index], new, *creatures[index + 1 :]]
     kind, colour = _kind_and_colour(edit, where)
     if old.off_board or old.xy is None:
         new = replace(old, kind=kind, colour=colour,
@@ -595,6 +603,20 @@ def _apply(
     else:
         new = locate_tap(board, kind, colour, old.xy, snap=False)
     return [*creatures[:index], new, *creatures[index + 1 :]]
+
+
+def _on_or_off(board: Board, creature: Creature, on_board: bool, where: str) -> Creature:
+    """``creature`` put off the board, or on it at its foot (located as the camera
+    locates a pawn; in the field under its foot if that still finds it off the board)."""
+    if not on_board:
+        return Creature(creature.kind, creature.colour, xy=creature.xy, off_board=True)
+    if creature.xy is None:
+        raise EditError(f"{where}: this creature has no foot point; add it where it stands")
+    placed = locate_tap(board, creature.kind, creature.colour, creature.xy, snap=False)
+    if placed.off_board:
+        field_id = BoardGeometry(board).field_at(creature.xy)
+        placed = Creature(creature.kind, creature.colour, xy=creature.xy, field=field_id)
+    return placed
 
 
 def _kind_and_colour(edit: Mapping[str, Any], where: str) -> tuple[str, str]:

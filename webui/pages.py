@@ -149,7 +149,7 @@ def edit(board_id: int) -> BaseResponse:
 def _edit_from_form(form: Any) -> dict[str, Any]:
     op = form.get("op", "")
     edit: dict[str, Any] = {"op": op}
-    if op in ("change", "remove"):
+    if op in ("change", "remove", "off_board", "on_board"):
         try:
             edit["creature"] = int(form.get("creature", ""))
         except ValueError:
@@ -189,6 +189,8 @@ def _edit_summary(edit: dict[str, Any], report: dict[str, Any]) -> str:
         return f"{'Moved' if had_one else 'Placed'} the {colour} knot"
     if edit["op"] == "loop":
         return f"Redrew the {colour} loop"
+    if edit["op"] in ("off_board", "on_board"):
+        return f"Creature {edit['creature']} is now {edit['op'].replace('_', ' the ')}"
     return f"Creature {edit['creature']} is now a {name}"
 
 

@@ -291,6 +291,13 @@
       choiceButtons("Change it to:", c.colour, function (colour) {
         submit({ op: "change", creature: c.id, colour: colour, x: "", y: "" });
       });
+      const place = el("button", c.off_board ? "Put it on the board" : "Off the board (a prediction)");
+      place.type = "button";
+      place.id = "on-or-off";
+      place.addEventListener("click", function () {
+        submit({ op: c.off_board ? "on_board" : "off_board", creature: c.id, colour: "", x: "", y: "" });
+      });
+      body.append(place);
       const remove = el("button", "Remove it", "danger");
       remove.type = "button";
       remove.id = "remove-creature";
