@@ -731,7 +731,19 @@ def test_a_loop_read_astray_is_mended_by_drawing_its_stretch_again() -> None:
         creature["confidence"] = round(0.5 + 0.01 * i, 2)
     astray["warnings"] = ["only 70% of the yellow loop was seen; the rest is guessed",
                           "only 75% of the red loop was seen; the rest is guessed"]
+    # Two demons the camera put between corners: one at the crossing read aside, one
+    # at a crossing that stays where it is.
+    aside = {c["id"] for c in astray["crossings"] if not any(
+        math.dist(c["xy"], t["xy"]) <= SAME_CROSSING for t in truth["crossings"])}
+    demons = [c for c in astray["creatures"] if c["crossing"] is not None]
+    near = next(c for c in demons if c["crossing"] in aside)
+    far = next(c for c in demons if c["crossing"] not in aside)
+    for demon in (near, far):
+        demon["corners_alike"] = [[demon["field"], demon["crossing"]]]
     mended = apply_edits(astray, [{"op": "loop", "colour": "yellow", "path": path}])
+    # Corners named by a crossing the stroke moved are other corners now.
+    assert "corners_alike" not in mended["creatures"][near["id"]]
+    assert "corners_alike" in mended["creatures"][far["id"]]
     assert mended["scores"] == truth["scores"] and mended["winners"] == truth["winners"]
     assert [v["rule"] for v in mended["violations"]] == [v["rule"] for v in truth["violations"]]
     assert slots(mended) == slots(truth) != slots(astray)
