@@ -21,12 +21,12 @@ the page invites:
 
 A stroke or a knot's tap is kept only where it brings the board nearer the truth (fewer
 of the benchmark's problems): a player leaves a stretch or knot that makes no difference.
-3. **Creatures**, matched as the benchmark matches them: one read that is not on the
-   table is removed; one of the wrong kind or colour is changed; one in the wrong
-   corner or field is removed and tapped again at its foot; one standing in front of a
-   player but read on the board is taken off it (``{"op": "off_board"}``); one missed is
-   tapped at its foot (``{"op": "add"}``: a demon goes to the nearest corner spot of the
-   tapped field, as on the page).
+3. **Creatures**, matched as the benchmark matches them: one of the wrong kind or colour
+   is changed; one standing in front of a player but read on the board is taken off it
+   (``{"op": "off_board"}``); one in the wrong corner or field is moved with a tap at
+   its foot (``{"op": "move"}``); one read that is not on the table is removed; one
+   missed is tapped at its foot (``{"op": "add"}``). A demon tapped goes to the nearest
+   corner spot of the tapped field, as on the page.
 
 An edit the page refuses is counted and skipped. Printed: the boards read wrong, how
 many of them the edits make exact, the edits each took (median and most, by kind), and
@@ -188,23 +188,18 @@ def mend_creatures(reading: Report, truth: Report, tol: Tolerances, edit: Any) -
     pairs = match_points([c["xy"] for c in read], [c["xy"] for c in true],
                          lambda i, j: CREATURE_TOLERANCE * pawn[j])
     matched = dict(pairs)
-    # A pawn in front of a player read as on the board is taken off it where it stands.
-    taken_off = {i for i, j in pairs if true[j].get("off_board") and not read[i]["off_board"]}
-    wrong_place = {i for i, j in pairs if i not in taken_off
-                   and not _same_place(reading, read[i], truth, true[j], tol)}
-    recolour = [(i, j) for i, j in pairs if i not in wrong_place
-                and (read[i]["kind"], read[i]["colour"]) != (true[j]["kind"], true[j]["colour"])]
-    for i, j in recolour:
-        reading = edit(reading, {"op": "change", "creature": i, "colour": true[j]["colour"]},
-                       "change")
-    for i in taken_off:
-        reading = edit(reading, {"op": "off_board", "creature": i}, "off_board")
-    gone = sorted({i for i in range(len(read)) if i not in matched} | wrong_place, reverse=True)
-    for i in gone:  # the last first: the ids before it stay
-        reading = edit(reading, {"op": "remove", "creature": i}, "remove")
-    again = sorted({j for i, j in pairs if i in wrong_place}
-                   | {j for j in range(len(true)) if j not in matched.values()})
-    for j in again:
+    for i, j in pairs:  # these edits keep every creature's id
+        if (read[i]["kind"], read[i]["colour"]) != (true[j]["kind"], true[j]["colour"]):
+            reading = edit(reading, {"op": "change", "creature": i,
+                                     "colour": true[j]["colour"]}, "change")
+        if true[j].get("off_board") and not read[i]["off_board"]:
+            # A pawn in front of a player read as on the board is taken off it.
+            reading = edit(reading, {"op": "off_board", "creature": i}, "off_board")
+        elif not _same_place(reading, reading["creatures"][i], truth, true[j], tol):
+            reading = edit(reading, {"op": "move", "creature": i, "xy": true[j]["xy"]}, "move")
+    for i in sorted(set(range(len(read))) - set(matched), reverse=True):
+        reading = edit(reading, {"op": "remove", "creature": i}, "remove")  # ids before stay
+    for j in sorted(set(range(len(true))) - set(matched.values())):
         reading = edit(reading, {"op": "add", "colour": true[j]["colour"], "xy": true[j]["xy"]},
                        "add")
     return reading

@@ -243,6 +243,43 @@ def test_tap_a_corner_to_add_a_demon(server: Server, page: Any) -> None:
     assert (added["colour"], added["field"], added["crossing"]) == ("red", field, crossing)
 
 
+def test_a_demon_is_moved_to_the_corner_it_fits_as_well_or_where_it_is_tapped(
+    server: Server, page: Any
+) -> None:
+    report = truth_report("05_normal_violations")
+    board = board_from_report(report)
+    geometry = BoardGeometry(board)
+    taken = {(c.field, c.crossing) for c in board.creatures}
+    clearance = CORNER_AIR * PAWN_RADIUS * board_extent(board)
+    demon, field, crossing = next(
+        (i, f.id, c.crossing) for i, c in enumerate(board.creatures) if c.crossing is not None
+        for f in board.fields
+        if f.id != c.field and c.crossing in f.corners and (f.id, c.crossing) not in taken
+    )
+    report["creatures"][demon]["corners_alike"] = [[field, crossing]]
+    board_id = server.archive("05_normal_violations", report)
+    page.goto(f"{server.url}/boards/{board_id}")
+    page.locator(f'[data-creature="{demon}"]').click()
+    page.locator(f'button[data-corner="{field}/{crossing}"]').click()
+    page.wait_for_load_state("load")
+    assert f"Moved creature {demon}" in page.locator(".flash-change").inner_text()
+    moved = server.api(f"/api/boards/{board_id}")["report"]["creatures"][demon]
+    assert (moved["field"], moved["crossing"]) == (field, crossing)
+    # "Move it", then a tap where it stands: back to its own corner.
+    old = report["creatures"][demon]
+    x, y = min(geometry.corner_points(old["field"], old["crossing"], clearance),
+               key=lambda p: math.dist(p, old["xy"]))
+    page.locator(f'[data-creature="{demon}"]').click()
+    page.locator("#move-creature").click()
+    assert f"#{demon} really stands" in page.locator("#sheet").inner_text()
+    tap_board(page, x, y)
+    page.wait_for_load_state("load")
+    back = server.api(f"/api/boards/{board_id}")["report"]
+    assert (back["creatures"][demon]["field"], back["creatures"][demon]["crossing"]) == (
+        old["field"], old["crossing"])
+    assert back["scores"] == report["scores"]
+
+
 def tap_board(page: Any, x: float, y: float) -> None:
     """Tap the board's point (x, y), in the photo's pixels (Playwright waits for the page
     to stop scrolling, then taps that point of the overlay)."""

@@ -44,7 +44,7 @@ from webui.edits import (
     redrawn_loop,
 )
 from webui.game import NO_GAME, GameFormError, GameInfo, Player, parse_game
-from webui.overlay import board_view, knot_stretches
+from webui.overlay import board_view, creature_info, knot_stretches
 from webui.photos import PhotoStore, inspect_photo
 from webui.samples import seed_archive
 from webui.scoring import BoardReading
@@ -834,6 +834,56 @@ def test_a_creature_is_taken_off_the_board_and_put_back(
         apply_edits(no_foot, [{"op": "on_board", "creature": off["id"]}])
 
 
+def a_demon_and_another_corner(report: dict[str, Any]) -> tuple[int, int, int, list[float]]:
+    """A demon in a corner and another free corner of a field beside that crossing
+    (demon id, field, crossing, the spot a pawn takes there)."""
+    board = board_from_report(report)
+    geometry = BoardGeometry(board)
+    taken = {(c.field, c.crossing) for c in board.creatures}
+    clearance = CORNER_AIR * PAWN_RADIUS * board_extent(board)
+    for i, demon in enumerate(board.creatures):
+        if demon.crossing is None:
+            continue
+        for f in board.fields:
+            if f.id != demon.field and demon.crossing in f.corners and (
+                    f.id, demon.crossing) not in taken:
+                spot = geometry.corner_points(f.id, demon.crossing, clearance)[0]
+                return i, f.id, demon.crossing, list(spot)
+    raise AssertionError("no demon with a free corner beside it")
+
+
+def test_a_creature_is_moved_to_where_it_stands_or_to_a_corner_it_fits_as_well(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    reading = truth_report(VIOLATIONS)
+    demon, field, crossing, spot = a_demon_and_another_corner(reading)
+    for i, creature in enumerate(reading["creatures"]):
+        creature["confidence"] = 0.9 if i != demon else 0.4
+    reading["creatures"][demon]["corners_alike"] = [
+        [reading["creatures"][demon]["field"], crossing], [field, crossing], [999, 998]]
+    view = board_view(reading)
+    # The sheet offers the other corner its foot fits, not its own nor one not on the board.
+    alike = creature_info(view)[str(demon)]["alike"]
+    assert [(a["field"], a["crossing"]) for a in alike] == [(field, crossing)]
+    assert math.dist(alike[0]["xy"], spot) < 0.2
+    moved = apply_edits(reading, [{"op": "move", "creature": demon, "xy": alike[0]["xy"]}])
+    after = moved["creatures"][demon]
+    assert (after["field"], after["crossing"], after["colour"]) == (
+        field, crossing, reading["creatures"][demon]["colour"])
+    assert "confidence" not in after and "corners_alike" not in after
+    assert [c.get("confidence") for c in moved["creatures"]] == [
+        c["confidence"] if i != demon else None for i, c in enumerate(reading["creatures"])]
+    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
+    board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
+                           BoardReading(reading, None))
+    response = client.post(f"/boards/{board_id}/edit", follow_redirects=True, data={
+        "csrf_token": TOKEN, "op": "move", "creature": str(demon),
+        "x": f"{spot[0]:.1f}", "y": f"{spot[1]:.1f}"})
+    assert f"Moved creature {demon}" in response.get_data(as_text=True)
+    corrected = get_board(db, board_id).corrected_report
+    assert corrected is not None and corrected["creatures"][demon]["field"] == field
+
+
 def test_a_stroke_drawn_on_the_page_redraws_a_loop(
     app: Flask, client: FlaskClient, db: sqlite3.Connection
 ) -> None:
@@ -876,8 +926,9 @@ def test_a_warning_about_a_loop_offers_to_redraw_it(
         ({"op": "change", "creature": 0, "colour": "purple"}, "edits[0].colour: expected one of"),
         ({"op": "add", "colour": "red", "xy": [1, "a"]}, "edits[0].xy: expected [x, y]"),
         ({"op": "add", "colour": "white", "kind": "demon", "xy": [1, 1]}, "is a ghost, not"),
-        ({"op": "fly"}, "edits[0].op: expected 'add', 'change', 'remove', 'off_board', "),
+        ({"op": "fly"}, "edits[0].op: expected 'add', 'change', 'move', 'remove', "),
         ({"op": "off_board", "creature": 99}, "edits[0].creature: no creature 99"),
+        ({"op": "move", "creature": 0, "xy": [1]}, "edits[0].xy: expected [x, y]"),
         ({"op": "loop", "colour": "red", "path": [[1, 1]]}, "edits[0].path: expected a list"),
         ({"op": "loop", "colour": "red", "path": [[1, 1], [2, None]]}, "edits[0].path[1]: "),
         ({"op": "loop", "colour": "white", "path": [[1, 1], [2, 2]]}, "edits[0].colour: "),

@@ -11,6 +11,8 @@ An edit is a small JSON object, the same from the page's editor and from
   front of a player, not scored); ``{"op": "on_board", "creature": 3}`` puts one the
   camera thought off the board back on it, located from its foot (in the field under its
   foot if the locator still finds it away from the play area)
+- ``{"op": "move", "creature": 3, "xy": [x, y]}``: the creature stands where the player
+  tapped, located as an added one is
 - ``{"op": "add", "colour": "red", "xy": [x, y]}``: a creature where the player tapped
   (a demon snapped to the nearest corner spot of the tapped field within reach); the
   engine's locator (:func:`engine.placement.locate_creatures`) decides its field, its
@@ -255,7 +257,7 @@ def keep_doubts(
                 crossing["confidence"] = old["confidence"]
     for creature in corrected["creatures"]:
         # Corners named by the ids of crossings a redrawn loop moved are other corners.
-        corners = _corners(creature.get("corners_alike")) or []
+        corners = alike_corners(creature.get("corners_alike")) or []
         if any(crossing not in unmoved for _, crossing in corners):
             creature.pop("corners_alike")
     moved, redrawn = set(moved_knots), set(redrawn_loops)
@@ -285,7 +287,7 @@ def _judge_corners_again(report: dict[str, Any], board: Board) -> None:
     added there), so that it is warned of and unsure again, or no longer. ``board``:
     the report's."""
     for entry in report["creatures"]:
-        corners = _corners(entry.get("corners_alike"))
+        corners = alike_corners(entry.get("corners_alike"))
         if corners is None:
             entry.pop("corners_alike", None)  # not the camera's: nothing to judge
             continue
@@ -341,7 +343,7 @@ def _kept_warning(
     return None if gone else text
 
 
-def _corners(value: object) -> list[tuple[int, int]] | None:
+def alike_corners(value: object) -> list[tuple[int, int]] | None:
     """A report's ``corners_alike`` as (field, crossing) pairs, or None if malformed."""
     if not isinstance(value, list):
         return None
@@ -580,10 +582,10 @@ def _apply(
         xy = _point(edit.get("xy"), f"{where}.xy")
         kind, colour = _kind_and_colour(edit, where)
         return [*creatures, locate_tap(board, kind, colour, xy, snap=True)]
-    if op not in ("remove", "change", "off_board", "on_board"):
+    if op not in ("remove", "change", "move", "off_board", "on_board"):
         raise EditError(
-            f"{where}.op: expected 'add', 'change', 'remove', 'off_board', 'on_board', 'knot' "
-            f"or 'loop', got {_short(op)}"
+            f"{where}.op: expected 'add', 'change', 'move', 'remove', 'off_board', 'on_board', "
+            f"'knot' or 'loop', got {_short(op)}"
         )
     index = edit.get("creature")
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(creatures):
@@ -595,6 +597,10 @@ def _apply(
     old = creatures[index]
     if op in ("off_board", "on_board"):
         new = _on_or_off(board, old, op == "on_board", f"{where}.creature")
+        return [*creatures[:index], new, *creatures[index + 1 :]]
+    if op == "move":
+        xy = _point(edit.get("xy"), f"{where}.xy")
+        new = locate_tap(board, old.kind, old.colour, xy, snap=True)
         return [*creatures[:index], new, *creatures[index + 1 :]]
     kind, colour = _kind_and_colour(edit, where)
     if old.off_board or old.xy is None:

@@ -19,15 +19,15 @@ from PIL import Image
 from shapely.geometry import LinearRing
 from shapely.geometry import Point as ShapelyPoint
 
-from engine.board import Board
+from engine.board import Board, Creature
 from engine.colours import DEMON, LINE_COLOURS
-from engine.errors import EngineError
-from engine.placement import BoardGeometry
+from engine.errors import BoardError, EngineError
+from engine.placement import CORNER_AIR, BoardGeometry
 from engine.report import board_from_report
 from engine.scoring import field_majorities
 from vision.doubts import is_unsure, no_knot_warning
 from vision.overlay import draw_overlay
-from webui.edits import KNOT_CLEAR, board_extent
+from webui.edits import KNOT_CLEAR, PAWN_RADIUS, alike_corners, board_extent
 
 #: Colours drawn for each game colour (strong enough on light and dark tables).
 PAINT = {
@@ -66,6 +66,9 @@ class CreatureView:
     crossing: int | None
     problems: tuple[str, ...]
     low_confidence: bool
+    #: The other corners its foot fits as well (the report's ``corners_alike``), each as
+    #: (field, crossing, the spot a pawn takes there): one tap moves it to one.
+    alike: tuple[tuple[int, int, tuple[float, float]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -187,6 +190,7 @@ def board_view(report: Mapping[str, Any]) -> BoardView:
             crossing=c.crossing,
             problems=tuple(problems.get(i, [])),
             low_confidence=i < len(raw_creatures) and _low(raw_creatures[i]),
+            alike=_alike_spots(geometry, c, raw_creatures[i] if i < len(raw_creatures) else {}),
         )
         for i, c in enumerate(board.creatures)
         if c.xy is not None
@@ -315,6 +319,29 @@ def field_info(view: BoardView) -> dict[str, dict[str, Any]]:
     }
 
 
+def _alike_spots(
+    geometry: BoardGeometry | None, creature: Creature, raw: Mapping[str, Any]
+) -> tuple[tuple[int, int, tuple[float, float]], ...]:
+    """The corners other than its own that the report says a demon's foot fits as well,
+    each with the spot nearest its foot that a pawn takes there."""
+    corners = alike_corners(raw.get("corners_alike")) or []
+    if geometry is None or creature.xy is None:
+        return ()
+    clearance = CORNER_AIR * PAWN_RADIUS * board_extent(geometry.board)
+    spots = []
+    for field_id, crossing in corners:
+        if (field_id, crossing) == (creature.field, creature.crossing):
+            continue
+        try:
+            points = geometry.corner_points(field_id, crossing, clearance)
+        except BoardError:  # not a corner of this board (a report edited by hand)
+            continue
+        xy = creature.xy
+        spot = min(points, key=lambda p: math.dist(p, xy))
+        spots.append((field_id, crossing, (round(spot[0], 1), round(spot[1], 1))))
+    return tuple(spots)
+
+
 def creature_info(view: BoardView) -> dict[str, dict[str, Any]]:
     """Per creature, what tapping it shows (sent to the page as JSON)."""
     return {
@@ -327,6 +354,7 @@ def creature_info(view: BoardView) -> dict[str, dict[str, Any]]:
             "off_board": c.off_board,
             "problems": list(c.problems),
             "low_confidence": c.low_confidence,
+            "alike": [{"field": f, "crossing": x, "xy": list(xy)} for f, x, xy in c.alike],
         }
         for c in view.creatures
     }

@@ -149,14 +149,14 @@ def edit(board_id: int) -> BaseResponse:
 def _edit_from_form(form: Any) -> dict[str, Any]:
     op = form.get("op", "")
     edit: dict[str, Any] = {"op": op}
-    if op in ("change", "remove", "off_board", "on_board"):
+    if op in ("change", "remove", "move", "off_board", "on_board"):
         try:
             edit["creature"] = int(form.get("creature", ""))
         except ValueError:
             raise EditError("no creature chosen") from None
     if op in ("change", "add", "knot", "loop"):
         edit["colour"] = form.get("colour", "")
-    if op in ("add", "knot"):
+    if op in ("add", "knot", "move"):
         try:
             edit["xy"] = [float(form.get("x", "")), float(form.get("y", ""))]
         except ValueError:
@@ -184,6 +184,8 @@ def _edit_summary(edit: dict[str, Any], report: dict[str, Any]) -> str:
         return f"Added a {name}"
     if edit["op"] == "remove":
         return f"Removed creature {edit['creature']}"
+    if edit["op"] == "move":
+        return f"Moved creature {edit['creature']}"
     if edit["op"] == "knot":
         had_one = (report.get("lines", {}).get(colour) or {}).get("knot") is not None
         return f"{'Moved' if had_one else 'Placed'} the {colour} knot"

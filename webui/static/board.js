@@ -39,12 +39,15 @@
   // The colour of the knot being moved: the next tap on the board says where it lies.
   // Showing anything else in the sheet puts it down.
   let movingKnot = null;
+  // The id of the creature being moved: the next tap says where it stands.
+  let movingCreature = null;
 
   // One correction per page: a second tap before the reload sends nothing.
   let submitting = false;
 
   function submit(values) {
     movingKnot = null;
+    movingCreature = null;
     drawing = null;
     if (submitting) return;
     submitting = true;
@@ -86,7 +89,9 @@
   }
 
   function open() { sheet.hidden = false; }
-  function close() { sheet.hidden = true; clearSelection(); movingKnot = null; stopDrawing(); }
+  function close() {
+    sheet.hidden = true; clearSelection(); movingKnot = null; movingCreature = null; stopDrawing();
+  }
 
   // Redrawing a loop: {colour, points, stroke (the SVG polyline), down (a drag is on)}.
   // While it is set the board takes drags, not taps, and the page does not scroll.
@@ -104,6 +109,7 @@
 
   function chooseLoopToRedraw() {
     movingKnot = null;
+    movingCreature = null;
     stopDrawing();
     clearSelection();
     body.replaceChildren(el("h3", "Redraw a loop"),
@@ -126,6 +132,7 @@
 
   function redrawLoop(colour) {
     movingKnot = null;
+    movingCreature = null;
     stopDrawing();
     clearSelection();
     drawing = { colour: colour, points: [], stroke: null, down: false };
@@ -256,6 +263,7 @@
 
   function showField(id, point) {
     movingKnot = null;
+    movingCreature = null;
     const f = fields[id];
     if (!f) return;
     body.replaceChildren();
@@ -275,6 +283,7 @@
 
   function showCreature(id) {
     movingKnot = null;
+    movingCreature = null;
     const c = creatures[id];
     if (!c) return;
     body.replaceChildren();
@@ -288,9 +297,37 @@
     c.problems.forEach(function (p) { body.append(el("p", "⚠ " + p, "error")); });
     if (c.low_confidence) body.append(el("p", "The camera is unsure of this one.", "hint"));
     if (editable) {
+      if (!c.off_board && c.alike.length) {
+        // A demon whose foot fits other corners as well: each is one tap away.
+        body.append(el("p", "The camera could not tell its corner from:"));
+        const corners = el("div", undefined, "choices");
+        c.alike.forEach(function (corner) {
+          const button = el("button", "Field " + corner.field + ", corner at crossing " + corner.crossing);
+          button.type = "button";
+          button.dataset.corner = corner.field + "/" + corner.crossing;
+          button.addEventListener("click", function () {
+            submit({ op: "move", creature: c.id, colour: "", x: corner.xy[0].toFixed(1),
+                     y: corner.xy[1].toFixed(1) });
+          });
+          corners.append(button);
+        });
+        body.append(corners);
+      }
       choiceButtons("Change it to:", c.colour, function (colour) {
         submit({ op: "change", creature: c.id, colour: colour, x: "", y: "" });
       });
+      if (!c.off_board) {
+        const move = el("button", "Move it");
+        move.type = "button";
+        move.id = "move-creature";
+        move.addEventListener("click", function () {
+          const what = c.kind === "ghost" ? "ghost" : c.colour + " demon";
+          body.replaceChildren(el("p", "Tap where the " + what + " #" + c.id + " really stands.",
+            "strong"));
+          movingCreature = c.id;
+        });
+        body.append(move);
+      }
       const place = el("button", c.off_board ? "Put it on the board" : "Off the board (a prediction)");
       place.type = "button";
       place.id = "on-or-off";
@@ -311,6 +348,7 @@
 
   function showKnot(knot) {
     movingKnot = null;
+    movingCreature = null;
     const colour = knot.dataset.knot;
     body.replaceChildren();
     body.append(el("h3", colour.charAt(0).toUpperCase() + colour.slice(1) + " knot"));
@@ -333,6 +371,13 @@
       const point = svgPoint(event);
       markTap(point);
       submit({ op: "knot", colour: movingKnot, x: point.x.toFixed(1), y: point.y.toFixed(1), creature: "" });
+      return;
+    }
+    if (movingCreature !== null) {
+      const point = svgPoint(event);
+      markTap(point);
+      submit({ op: "move", creature: movingCreature, colour: "", x: point.x.toFixed(1),
+               y: point.y.toFixed(1) });
       return;
     }
     clearSelection();
@@ -391,6 +436,7 @@
   document.querySelectorAll("li.violation[data-creatures]").forEach(function (item) {
     item.addEventListener("click", function () {
       movingKnot = null;
+      movingCreature = null;
       clearSelection();
       item.dataset.creatures.split(" ").forEach(function (id) {
         const mark = svg.querySelector('[data-creature="' + id + '"]');
