@@ -75,6 +75,7 @@
     svg.querySelectorAll(".selected").forEach(function (n) { n.classList.remove("selected"); });
     svg.querySelectorAll(".tap-mark").forEach(function (n) { n.remove(); });
     highlight(null);
+    ringAt(null);
   }
 
   // A cross where the player tapped, so they see where a new creature would go.
@@ -209,6 +210,25 @@
   svg.addEventListener("pointerup", endStroke);
   svg.addEventListener("pointercancel", function () { if (drawing) redrawLoop(drawing.colour); });
 
+  // A ring where a creature would stand, while its button has the focus or the pointer.
+  let ring = null;
+  function ringAt(xy) {
+    if (ring) { ring.remove(); ring = null; }
+    if (!xy) return;
+    const box = svg.viewBox.baseVal;
+    const u = Math.max(box.width, box.height) / 1000;
+    ring = document.createElementNS("http://www.w3.org/2000/svg", "circle");
+    ring.setAttribute("class", "spot-ring");
+    ring.setAttribute("cx", String(xy[0]));
+    ring.setAttribute("cy", String(xy[1]));
+    ring.setAttribute("r", String(20 * u));
+    ring.setAttribute("fill", "none");
+    ring.setAttribute("stroke", "#fff");
+    ring.setAttribute("stroke-width", String(4 * u));
+    ring.setAttribute("pointer-events", "none");
+    svg.append(ring);
+  }
+
   // A stretch of a loop drawn thick while its button has the focus or the pointer.
   let shown = null;
   function highlight(stretch, colour) {
@@ -302,9 +322,16 @@
         body.append(el("p", "The camera could not tell its corner from:"));
         const corners = el("div", undefined, "choices");
         c.alike.forEach(function (corner) {
-          const button = el("button", "Field " + corner.field + ", corner at crossing " + corner.crossing);
+          const button = el("button", "Field " + corner.field + " at crossing " + corner.crossing);
           button.type = "button";
           button.dataset.corner = corner.field + "/" + corner.crossing;
+          // Where it would stand, ringed on the board while the button has the focus.
+          const show = function () { ringAt(corner.xy); };
+          const hide = function () { ringAt(null); };
+          button.addEventListener("focus", show);
+          button.addEventListener("mouseenter", show);
+          button.addEventListener("blur", hide);
+          button.addEventListener("mouseleave", hide);
           button.addEventListener("click", function () {
             submit({ op: "move", creature: c.id, colour: "", x: corner.xy[0].toFixed(1),
                      y: corner.xy[1].toFixed(1) });
@@ -316,6 +343,7 @@
       choiceButtons("Change it to:", c.colour, function (colour) {
         submit({ op: "change", creature: c.id, colour: colour, x: "", y: "" });
       });
+      const actions = el("div", undefined, "actions");
       if (!c.off_board) {
         const move = el("button", "Move it");
         move.type = "button";
@@ -326,22 +354,23 @@
             "strong"));
           movingCreature = c.id;
         });
-        body.append(move);
+        actions.append(move);
       }
-      const place = el("button", c.off_board ? "Put it on the board" : "Off the board (a prediction)");
+      const place = el("button", c.off_board ? "Put it on the board" : "Off the board");
       place.type = "button";
       place.id = "on-or-off";
       place.addEventListener("click", function () {
         submit({ op: c.off_board ? "on_board" : "off_board", creature: c.id, colour: "", x: "", y: "" });
       });
-      body.append(place);
+      actions.append(place);
       const remove = el("button", "Remove it", "danger");
       remove.type = "button";
       remove.id = "remove-creature";
       remove.addEventListener("click", function () {
         submit({ op: "remove", creature: c.id, colour: "", x: "", y: "" });
       });
-      body.append(remove);
+      actions.append(remove);
+      body.append(actions);
     }
     open();
   }
