@@ -24,14 +24,16 @@ of the benchmark's problems): a player leaves a stretch or knot that makes no di
 3. **Creatures**, matched as the benchmark matches them: one of the wrong kind or colour
    is changed; one standing in front of a player but read on the board is taken off it
    (``{"op": "off_board"}``); one in the wrong corner or field is moved with a tap at
-   its foot (``{"op": "move"}``); one read that is not on the table is removed; one
+   its foot (``{"op": "move"}``), or said to stand in no corner where it stands beside
+   one (``{"op": "no_corner"}``); one read that is not on the table is removed; one
    missed is tapped at its foot (``{"op": "add"}``). A demon tapped goes to the nearest
    corner spot of the tapped field, as on the page.
 
 An edit the page refuses is counted and skipped. Printed: the boards read wrong, how
 many of them the edits make exact, the edits each took (median and most, by kind), and
 what is left on the others. Without ``--reports`` the photos are read here, one after
-another. Figures are printed, never asserted.
+another. ``--edits add,change,remove,knot`` measures with only some of the page's edits
+(those it had before a loop could be drawn again). Figures are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ import math
 import statistics
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,6 +72,10 @@ from webui.edits import EditError, apply_edits  # noqa: E402
 
 Report = dict[str, Any]
 
+#: The edits the page offers (``webui.edits``); ``--edits`` measures with fewer.
+EDITS = ("add", "change", "remove", "move", "no_corner", "off_board", "on_board", "knot",
+         "loop")
+
 #: A stretch drawn again starts and ends this many pawn widths beyond where the loop
 #: was read astray, along the loop (a player starts where the loop is plainly right).
 STROKE_MARGIN = 1.0
@@ -88,14 +94,19 @@ class Mending:
     left: list[str] = field(default_factory=list)
 
 
-def mend(reading: Report, truth: Report) -> tuple[Report, Counter[str], list[str]]:
-    """``reading`` corrected towards ``truth`` with the page's edits, the edits used by
-    kind, and the messages of those refused."""
+def mend(
+    reading: Report, truth: Report, offered: Collection[str] = EDITS
+) -> tuple[Report, Counter[str], list[str]]:
+    """``reading`` corrected towards ``truth`` with the page's edits (those ``offered``),
+    the edits used by kind, and the messages of those refused."""
     tol = tolerances_for(truth)
     used: Counter[str] = Counter()
     refused: list[str] = []
 
     def edit(report: Report, change: dict[str, Any], kind: str) -> Report:
+        if change["op"] not in offered:
+            refused.append(f"{kind}: not offered")
+            return report
         try:
             corrected = apply_edits(report, [change])
         except EditError as error:
@@ -126,7 +137,7 @@ def mend(reading: Report, truth: Report) -> tuple[Report, Counter[str], list[str
             continue
         if read_line.get("knot") is None or math.dist(read_line["knot"], knot) > tol.knot_px:
             reading = if_better(reading, {"op": "knot", "colour": colour, "xy": knot}, "knot")
-    return mend_creatures(reading, truth, tol, edit), +used, refused
+    return mend_creatures(reading, truth, tol, edit, "move" in offered), +used, refused
 
 
 def strokes(
@@ -180,14 +191,21 @@ def _stretch(ring: LinearRing, start: float, end: float, between: Any) -> list[l
     return [[p.x, p.y] for p in nearest]
 
 
-def mend_creatures(reading: Report, truth: Report, tol: Tolerances, edit: Any) -> Report:
-    """``reading`` with its creatures corrected towards ``truth``'s (see the module)."""
+def mend_creatures(
+    reading: Report, truth: Report, tol: Tolerances, edit: Any, can_move: bool = True
+) -> Report:
+    """``reading`` with its creatures corrected towards ``truth``'s (see the module;
+    without ``can_move``, a creature in the wrong place is removed and added again)."""
     read = reading["creatures"]
     true = [c for c in truth.get("creatures") or [] if c.get("xy") is not None]
     pawn = [float(c.get("pawn_px") or tol.pawn_px) for c in true]
     pairs = match_points([c["xy"] for c in read], [c["xy"] for c in true],
                          lambda i, j: CREATURE_TOLERANCE * pawn[j])
     matched = dict(pairs)
+    if not can_move:  # each one in the wrong place is one missed and one extra
+        pairs = [(i, j) for i, j in pairs if true[j].get("off_board") or (
+            _same_place(reading, read[i], truth, true[j], tol))]
+        matched = dict(pairs)
     for i, j in pairs:  # these edits keep every creature's id
         if (read[i]["kind"], read[i]["colour"]) != (true[j]["kind"], true[j]["colour"]):
             reading = edit(reading, {"op": "change", "creature": i,
@@ -196,7 +214,13 @@ def mend_creatures(reading: Report, truth: Report, tol: Tolerances, edit: Any) -
             # A pawn in front of a player read as on the board is taken off it.
             reading = edit(reading, {"op": "off_board", "creature": i}, "off_board")
         elif not _same_place(reading, reading["creatures"][i], truth, true[j], tol):
-            reading = edit(reading, {"op": "move", "creature": i, "xy": true[j]["xy"]}, "move")
+            if true[j]["kind"] == "demon" and true[j]["crossing"] is None and not true[j].get(
+                    "off_board") and reading["creatures"][i]["crossing"] is not None:
+                # A demon standing beside a corner, not in it (a tap would snap into it).
+                change = {"op": "no_corner", "creature": i}
+            else:
+                change = {"op": "move", "creature": i, "xy": true[j]["xy"]}
+            reading = edit(reading, change, change["op"])
     for i in sorted(set(range(len(read))) - set(matched), reverse=True):
         reading = edit(reading, {"op": "remove", "creature": i}, "remove")  # ids before stay
     for j in sorted(set(range(len(true))) - set(matched.values())):
@@ -229,7 +253,7 @@ def _field(report: Report, field_id: int) -> Report:
 def _same_field(a: Report, b: Report) -> bool:
     if a.get("outer") or b.get("outer"):
         return bool(a.get("outer")) == bool(b.get("outer"))
-    pa, pb = Polygon(a["polygon"]), Polygon(b["polygon"])
+    pa, pb = (shapely.make_valid(Polygon(f["polygon"])) for f in (a, b))
     union = pa.union(pb).area
     return union > 0 and pa.intersection(pb).area / union >= 0.5
 
@@ -273,7 +297,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--set", type=Path, required=True, help="folder of photo + truth pairs")
     parser.add_argument("--reports", type=Path, metavar="RESULTS.jsonl",
                         help="the set's reports from `dicke-daemonen score DIR --out`")
+    parser.add_argument("--edits", default=",".join(EDITS),
+                        help="the edits offered, comma-separated (default: all the page's)")
     args = parser.parse_args(argv)
+    offered = [op for op in args.edits.split(",") if op]
+    if unknown := set(offered) - set(EDITS):
+        parser.error(f"--edits: no such edit {', '.join(sorted(unknown))}")
     pairs = find_pairs(args.set)
     if not pairs:
         parser.error(f"no photo + truth pairs in {args.set}")
@@ -290,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         truth = json.loads(truth_path.read_text())
         if compare_reports(reading, truth).board_exact:
             continue
-        corrected, used, refused = mend(reading, truth)
+        corrected, used, refused = mend(reading, truth, offered)
         result = compare_reports(corrected, truth)
         mended.append(Mending(photo.name, used, refused, bool(result.board_exact),
                               result.problems))

@@ -278,6 +278,12 @@ def test_a_demon_is_moved_to_the_corner_it_fits_as_well_or_where_it_is_tapped(
     assert (back["creatures"][demon]["field"], back["creatures"][demon]["crossing"]) == (
         old["field"], old["crossing"])
     assert back["scores"] == report["scores"]
+    # A demon standing beside its corner, not in it: "In no corner".
+    page.locator(f'[data-creature="{demon}"]').click()
+    page.locator("#no-corner").click()
+    page.wait_for_load_state("load")
+    assert f"Creature {demon} stands in no corner" in page.locator(".flash-change").inner_text()
+    assert server.api(f"/api/boards/{board_id}")["report"]["creatures"][demon]["crossing"] is None
 
 
 def tap_board(page: Any, x: float, y: float) -> None:

@@ -884,6 +884,28 @@ def test_a_creature_is_moved_to_where_it_stands_or_to_a_corner_it_fits_as_well(
     assert corrected is not None and corrected["creatures"][demon]["field"] == field
 
 
+def test_a_demon_beside_a_corner_is_said_to_stand_in_none(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    reading = truth_report(VIOLATIONS)
+    demon = next(c for c in reading["creatures"] if c["crossing"] is not None)
+    ghost = next(c for c in reading["creatures"] if c["kind"] == "ghost")
+    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
+    board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
+                           BoardReading(reading, None))
+    response = client.post(f"/boards/{board_id}/edit", follow_redirects=True, data={
+        "csrf_token": TOKEN, "op": "no_corner", "creature": str(demon["id"])})
+    assert f"Creature {demon['id']} stands in no corner" in response.get_data(as_text=True)
+    corrected = get_board(db, board_id).corrected_report
+    assert corrected is not None
+    loose = corrected["creatures"][demon["id"]]
+    assert (loose["field"], loose["crossing"]) == (demon["field"], None)
+    assert any(v["rule"] == "demon-not-in-corner" and demon["id"] in v["creatures"]
+               for v in corrected["violations"])
+    with pytest.raises(EditError, match="is not a demon in a corner"):
+        apply_edits(reading, [{"op": "no_corner", "creature": ghost["id"]}])
+
+
 def test_a_stroke_drawn_on_the_page_redraws_a_loop(
     app: Flask, client: FlaskClient, db: sqlite3.Connection
 ) -> None:
@@ -926,7 +948,7 @@ def test_a_warning_about_a_loop_offers_to_redraw_it(
         ({"op": "change", "creature": 0, "colour": "purple"}, "edits[0].colour: expected one of"),
         ({"op": "add", "colour": "red", "xy": [1, "a"]}, "edits[0].xy: expected [x, y]"),
         ({"op": "add", "colour": "white", "kind": "demon", "xy": [1, 1]}, "is a ghost, not"),
-        ({"op": "fly"}, "edits[0].op: expected 'add', 'change', 'move', 'remove', "),
+        ({"op": "fly"}, "edits[0].op: expected 'add', 'change', 'move', 'no_corner', "),
         ({"op": "off_board", "creature": 99}, "edits[0].creature: no creature 99"),
         ({"op": "move", "creature": 0, "xy": [1]}, "edits[0].xy: expected [x, y]"),
         ({"op": "loop", "colour": "red", "path": [[1, 1]]}, "edits[0].path: expected a list"),

@@ -13,6 +13,9 @@ An edit is a small JSON object, the same from the page's editor and from
   foot if the locator still finds it away from the play area)
 - ``{"op": "move", "creature": 3, "xy": [x, y]}``: the creature stands where the player
   tapped, located as an added one is
+- ``{"op": "no_corner", "creature": 3}``: a demon the camera put in a corner stands
+  beside it, in no corner (a violation the camera missed; a tap beside a corner would
+  snap into it)
 - ``{"op": "add", "colour": "red", "xy": [x, y]}``: a creature where the player tapped
   (a demon snapped to the nearest corner spot of the tapped field within reach); the
   engine's locator (:func:`engine.placement.locate_creatures`) decides its field, its
@@ -582,10 +585,10 @@ def _apply(
         xy = _point(edit.get("xy"), f"{where}.xy")
         kind, colour = _kind_and_colour(edit, where)
         return [*creatures, locate_tap(board, kind, colour, xy, snap=True)]
-    if op not in ("remove", "change", "move", "off_board", "on_board"):
+    if op not in ("remove", "change", "move", "no_corner", "off_board", "on_board"):
         raise EditError(
-            f"{where}.op: expected 'add', 'change', 'move', 'remove', 'off_board', 'on_board', "
-            f"'knot' or 'loop', got {_short(op)}"
+            f"{where}.op: expected 'add', 'change', 'move', 'no_corner', 'remove', 'off_board', "
+            f"'on_board', 'knot' or 'loop', got {_short(op)}"
         )
     index = edit.get("creature")
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(creatures):
@@ -598,6 +601,10 @@ def _apply(
     if op in ("off_board", "on_board"):
         new = _on_or_off(board, old, op == "on_board", f"{where}.creature")
         return [*creatures[:index], new, *creatures[index + 1 :]]
+    if op == "no_corner":
+        if old.kind != DEMON or old.crossing is None:
+            raise EditError(f"{where}.creature: creature {index} is not a demon in a corner")
+        return [*creatures[:index], replace(old, crossing=None), *creatures[index + 1 :]]
     if op == "move":
         xy = _point(edit.get("xy"), f"{where}.xy")
         new = locate_tap(board, old.kind, old.colour, xy, snap=True)

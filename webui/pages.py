@@ -149,7 +149,7 @@ def edit(board_id: int) -> BaseResponse:
 def _edit_from_form(form: Any) -> dict[str, Any]:
     op = form.get("op", "")
     edit: dict[str, Any] = {"op": op}
-    if op in ("change", "remove", "move", "off_board", "on_board"):
+    if op in ("change", "remove", "move", "no_corner", "off_board", "on_board"):
         try:
             edit["creature"] = int(form.get("creature", ""))
         except ValueError:
@@ -186,6 +186,8 @@ def _edit_summary(edit: dict[str, Any], report: dict[str, Any]) -> str:
         return f"Removed creature {edit['creature']}"
     if edit["op"] == "move":
         return f"Moved creature {edit['creature']}"
+    if edit["op"] == "no_corner":
+        return f"Creature {edit['creature']} stands in no corner"
     if edit["op"] == "knot":
         had_one = (report.get("lines", {}).get(colour) or {}).get("knot") is not None
         return f"{'Moved' if had_one else 'Placed'} the {colour} knot"

@@ -356,6 +356,15 @@
         });
         actions.append(move);
       }
+      if (!c.off_board && c.kind === "demon" && c.crossing !== null) {
+        const loose = el("button", "In no corner");
+        loose.type = "button";
+        loose.id = "no-corner";
+        loose.addEventListener("click", function () {
+          submit({ op: "no_corner", creature: c.id, colour: "", x: "", y: "" });
+        });
+        actions.append(loose);
+      }
       const place = el("button", c.off_board ? "Put it on the board" : "Off the board");
       place.type = "button";
       place.id = "on-or-off";
