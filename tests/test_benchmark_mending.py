@@ -36,11 +36,19 @@ def test_the_mending_benchmark_counts_the_edits_that_mend_a_wrong_board(tmp_path
         lines.append(json.dumps({"photo": f"{name}.jpg", **report}))
     reports = tmp_path / "results.jsonl"
     reports.write_text("\n".join(lines) + "\n")
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "mending.py"), "--set", str(tmp_path),
-         "--reports", str(reports)],
-        capture_output=True, text=True, check=True, timeout=300,
-    )
-    assert "2 photos, 1 read not exactly, 0 not read" in run.stdout
-    assert re.search(r"mended exactly with the page's edits\s+1 / 1", run.stdout)
-    assert "05_normal_violations.jpg: mended with 3 edits (add 1, change 1, loop 1)" in run.stdout
+
+    def mending(*options: str) -> str:
+        return subprocess.run(
+            [sys.executable, str(ROOT / "benchmarks" / "mending.py"), "--set", str(tmp_path),
+             "--reports", str(reports), *options],
+            capture_output=True, text=True, check=True, timeout=300,
+        ).stdout
+
+    out = mending()
+    assert "2 photos, 1 read not exactly, 0 not read" in out
+    assert re.search(r"mended exactly with the page's edits\s+1 / 1", out)
+    assert "05_normal_violations.jpg: mended with 3 edits (add 1, change 1, loop 1)" in out
+    # Without drawing a loop again, the crossing read aside stays.
+    out = mending("--edits", "add,change,remove,knot")
+    assert re.search(r"mended exactly with the page's edits\s+0 / 1", out)
+    assert "refused: loop: not offered" in out
