@@ -176,6 +176,8 @@ def _runs(flags: np.ndarray[Any, np.dtype[np.bool_]], gap: int) -> list[tuple[in
                 runs[-1][1] = k
             else:
                 runs.append([k, k])
+    if len(runs) > 1 and runs[0][0] + n - runs[-1][1] <= gap + 1:
+        runs[-1][1] = runs.pop(0)[1] + n  # the last run goes on round into the first
     return [(a, b) for a, b in runs]
 
 

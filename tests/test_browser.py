@@ -419,9 +419,13 @@ def test_a_loop_read_astray_is_redrawn_with_a_drag(server: Server, page: Any) ->
     # A tap is not a stroke: nothing is sent, the prompt stays.
     tap_board(page, *path[len(path) // 2])
     assert "Draw where the green loop really runs" in sheet.inner_text()
+    assert server.api(f"/api/boards/{board_id}")["corrected_report"] is None
     drag_on_board(page, path)
-    assert "Redraw the green loop along this stroke?" in sheet.inner_text()
+    # The server says which stretch the stroke replaces; it is drawn dashed first.
+    page.locator("#use-stroke").wait_for()
+    assert "replaces the dashed stretch of the green loop" in sheet.inner_text()
     assert page.locator("#overlay .stroke").count() == 1
+    assert page.locator("#overlay .replaced").count() == 1
     page.locator("#use-stroke").click()
     page.wait_for_load_state("load")
     assert "Redrew the green loop" in page.locator(".flash-change").inner_text()
@@ -436,6 +440,29 @@ def test_a_loop_read_astray_is_redrawn_with_a_drag(server: Server, page: Any) ->
     assert "Draw where the red loop really runs" in sheet.inner_text()
     page.keyboard.press("Escape")
     assert page.locator("#overlay.drawing").count() == 0
+    # Anything else chosen while drawing puts the stroke down: a creature from the keyboard.
+    page.locator("#redraw-loop").click()
+    page.locator('button[data-loop="red"]').click()
+    page.locator('[data-creature="0"]').focus()
+    page.keyboard.press("Enter")
+    assert "#0" in sheet.inner_text() and page.locator("#overlay.drawing").count() == 0
+
+
+def test_a_stroke_that_cannot_redraw_the_loop_says_why(server: Server, page: Any) -> None:
+    board_id = server.archive("03_normal_dark_wood")
+    report = truth_report("03_normal_dark_wood")
+    xs = [x for x, _ in report["lines"]["green"]["polyline"]]
+    ys = [y for _, y in report["lines"]["green"]["polyline"]]
+    middle = [sum(xs) / len(xs), sum(ys) / len(ys)]  # inside the loop, off it
+    page.goto(f"{server.url}/boards/{board_id}")
+    page.locator("#redraw-loop").click()
+    page.locator('button[data-loop="green"]').click()
+    drag_on_board(page, [middle, [middle[0] + 40, middle[1] + 40], [middle[0] + 80, middle[1]]])
+    sheet = page.locator("#sheet")
+    sheet.get_by_text("That stroke cannot redraw the loop").wait_for()
+    assert "start and end the stroke on the loop" in sheet.inner_text()
+    assert page.locator("#use-stroke").count() == 0
+    assert server.api(f"/api/boards/{board_id}")["corrected_report"] is None
 
 
 def _multipart(photo: bytes, fields: dict[str, str]) -> tuple[bytes, str]:

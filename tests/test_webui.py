@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from astray import loop_astray
 from flask import Flask
@@ -740,10 +741,17 @@ def test_a_loop_read_astray_is_mended_by_drawing_its_stretch_again() -> None:
     far = next(c for c in demons if c["crossing"] not in aside)
     for demon in (near, far):
         demon["corners_alike"] = [[demon["field"], demon["crossing"]]]
+    near["confidence"] = 0.4  # halved by the reader, and warned of
+    between = f"creature {near['id']} ({near['colour']} demon) is between-corners"
+    astray["warnings"].append(between)
     mended = apply_edits(astray, [{"op": "loop", "colour": "yellow", "path": path}])
-    # Corners named by a crossing the stroke moved are other corners now.
+    # Corners named by a crossing the stroke moved are other corners now: that doubt
+    # was about a board that is gone.
     assert "corners_alike" not in mended["creatures"][near["id"]]
+    assert mended["creatures"][near["id"]]["confidence"] == 0.8
     assert "corners_alike" in mended["creatures"][far["id"]]
+    astray["warnings"].remove(between)
+    near["confidence"] = 0.8
     assert mended["scores"] == truth["scores"] and mended["winners"] == truth["winners"]
     assert [v["rule"] for v in mended["violations"]] == [v["rule"] for v in truth["violations"]]
     assert slots(mended) == slots(truth) != slots(astray)
@@ -785,20 +793,68 @@ def test_a_redrawn_loop_builds_a_board_whose_lines_broke_the_rules_again() -> No
     assert apply_edits(mended, [{"op": "knot", "colour": "red", "xy": [x, y]}])
 
 
+def test_a_stroke_replaces_the_stretch_between_its_ends() -> None:
+    square = [(0.0, 0.0), (100.0, 0.0), (100.0, 100.0), (0.0, 100.0)]
+    corners = {(100.0, 0.0), (100.0, 100.0), (0.0, 100.0), (0.0, 0.0)}
+    # The bottom edge pushed down; the stroke runs on past the edge at both ends (a
+    # finger does), and is cut where it meets it: no spur is left.
+    for stroke in ([(20, 1), (50, -10), (80, 1)], [(20, 4), (20, -10), (80, -10), (80, 4)],
+                   [(15, 4), (25, -10), (75, -10), (85, 4)]):
+        loop = redrawn_loop(square, stroke, reach=8)
+        assert corners <= set(loop) and LinearRing(loop).is_simple
+        assert max(y for x, y in loop if 10 < x < 90) < 0.5  # within the cut's step
+        assert min(y for _, y in loop) == -10
+    # Read far astray along another cord: the nearer stretch is the detour, which the
+    # page shows dashed; "the other side" replaces the square's own sides instead.
+    astray = [(0, 0), (100, 0), (100, 20), (400, 20), (400, 80), (100, 80), (100, 100), (0, 100)]
+    stroke = [(100, 20 + i) for i in range(0, 61, 5)]
+    assert (0.0, 0.0) not in redrawn_loop(astray, stroke, reach=80)
+    mended = redrawn_loop(astray, stroke, reach=80, other_side=True)
+    assert (0.0, 0.0) in mended and max(x for x, _ in mended) == 100
+    whole = [(0, 0), (100, 0), (100, 100), (0, 100), (0, 0)]
+    with pytest.raises(EditError, match="no other side"):  # the whole loop
+        redrawn_loop(square, whole, reach=8, other_side=True)
+
+
 def test_a_stroke_that_cannot_be_a_stretch_of_the_loop_is_refused() -> None:
     square = [(0.0, 0.0), (100.0, 0.0), (100.0, 100.0), (0.0, 100.0)]
-    # Along the bottom edge pushed down: the stretch nearer the stroke is replaced.
-    assert redrawn_loop(square, [(20, 1), (50, -10), (80, 1)], reach=5) == [
-        (20.0, 1.0), (50.0, -10.0), (80.0, 1.0), (80.0, 0.0), (100.0, 0.0),
-        (100.0, 100.0), (0.0, 100.0), (0.0, 0.0), (20.0, 0.0)]
     with pytest.raises(EditError, match="start and end the stroke on the loop"):
         redrawn_loop(square, [(20, 1), (50, 50)], reach=5)
     with pytest.raises(EditError, match="starts and ends at one place"):
-        redrawn_loop(square, [(20, 1), (30, 30), (20, -1)], reach=5)
-    with pytest.raises(EditError, match="cross or touch itself"):
-        redrawn_loop(square, [(20, 0), (50, 150), (80, 0)], reach=5)
+        redrawn_loop(square, [(20, 1), (30, 30), (20, 2)], reach=5)
+    with pytest.raises(EditError, match="cross or touch itself"):  # the stroke crosses itself
+        redrawn_loop(square, [(20, 0), (60, -20), (40, -20), (80, 0)], reach=5)
     with pytest.raises(EditError, match="two points or more"):
         redrawn_loop(square, [(20, 0), (20, 0)], reach=5)
+
+
+def circle(centre: tuple[float, float], radius: float, n: int = 180) -> list[list[float]]:
+    return [[centre[0] + radius * math.cos(2 * math.pi * i / n),
+             centre[1] + radius * math.sin(2 * math.pi * i / n)] for i in range(n)]
+
+
+def test_a_redraw_that_would_put_the_knot_on_a_crossing_is_refused() -> None:
+    lines = {"red": circle((400, 400), 200), "blue": circle((700, 400), 200)}
+    knot = [400 + 200 * math.cos(math.radians(40)), 400 + 200 * math.sin(math.radians(40))]
+    report = board_to_report(board_from_report({
+        "schema": "dicke-daemonen/board@1", "image": {"width": 1200, "height": 800},
+        "lines": {c: {"polyline": p, "knot": knot if c == "red" else p[0]}
+                  for c, p in lines.items()},
+        "crossings": [], "fields": [], "creatures": []}, topology="rebuild"),
+        image_size=(1200, 800))
+    # A straight stroke across the red loop whose point nearest the knot is where it
+    # crosses the blue loop: the knot, put on the new stretch, would lie on that crossing.
+    on_blue = np.array([700 + 200 * math.cos(math.radians(175)),
+                        400 + 200 * math.sin(math.radians(175))])
+    across = np.array(knot) - on_blue
+    along = np.array([across[1], -across[0]]) / np.hypot(*across)
+    # Where the line through on_blue along `along` meets the red circle.
+    offset = on_blue - np.array([400.0, 400.0])
+    half = math.sqrt(200**2 - (offset @ offset - (offset @ along) ** 2))
+    ends = [on_blue + (-(offset @ along) + sign * half) * along for sign in (-1, 1)]
+    stroke = [list(p) for p in np.linspace(ends[0], ends[1], 40)]
+    with pytest.raises(EditError, match="knot would lie on a crossing"):
+        apply_edits(report, [{"op": "loop", "colour": "red", "path": stroke}])
 
 
 def test_a_creature_is_taken_off_the_board_and_put_back(
@@ -906,6 +962,55 @@ def test_a_demon_beside_a_corner_is_said_to_stand_in_none(
         apply_edits(reading, [{"op": "no_corner", "creature": ghost["id"]}])
 
 
+def test_a_redraw_keeps_the_warning_that_a_loop_has_no_knot() -> None:
+    truth = truth_report(VIOLATIONS)
+    astray, path = loop_astray(truth, "yellow")
+    astray["lines"]["yellow"]["knot"] = None
+    size = (astray["image"]["width"], astray["image"]["height"])
+    astray = board_to_report(board_from_report(astray, topology="rebuild"), image_size=size)
+    astray["warnings"] = ["no knot found on the yellow loop",
+                          "only 70% of the yellow loop was seen; the rest is guessed"]
+    mended = apply_edits(astray, [{"op": "loop", "colour": "yellow", "path": path}])
+    assert mended["lines"]["yellow"]["knot"] is None
+    assert mended["warnings"] == ["no knot found on the yellow loop"]
+
+
+def test_the_stretches_a_stroke_could_replace_are_asked_before_it_is_sent(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    truth = truth_report(VIOLATIONS)
+    astray, path = loop_astray(truth, "yellow")
+    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
+    board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
+                           BoardReading(astray, None))
+    url = f"/api/boards/{board_id}/loop-choices"
+    # A stroke that runs along the loop a little at its ends has one side only: the
+    # other would make a loop whose two halves overlap there (the page says so).
+    answer = client.post(url, json={"colour": "yellow", "path": path}, headers=API)
+    assert answer.status_code == 200
+    assert [c["crosses_itself"] for c in answer.get_json()["choices"]] == [False, True]
+    path = path[3:-3]  # from where the stretch read astray leaves the loop to where it meets it
+    answer = client.post(url, json={"colour": "yellow", "path": path}, headers=API)
+    choices = answer.get_json()["choices"]
+    assert [c["crosses_itself"] for c in choices] == [False, False]
+    nearer, other = (c["stretch"] for c in choices)
+    yellow = LinearRing(astray["lines"]["yellow"]["polyline"])
+    # Both are stretches of the loop read; the nearer is the short one the stroke redraws.
+    assert all(yellow.distance(ShapelyPoint(p)) < 0.2 for p in nearer + other)
+    assert len(nearer) < len(other)
+    assert nearer[len(nearer) // 2] != other[len(other) // 2]
+    bad = client.post(url, json={"colour": "yellow", "path": [[0, 0], [1, 1]]}, headers=API)
+    assert bad.status_code == 400 and "start and end the stroke on the loop" in bad.get_json()[
+        "error"]
+    assert client.post(url, json={"colour": "yellow", "path": path}).status_code == 403
+    assert client.post(url, data="x", headers=API).status_code == 400
+    # Sent with the other side chosen, the stroke replaces the rest of the loop instead.
+    flipped = apply_edits(astray, [{"op": "loop", "colour": "yellow", "path": path,
+                                    "other_side": True}])
+    assert flipped["scores"] != truth["scores"] or flipped["lines"] != truth["lines"]
+    assert get_board(db, board_id).corrected_report is None  # asking changes nothing
+
+
 def test_a_stroke_drawn_on_the_page_redraws_a_loop(
     app: Flask, client: FlaskClient, db: sqlite3.Connection
 ) -> None:
@@ -951,6 +1056,12 @@ def test_a_warning_about_a_loop_offers_to_redraw_it(
         ({"op": "fly"}, "edits[0].op: expected 'add', 'change', 'move', 'no_corner', "),
         ({"op": "off_board", "creature": 99}, "edits[0].creature: no creature 99"),
         ({"op": "move", "creature": 0, "xy": [1]}, "edits[0].xy: expected [x, y]"),
+        ({"op": "loop", "colour": "red", "path": [[1e300, 0], [-1e300, 0], [0, 1e300]]},
+         "edits[0].path[0]: expected [x, y], numbers within"),
+        ({"op": "loop", "colour": "red", "path": [[1, 1], [2, 2]], "other_side": "yes"},
+         "edits[0].other_side: expected true or false"),
+        ({"op": "on_board", "creature": 0}, "edits[0].creature: that creature is on the board"),
+        ({"op": "off_board", "creature": 17}, "edits[0].creature: that creature is off the board"),
         ({"op": "loop", "colour": "red", "path": [[1, 1]]}, "edits[0].path: expected a list"),
         ({"op": "loop", "colour": "red", "path": [[1, 1], [2, None]]}, "edits[0].path[1]: "),
         ({"op": "loop", "colour": "white", "path": [[1, 1], [2, 2]]}, "edits[0].colour: "),

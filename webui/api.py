@@ -9,6 +9,8 @@
   ``GET /api/boards/<id>``, ``PATCH /api/boards/<id>`` (``{"edits": [...]}`` or
   ``{"report": {...}}``, or ``{"report": null}`` to drop the corrections; the answer
   says what changed in ``changes``),
+  ``POST /api/boards/<id>/loop-choices`` (``{"colour", "path"}``: the stretches a
+  stroke could replace, before the ``loop`` edit is sent),
   ``DELETE /api/boards/<id>``.
 
 Errors are ``{"error": message}`` with the matching status code. Requests that change
@@ -24,7 +26,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from engine.errors import BoardFormatError
 from vision.errors import PhotoError
-from webui import archive
+from webui import archive, edits
 from webui.archive import ArchivedBoard, BoardNotFound
 from webui.db import get_db
 from webui.edits import EditError, apply_edits, check_report, describe_changes
@@ -118,6 +120,28 @@ def correct(board_id: int) -> Response:
     saved = archive.save_correction(get_db(), board_id, corrected)
     changes = describe_changes(entry.report, saved.report) if entry.report and saved.report else []
     return jsonify({**_detail(saved), "changes": changes})
+
+
+@bp.post("/boards/<int:board_id>/loop-choices")
+def loop_choices(board_id: int) -> Response:
+    """Which stretch of a loop a stroke would replace, before the ``loop`` edit is sent:
+    ``{"colour": ..., "path": [[x, y], ...]}`` → ``{"choices": [{"stretch": [[x, y],
+    ...], "crosses_itself": false}, ...]}``, the likelier first (the second is taken with
+    ``"other_side": true``; one that would make the loop cross itself is refused)."""
+    entry = _entry(board_id)
+    if entry.report is None:
+        raise ApiError("this board has no reading to edit", 409)
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise ApiError('expected a JSON object with "colour" and "path"', 400)
+    try:
+        choices = edits.loop_choices(entry.report, body)
+    except (EditError, BoardFormatError) as error:
+        raise ApiError(str(error), 400) from error
+    return jsonify(choices=[
+        {"stretch": [[round(x, 1), round(y, 1)] for x, y in stretch], "crosses_itself": crosses}
+        for stretch, crosses in choices
+    ])
 
 
 @bp.delete("/boards/<int:board_id>")

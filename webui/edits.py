@@ -28,8 +28,10 @@ An edit is a small JSON object, the same from the page's editor and from
   tap far from the loop or on one of its crossings.
 - ``{"op": "loop", "colour": "red", "path": [[x, y], ...]}``: the red loop runs along
   the stroke the player drew (:func:`redrawn_loop`): from a point of the loop to
-  another, the stroke replaces the stretch between them nearer to it; a stroke whose
-  ends meet replaces the whole loop. The crossings and fields are built again from the
+  another, the stroke replaces the stretch between them nearer to it (with
+  ``"other_side": true``, the other one: the page shows which before it is sent); a
+  stroke whose ends meet replaces the whole loop. Refused where the knot, put on the new
+  stretch, would lie on a crossing. The crossings and fields are built again from the
   lines (numbered as before where they are the same), the knot stays where it lies or
   goes to the nearest point of the new stretch, and every creature keeps its place if
   that still exists, else is located again from its foot. So a loop the camera traced
@@ -50,8 +52,10 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import shapely
 from shapely.geometry import LinearRing, LineString
 from shapely.geometry import Point as ShapelyPoint
+from shapely.ops import substring
 
 from engine.board import Board, Creature, Line, Point
 from engine.colours import DEMON, GHOST, LINE_COLOURS, SCORE_COLOURS, WHITE
@@ -93,6 +97,9 @@ KNOT_ON_LOOP = 0.5
 SAME_CROSSING = 2.0
 
 MAX_EDITS = 200
+#: A point's coordinates, in the photo's pixels, at most this far from 0 (a photo is
+#: under 20 000 px a side; beyond, geometry loses its precision).
+MAX_COORDINATE = 1e6
 #: A redrawn stretch's points at most (the page sends one every few screen pixels).
 MAX_PATH_POINTS = 2000
 #: A stroke whose ends are within TAP_REACH of each other and which is over this share
@@ -258,11 +265,14 @@ def keep_doubts(
             unmoved.add(crossing["id"])
             if "confidence" in old:
                 crossing["confidence"] = old["confidence"]
+    unjudged = []
     for creature in corrected["creatures"]:
-        # Corners named by the ids of crossings a redrawn loop moved are other corners.
+        # Corners named by the ids of crossings a redrawn loop moved are other corners:
+        # the camera's doubt between them is about a board that is gone.
         corners = alike_corners(creature.get("corners_alike")) or []
         if any(crossing not in unmoved for _, crossing in corners):
             creature.pop("corners_alike")
+            unjudged.append(creature)
     moved, redrawn = set(moved_knots), set(redrawn_loops)
     for colour, line in corrected["lines"].items():
         old_line = (original.get("lines") or {}).get(colour) or {}
@@ -279,6 +289,14 @@ def keep_doubts(
             for warning in original.get("warnings") or []
             if (kept_warning := _kept_warning(str(warning), kept, moved, redrawn, feet, reach))
         ]
+        for creature in unjudged:
+            label = place_warning(creature["id"], creature["colour"], creature["kind"],
+                                  "between-corners")
+            if label in corrected["warnings"]:
+                corrected["warnings"].remove(label)
+                if creature.get("confidence") is not None:
+                    creature["confidence"] = min(round(creature["confidence"] / AMBIGUOUS_PLACE, 2),
+                                                 1.0)
         _judge_corners_again(corrected, board)
     return corrected
 
@@ -328,8 +346,9 @@ def _kept_warning(
     if any(f"{colour} knot" in warning or warning == no_knot_warning(colour)
            for colour in moved_knots):
         return None
-    if any(f"{colour} loop" in warning for colour in redrawn_loops):
-        return None
+    if any(f"{colour} loop" in warning and warning != no_knot_warning(colour)
+           for colour in redrawn_loops):
+        return None  # (a redraw gives a loop read with no knot none)
     for place in warning_places(warning):
         nearest = min(feet, key=lambda foot: math.dist(place, foot[0]), default=None)
         if nearest is not None and nearest[1] and math.dist(place, nearest[0]) <= reach:
@@ -404,6 +423,29 @@ def _line_of(board: Board, edit: Mapping[str, Any], where: str) -> tuple[str, Li
     return line.colour, line
 
 
+def loop_choices(
+    report: Mapping[str, Any], edit: Mapping[str, Any]
+) -> list[tuple[list[Point], bool]]:
+    """The stretches of the edit's loop its stroke could replace (:func:`redraw_choices`),
+    each with whether the loop would then cross itself: what the page shows before a
+    ``loop`` edit is sent, the likelier first, the second chosen with
+    ``"other_side": true``.
+
+    Raises
+    ------
+    EditError
+        A malformed edit, or a stroke no redraw can take (the message says why).
+    engine.errors.BoardFormatError
+        The report itself is malformed.
+    """
+    board = board_from_report(report)
+    _, line = _line_of(board, edit, "edit")
+    path = _path(edit.get("path"), "edit.path")
+    reach = TAP_REACH * board_extent(board)
+    return [(replaced, crosses_itself(loop))
+            for loop, replaced in redraw_choices(line.polyline, path, reach)]
+
+
 def _with_loop_redrawn(board: Board, edit: Mapping[str, Any], where: str) -> tuple[Board, bool]:
     """``board`` with a stretch of the edit's loop drawn again along its ``path``
     (:func:`redrawn_loop`), and whether its knot had to move onto the new stretch.
@@ -414,8 +456,12 @@ def _with_loop_redrawn(board: Board, edit: Mapping[str, Any], where: str) -> tup
     """
     colour, line = _line_of(board, edit, where)
     path = _path(edit.get("path"), f"{where}.path")
+    other_side = edit.get("other_side", False)
+    if not isinstance(other_side, bool):
+        raise EditError(f"{where}.other_side: expected true or false, got {_short(other_side)}")
     try:
-        points = redrawn_loop(line.polyline, path, TAP_REACH * board_extent(board))
+        points = redrawn_loop(line.polyline, path, TAP_REACH * board_extent(board),
+                              other_side=other_side)
     except EditError as error:
         raise EditError(f"{where}.path: {error}") from None
     report = board_to_report(board)
@@ -427,10 +473,20 @@ def _with_loop_redrawn(board: Board, edit: Mapping[str, Any], where: str) -> tup
             on_loop = ring.interpolate(ring.project(knot))
             report["lines"][colour]["knot"] = [round(on_loop.x, 1), round(on_loop.y, 1)]
             knot_moved = True
+    knot = report["lines"][colour]["knot"]
+    clear = KNOT_CLEAR * board_extent(board)
+    knot_refused = EditError(
+        f"{where}: the {colour} knot would lie on a crossing of the redrawn loop, so it "
+        f"could not say on which side it counts; move the {colour} knot first")
     try:
         rebuilt = board_from_report(report, topology="rebuild")
     except BoardFormatError as error:
+        if knot_moved and "knot" in str(error):
+            raise knot_refused from None
         raise EditError(f"{where}: the {colour} loop cannot run there ({error})") from None
+    if knot_moved and any(math.dist(knot, c.xy) < clear for c in rebuilt.crossings
+                          if colour in c.lines):
+        raise knot_refused
     # A creature beside a crossing that moved, came or went may now stand in another
     # corner (a crossing read aside, put back), or in one where it stood in none: it is
     # located again. The rebuild keeps every place that still exists, so it would not be.
@@ -459,8 +515,11 @@ def _moved_crossings(board: Board, other: Board) -> list[Point]:
     ]
 
 
-def redrawn_loop(polyline: Sequence[Point], path: Sequence[Point], reach: float) -> list[Point]:
-    """The closed ``polyline`` with a stretch drawn again along ``path``.
+def redraw_choices(
+    polyline: Sequence[Point], path: Sequence[Point], reach: float
+) -> list[tuple[list[Point], list[Point]]]:
+    """The loops a stroke along ``path`` can make of the closed ``polyline``, each with
+    the stretch of ``polyline`` it replaces: the likelier first.
 
     Parameters
     ----------
@@ -468,24 +527,27 @@ def redrawn_loop(polyline: Sequence[Point], path: Sequence[Point], reach: float)
         A closed loop (its last point joins its first).
     path : sequence of (x, y)
         The stroke, at least two points. If its ends lie within ``reach`` of each other
-        and it is over :data:`CLOSED_STROKE` of the loop's length, it is the whole loop.
-        Else both ends must lie within ``reach`` of the loop: the stroke replaces one of
-        the two stretches of the loop between the points nearest its ends, the one
-        nearer to the stroke on average (a player redraws a stretch where it should
-        have been, beside where it was read).
+        and it is over :data:`CLOSED_STROKE` of the loop's length, it is the whole loop
+        (one choice, replacing all of it). Else both ends must lie within ``reach`` of
+        the loop; a stroke that runs on past the loop at either end is cut where it
+        comes nearest the loop there. It replaces one of the two stretches of the loop
+        between the points nearest its ends: first the one nearer to it on average (a
+        player mostly redraws a stretch beside where it was read), then the other (a
+        loop read far astray, along another cord, which the player must choose).
     reach : float
         How far from the loop a stroke may start and end, in the polyline's units.
 
     Returns
     -------
-    list of (x, y)
-        The new loop, not closed (its last point is not its first).
+    list of (new loop, stretch replaced)
+        One or two; a new loop's last point may repeat its first, and it may cross or
+        touch itself (:func:`crosses_itself`).
 
     Raises
     ------
     EditError
-        A stroke that does not start and end on the loop, starts and ends at one place
-        of it, or would make the loop cross or touch itself.
+        A stroke that does not start and end on the loop, or starts and ends at one
+        place of it.
     """
     stroke = _without_repeats([(float(x), float(y)) for x, y in path])
     if len(stroke) < 2:
@@ -493,23 +555,78 @@ def redrawn_loop(polyline: Sequence[Point], path: Sequence[Point], reach: float)
     drawn, ring = LineString(stroke), LinearRing(polyline)
     start, end = stroke[0], stroke[-1]
     if math.dist(start, end) <= reach and drawn.length > CLOSED_STROKE * ring.length:
-        points = stroke[:-1] if math.dist(start, end) == 0 else stroke
+        whole = stroke[:-1] if math.dist(start, end) == 0 else stroke
+        choices = [(_without_repeats(whole), [(float(x), float(y)) for x, y in ring.coords])]
     else:
         if max(ring.distance(ShapelyPoint(start)), ring.distance(ShapelyPoint(end))) > reach:
             raise EditError("start and end the stroke on the loop, where it is read right")
-        a, b = ring.project(ShapelyPoint(start)), ring.project(ShapelyPoint(end))
+        stroke = _trimmed(stroke, ring, reach)
+        drawn = LineString(stroke)
+        a, b = (ring.project(ShapelyPoint(p)) for p in (stroke[0], stroke[-1]))
         if math.isclose(a, b, abs_tol=1e-6 * ring.length):
             raise EditError("the stroke starts and ends at one place of the loop; draw "
                             "it from where the loop is right, round to where it is right again")
+        # Its ends put on the loop, where the kept stretch meets them: no spur between.
+        ends = [ring.interpolate(a), ring.interpolate(b)]
+        stroke = [(ends[0].x, ends[0].y), *stroke[1:-1], (ends[1].x, ends[1].y)]
         forward, backward = _arc(ring, a, b), _arc(ring, b, a)
-        if _mean_distance(forward, drawn) <= _mean_distance(backward, drawn):
-            points = stroke + backward  # the stretch from a on to b is replaced
-        else:
-            points = stroke + forward[::-1]
-    points = _without_repeats(points)
-    if len(points) < 3 or not LinearRing(points).is_simple:
+        choices = [  # (loop, the stretch it replaces)
+            (_without_repeats(stroke + backward), forward),
+            (_without_repeats(stroke + forward[::-1]), backward),
+        ]
+        choices.sort(key=lambda choice: _mean_distance(choice[1], drawn))
+    return choices
+
+
+def redrawn_loop(
+    polyline: Sequence[Point], path: Sequence[Point], reach: float, *, other_side: bool = False
+) -> list[Point]:
+    """The closed ``polyline`` with a stretch drawn again along ``path``: the likelier of
+    :func:`redraw_choices` (the stretch nearer to the stroke replaced), or with
+    ``other_side`` the other stretch.
+
+    Returns
+    -------
+    list of (x, y)
+        The new loop; its last point may repeat its first.
+
+    Raises
+    ------
+    EditError
+        As :func:`redraw_choices`, or ``other_side`` where there is no other side (the
+        whole loop drawn again, or that side would make the loop cross itself).
+    """
+    choices = redraw_choices(polyline, path, reach)
+    if other_side and len(choices) < 2:
+        raise EditError("there is no other side to replace: the stroke redraws the whole loop")
+    loop = choices[1 if other_side else 0][0]
+    if crosses_itself(loop):
         raise EditError("the loop would cross or touch itself; draw the stretch again")
-    return points
+    return loop
+
+
+def crosses_itself(loop: Sequence[Point]) -> bool:
+    """Whether a closed polyline crosses or touches itself (or has under three points)."""
+    return len(_without_repeats(loop)) < 3 or not LinearRing(loop).is_simple
+
+
+def _trimmed(stroke: list[Point], ring: LinearRing, reach: float) -> list[Point]:
+    """``stroke`` cut where it comes nearest ``ring`` within its first and its last
+    quarter (at most ``reach`` along it): a finger often runs on past the loop."""
+    line = LineString(stroke)
+    dense = line.segmentize(max(reach / 20, 1e-6))
+    points = np.asarray(dense.coords)
+    distance = np.asarray(shapely.distance(ring, shapely.points(points)), dtype=float)
+    along = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(points, axis=0), axis=1))])
+    end_zone = min(dense.length / 4, reach)
+    head = np.flatnonzero(along <= end_zone)
+    tail = np.flatnonzero(along >= along[-1] - end_zone)
+    first = float(along[head[np.argmin(distance[head])]])
+    last = float(along[tail[np.argmin(distance[tail])]])
+    if last <= first:
+        return stroke
+    cut = substring(line, first, last)
+    return [(float(x), float(y)) for x, y in cut.coords]
 
 
 def _arc(ring: LinearRing, start: float, end: float) -> list[Point]:
@@ -621,6 +738,9 @@ def _apply(
 def _on_or_off(board: Board, creature: Creature, on_board: bool, where: str) -> Creature:
     """``creature`` put off the board, or on it at its foot (located as the camera
     locates a pawn; in the field under its foot if that still finds it off the board)."""
+    if on_board != creature.off_board:
+        raise EditError(f"{where}: that creature is {'on' if on_board else 'off'} the board "
+                        "already")
     if not on_board:
         return Creature(creature.kind, creature.colour, xy=creature.xy, off_board=True)
     if creature.xy is None:
@@ -653,9 +773,10 @@ def _point(value: object, where: str) -> Point:
         or isinstance(value, str)
         or len(value) != 2
         or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
-        or not all(math.isfinite(v) for v in value)
+        or not all(math.isfinite(v) and abs(v) <= MAX_COORDINATE for v in value)
     ):
-        raise EditError(f"{where}: expected [x, y] finite numbers, got {_short(value)}")
+        raise EditError(
+            f"{where}: expected [x, y], numbers within ±{MAX_COORDINATE:g}, got {_short(value)}")
     return (float(value[0]), float(value[1]))
 
 

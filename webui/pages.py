@@ -163,6 +163,7 @@ def _edit_from_form(form: Any) -> dict[str, Any]:
             raise EditError("no place chosen") from None
     if op == "loop":
         edit["path"] = _path_from_form(form.get("path", ""))
+        edit["other_side"] = form.get("other_side", "") == "yes"
     return edit
 
 

@@ -90,9 +90,9 @@
   }
 
   function open() { sheet.hidden = false; }
-  function close() {
-    sheet.hidden = true; clearSelection(); movingKnot = null; movingCreature = null; stopDrawing();
-  }
+  // Puts down what the next tap or drag was for: a knot or creature being moved, a stroke.
+  function putDown() { movingKnot = null; movingCreature = null; stopDrawing(); }
+  function close() { sheet.hidden = true; clearSelection(); putDown(); }
 
   // Redrawing a loop: {colour, points, stroke (the SVG polyline), down (a drag is on)}.
   // While it is set the board takes drags, not taps, and the page does not scroll.
@@ -102,6 +102,7 @@
   const MAX_STROKE_POINTS = 1500;
 
   function stopDrawing() {
+    showReplaced(null);
     if (drawing && drawing.stroke) drawing.stroke.remove();
     drawing = null;
     svg.classList.remove("drawing");
@@ -109,9 +110,7 @@
   }
 
   function chooseLoopToRedraw() {
-    movingKnot = null;
-    movingCreature = null;
-    stopDrawing();
+    putDown();
     clearSelection();
     body.replaceChildren(el("h3", "Redraw a loop"),
       el("p", "Which loop did the camera trace astray?"));
@@ -132,9 +131,7 @@
   }
 
   function redrawLoop(colour) {
-    movingKnot = null;
-    movingCreature = null;
-    stopDrawing();
+    putDown();
     clearSelection();
     drawing = { colour: colour, points: [], stroke: null, down: false };
     svg.classList.add("drawing");
@@ -146,27 +143,94 @@
     open();
   }
 
+  // The stretch of the loop a stroke would replace, dashed on the board.
+  let replaced = null;
+  function showReplaced(points) {
+    if (replaced) { replaced.remove(); replaced = null; }
+    if (!points) return;
+    const box = svg.viewBox.baseVal;
+    replaced = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
+    replaced.setAttribute("class", "replaced");
+    replaced.setAttribute("points", points.map(function (p) { return p[0] + "," + p[1]; }).join(" "));
+    replaced.setAttribute("fill", "none");
+    replaced.setAttribute("stroke", "#111");
+    replaced.setAttribute("stroke-width", String(Math.max(box.width, box.height) / 1000 * 7));
+    replaced.setAttribute("stroke-dasharray", String(Math.max(box.width, box.height) / 1000 * 10));
+    replaced.setAttribute("pointer-events", "none");
+    svg.append(replaced);
+  }
+
+  function drawAgainButton(colour) {
+    const again = el("button", "Draw again");
+    again.type = "button";
+    again.addEventListener("click", function () { redrawLoop(colour); });
+    return again;
+  }
+
+  // The server says which stretch the stroke replaces (and the other it could), so the
+  // player sees it, dashed, before anything is sent.
   function strokeDrawn() {
     const d = drawing;
-    body.replaceChildren(el("p", "Redraw the " + d.colour + " loop along this stroke?", "strong"));
+    body.replaceChildren(el("p", "Checking the stroke…"));
+    fetch(sheet.dataset.loopChoices, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Requested-With": "board.js" },
+      body: JSON.stringify({ colour: d.colour, path: d.points.map(function (p) { return [p.x, p.y]; }) }),
+    }).then(function (response) {
+      return response.json().then(function (answer) { return { ok: response.ok, answer: answer }; });
+    }).then(function (result) {
+      if (drawing !== d) return;  // put down meanwhile
+      if (!result.ok) {
+        body.replaceChildren(el("p", "That stroke cannot redraw the loop: " + result.answer.error, "error"));
+        body.append(drawAgainButton(d.colour));
+        return;
+      }
+      offerStroke(d, result.answer.choices);
+    }).catch(function () {
+      if (drawing !== d) return;
+      body.replaceChildren(el("p", "The stroke could not be checked; draw it again.", "error"));
+      body.append(drawAgainButton(d.colour));
+    });
+  }
+
+  function offerStroke(d, choices) {
+    let side = 0;
+    const text = el("p", "", "strong");
     const row = el("div", undefined, "choices");
     const use = el("button", "Use this stroke");
     use.type = "button";
     use.id = "use-stroke";
     use.addEventListener("click", function () {
       const path = d.points.map(function (p) { return p.x.toFixed(1) + "," + p.y.toFixed(1); });
-      submit({ op: "loop", colour: d.colour, path: path.join(" "), creature: "", x: "", y: "" });
+      submit({ op: "loop", colour: d.colour, path: path.join(" "), other_side: side ? "yes" : "",
+               creature: "", x: "", y: "" });
     });
-    const again = el("button", "Draw again");
-    again.type = "button";
-    again.addEventListener("click", function () { redrawLoop(d.colour); });
-    row.append(use, again);
-    body.append(row);
+    row.append(use);
+    const show = function () {
+      showReplaced(choices[side].stretch);
+      const crosses = choices[side].crosses_itself;
+      text.textContent = crosses
+        ? "Replacing the dashed stretch would make the " + d.colour + " loop cross itself."
+        : "The stroke replaces the dashed stretch of the " + d.colour + " loop.";
+      use.disabled = crosses;
+    };
+    if (choices.length > 1) {
+      const other = el("button", "Replace the other side");
+      other.type = "button";
+      other.id = "other-side";
+      other.addEventListener("click", function () { side = 1 - side; show(); });
+      row.append(other);
+    }
+    row.append(drawAgainButton(d.colour));
+    body.replaceChildren(text, row);
+    show();
   }
 
   svg.addEventListener("pointerdown", function (event) {
-    if (!drawing || submitting) return;
+    // One finger or the main mouse button draws; a second finger does not.
+    if (!drawing || submitting || !event.isPrimary || event.button !== 0) return;
     event.preventDefault();
+    showReplaced(null);
     svg.setPointerCapture(event.pointerId);
     if (drawing.stroke) drawing.stroke.remove();
     const box = svg.viewBox.baseVal;
@@ -182,9 +246,10 @@
     svg.append(drawing.stroke);
     drawing.points = [svgPoint(event)];
     drawing.down = true;
+    drawing.pointer = event.pointerId;
   });
   svg.addEventListener("pointermove", function (event) {
-    if (!drawing || !drawing.down) return;
+    if (!drawing || !drawing.down || event.pointerId !== drawing.pointer) return;
     const point = svgPoint(event);
     const last = drawing.points[drawing.points.length - 1];
     const box = svg.viewBox.baseVal;
@@ -198,7 +263,7 @@
       return p.x + "," + p.y; }).join(" "));
   });
   function endStroke(event) {
-    if (!drawing || !drawing.down) return;
+    if (!drawing || !drawing.down || event.pointerId !== drawing.pointer) return;
     drawing.down = false;
     const point = svgPoint(event);
     drawing.points.push(point);
@@ -251,6 +316,7 @@
   // or one of the loop's stretches is chosen (also from the keyboard); the knot counts
   // for the fields beside its stretch, wherever on it it lies.
   function chooseKnotPlace(colour) {
+    putDown();
     body.replaceChildren(el("p", "Tap where the " + colour + " knot lies on the " + colour +
       " loop, or choose its stretch of the loop:", "strong"));
     const box = el("div", undefined, "choices");
@@ -282,8 +348,7 @@
   }
 
   function showField(id, point) {
-    movingKnot = null;
-    movingCreature = null;
+    putDown();
     const f = fields[id];
     if (!f) return;
     body.replaceChildren();
@@ -302,8 +367,7 @@
   }
 
   function showCreature(id) {
-    movingKnot = null;
-    movingCreature = null;
+    putDown();
     const c = creatures[id];
     if (!c) return;
     body.replaceChildren();
@@ -385,8 +449,7 @@
   }
 
   function showKnot(knot) {
-    movingKnot = null;
-    movingCreature = null;
+    putDown();
     const colour = knot.dataset.knot;
     body.replaceChildren();
     body.append(el("h3", colour.charAt(0).toUpperCase() + colour.slice(1) + " knot"));
@@ -473,8 +536,7 @@
   // Tapping a violation in the list picks out the creatures that show it.
   document.querySelectorAll("li.violation[data-creatures]").forEach(function (item) {
     item.addEventListener("click", function () {
-      movingKnot = null;
-      movingCreature = null;
+      putDown();
       clearSelection();
       item.dataset.creatures.split(" ").forEach(function (id) {
         const mark = svg.querySelector('[data-creature="' + id + '"]');
