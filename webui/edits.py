@@ -89,6 +89,8 @@ TAP_REACH = 0.08
 #: knot lies, and that side decides which fields it counts for.
 KNOT_CLEAR = 0.02
 
+#: A stroke's end closer than this (in the photo's pixels) to its loop is put on it.
+SNAP_END = 0.5
 #: A knot further than this (in the photo's pixels) from its redrawn loop is put on it.
 KNOT_ON_LOOP = 0.5
 #: A crossing of a redrawn board this close (in pixels) to one of the same two lines
@@ -560,21 +562,38 @@ def redraw_choices(
     else:
         if max(ring.distance(ShapelyPoint(start)), ring.distance(ShapelyPoint(end))) > reach:
             raise EditError("start and end the stroke on the loop, where it is read right")
-        stroke = _trimmed(stroke, ring, reach)
-        drawn = LineString(stroke)
-        a, b = (ring.project(ShapelyPoint(p)) for p in (stroke[0], stroke[-1]))
-        if math.isclose(a, b, abs_tol=1e-6 * ring.length):
-            raise EditError("the stroke starts and ends at one place of the loop; draw "
-                            "it from where the loop is right, round to where it is right again")
-        # Its ends put on the loop, where the kept stretch meets them: no spur between.
-        ends = [ring.interpolate(a), ring.interpolate(b)]
-        stroke = [(ends[0].x, ends[0].y), *stroke[1:-1], (ends[1].x, ends[1].y)]
-        forward, backward = _arc(ring, a, b), _arc(ring, b, a)
-        choices = [  # (loop, the stretch it replaces)
-            (_without_repeats(stroke + backward), forward),
-            (_without_repeats(stroke + forward[::-1]), backward),
-        ]
-        choices.sort(key=lambda choice: _mean_distance(choice[1], drawn))
+        # Cut where the stroke first and last comes nearest the loop, unless that makes
+        # the stretch it replaces too short to take it (the stroke then crosses the
+        # loop kept): a stroke that stays near the loop at its ends.
+        choices = _stretch_choices(ring, _trimmed(stroke, ring, reach))
+        if crosses_itself(choices[0][0]):
+            choices = _stretch_choices(ring, stroke)
+    return choices
+
+
+def _stretch_choices(
+    ring: LinearRing, stroke: list[Point]
+) -> list[tuple[list[Point], list[Point]]]:
+    """The two loops ``stroke`` makes of ``ring`` with each stretch between its ends
+    replaced, the one whose replaced stretch is nearer to it on average first."""
+    a, b = (ring.project(ShapelyPoint(p)) for p in (stroke[0], stroke[-1]))
+    if math.isclose(a, b, abs_tol=1e-6 * ring.length):
+        raise EditError("the stroke starts and ends at one place of the loop; draw "
+                        "it from where the loop is right, round to where it is right again")
+    stroke = list(stroke)
+    # An end a hair off the loop put on it, where the kept stretch meets it: a join of
+    # no length that turns back would make the loop touch itself there.
+    for i, along in ((0, a), (-1, b)):
+        on_loop = ring.interpolate(along)
+        if on_loop.distance(ShapelyPoint(stroke[i])) < SNAP_END:
+            stroke[i] = (on_loop.x, on_loop.y)
+    forward, backward = _arc(ring, a, b), _arc(ring, b, a)
+    choices = [  # (loop, the stretch it replaces)
+        (_without_repeats(stroke + backward), forward),
+        (_without_repeats(stroke + forward[::-1]), backward),
+    ]
+    drawn = LineString(stroke)
+    choices.sort(key=lambda choice: _mean_distance(choice[1], drawn))
     return choices
 
 
