@@ -42,6 +42,7 @@ from webui.edits import (
     EditError,
     apply_edits,
     board_extent,
+    redraw_choices,
     redrawn_loop,
 )
 from webui.game import NO_GAME, GameFormError, GameInfo, Player, parse_game
@@ -811,6 +812,12 @@ def test_a_stroke_replaces_the_stretch_between_its_ends() -> None:
     assert (0.0, 0.0) not in redrawn_loop(astray, stroke, reach=80)
     mended = redrawn_loop(astray, stroke, reach=80, other_side=True)
     assert (0.0, 0.0) in mended and max(x for x, _ in mended) == 100
+    # A stroke ending where the kept stretch wraps past the loop's first point.
+    assert LinearRing(redrawn_loop(square, [(10.3, 0), (50, -10), (80, 0)], reach=8)).is_simple
+    # One that swings far off the board between its ends: only its ends are looked at
+    # closely (cutting the whole of it into small steps took minutes and gigabytes).
+    far = [(20, 0), *[(x, 9e5) for x in range(30, 70)], (80, 0)]
+    assert len(redraw_choices(square, far, reach=8)) == 2
     whole = [(0, 0), (100, 0), (100, 100), (0, 100), (0, 0)]
     with pytest.raises(EditError, match="no other side"):  # the whole loop
         redrawn_loop(square, whole, reach=8, other_side=True)
@@ -1004,6 +1011,9 @@ def test_the_stretches_a_stroke_could_replace_are_asked_before_it_is_sent(
         "error"]
     assert client.post(url, json={"colour": "yellow", "path": path}).status_code == 403
     assert client.post(url, data="x", headers=API).status_code == 400
+    nested = client.post(url, data="[" * 100_000 + "]" * 100_000, headers=API,
+                         content_type="application/json")
+    assert nested.status_code == 400 and "nested too deeply" in nested.get_json()["error"]
     # Sent with the other side chosen, the stroke replaces the rest of the loop instead.
     flipped = apply_edits(astray, [{"op": "loop", "colour": "yellow", "path": path,
                                     "other_side": True}])
@@ -1058,6 +1068,7 @@ def test_a_warning_about_a_loop_offers_to_redraw_it(
         ({"op": "move", "creature": 0, "xy": [1]}, "edits[0].xy: expected [x, y]"),
         ({"op": "loop", "colour": "red", "path": [[1e300, 0], [-1e300, 0], [0, 1e300]]},
          "edits[0].path[0]: expected [x, y], numbers within"),
+        ({"op": "add", "colour": "red", "xy": [10**400, 0]}, "edits[0].xy: expected [x, y]"),
         ({"op": "loop", "colour": "red", "path": [[1, 1], [2, 2]], "other_side": "yes"},
          "edits[0].other_side: expected true or false"),
         ({"op": "on_board", "creature": 0}, "edits[0].creature: that creature is on the board"),

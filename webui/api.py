@@ -131,7 +131,10 @@ def loop_choices(board_id: int) -> Response:
     entry = _entry(board_id)
     if entry.report is None:
         raise ApiError("this board has no reading to edit", 409)
-    body = request.get_json(silent=True)
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:
+        raise ApiError("the JSON is nested too deeply to be a stroke", 400) from None
     if not isinstance(body, dict):
         raise ApiError('expected a JSON object with "colour" and "path"', 400)
     try:

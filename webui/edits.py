@@ -483,7 +483,7 @@ def _with_loop_redrawn(board: Board, edit: Mapping[str, Any], where: str) -> tup
     try:
         rebuilt = board_from_report(report, topology="rebuild")
     except BoardFormatError as error:
-        if knot_moved and "knot" in str(error):
+        if knot_moved and f"{colour} knot" in str(error):
             raise knot_refused from None
         raise EditError(f"{where}: the {colour} loop cannot run there ({error})") from None
     if knot_moved and any(math.dist(knot, c.xy) < clear for c in rebuilt.crossings
@@ -633,15 +633,22 @@ def _trimmed(stroke: list[Point], ring: LinearRing, reach: float) -> list[Point]
     """``stroke`` cut where it comes nearest ``ring`` within its first and its last
     quarter (at most ``reach`` along it): a finger often runs on past the loop."""
     line = LineString(stroke)
-    dense = line.segmentize(max(reach / 20, 1e-6))
-    points = np.asarray(dense.coords)
-    distance = np.asarray(shapely.distance(ring, shapely.points(points)), dtype=float)
-    along = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(points, axis=0), axis=1))])
-    end_zone = min(dense.length / 4, reach)
-    head = np.flatnonzero(along <= end_zone)
-    tail = np.flatnonzero(along >= along[-1] - end_zone)
-    first = float(along[head[np.argmin(distance[head])]])
-    last = float(along[tail[np.argmin(distance[tail])]])
+    end_zone = min(line.length / 4, reach)
+    step = max(reach / 20, 1e-6)
+
+    def nearest_in(start: float) -> float:
+        """Where, within the end zone from ``start`` along the stroke, it comes nearest
+        the ring (only the zone is cut into small steps: the stroke may be long)."""
+        zone = substring(line, start, start + end_zone)
+        if zone.geom_type == "Point":
+            return start
+        dense = np.asarray(zone.segmentize(step).coords)
+        distance = np.asarray(shapely.distance(ring, shapely.points(dense)), dtype=float)
+        steps = np.linalg.norm(np.diff(dense, axis=0), axis=1)
+        along = np.concatenate([[0.0], np.cumsum(steps)])
+        return start + float(along[int(np.argmin(distance))])
+
+    first, last = nearest_in(0.0), nearest_in(line.length - end_zone)
     if last <= first:
         return stroke
     cut = substring(line, first, last)
@@ -654,12 +661,13 @@ def _arc(ring: LinearRing, start: float, end: float) -> list[Point]:
     coords = np.asarray(ring.coords)[:-1]
     steps = np.linalg.norm(np.diff(np.asarray(ring.coords), axis=0), axis=1)
     along = np.concatenate([[0.0], np.cumsum(steps)[:-1]])
-    if end < start:
-        end += ring.length
+    stop = end + ring.length if end < start else end
     twice = np.concatenate([along, along + ring.length])
-    inside = (twice > start) & (twice < end)
+    inside = (twice > start) & (twice < stop)
     middle = np.concatenate([coords, coords])[inside]
-    first, last = ring.interpolate(start), ring.interpolate(end % ring.length)
+    # At ``end`` itself, not ``stop`` folded back: a rounding apart from the stroke's
+    # end put there would leave a join of no length that turns back.
+    first, last = ring.interpolate(start), ring.interpolate(end)
     return [(first.x, first.y), *map(tuple, middle.tolist()), (last.x, last.y)]
 
 
@@ -673,8 +681,8 @@ def _mean_distance(points: Sequence[Point], line: LineString) -> float:
 
 
 def _without_repeats(points: Sequence[Point]) -> list[Point]:
-    """``points`` without a point equal to the one before it."""
-    return [p for i, p in enumerate(points) if i == 0 or p != points[i - 1]]
+    """``points`` without a point at (or a rounding from) the one before it."""
+    return [p for i, p in enumerate(points) if i == 0 or math.dist(p, points[i - 1]) > 1e-9]
 
 
 def rescore(
@@ -792,7 +800,7 @@ def _point(value: object, where: str) -> Point:
         or isinstance(value, str)
         or len(value) != 2
         or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
-        or not all(math.isfinite(v) and abs(v) <= MAX_COORDINATE for v in value)
+        or not all(abs(v) <= MAX_COORDINATE for v in value)  # also NaN, inf, 10**400
     ):
         raise EditError(
             f"{where}: expected [x, y], numbers within ±{MAX_COORDINATE:g}, got {_short(value)}")

@@ -171,29 +171,34 @@
   // player sees it, dashed, before anything is sent.
   function strokeDrawn() {
     const d = drawing;
+    // The stroke as it is checked is the stroke sent: rounded once, frozen.
+    const path = d.points.map(function (p) { return [+p.x.toFixed(1), +p.y.toFixed(1)]; });
+    // Which stroke this answer is for: a new one drawn meanwhile makes it stale.
+    const check = d.check;
+    const current = function () { return drawing === d && d.check === check && !d.down; };
     body.replaceChildren(el("p", "Checking the stroke…"));
     fetch(sheet.dataset.loopChoices, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-Requested-With": "board.js" },
-      body: JSON.stringify({ colour: d.colour, path: d.points.map(function (p) { return [p.x, p.y]; }) }),
+      body: JSON.stringify({ colour: d.colour, path: path }),
     }).then(function (response) {
       return response.json().then(function (answer) { return { ok: response.ok, answer: answer }; });
     }).then(function (result) {
-      if (drawing !== d) return;  // put down meanwhile
+      if (!current()) return;
       if (!result.ok) {
         body.replaceChildren(el("p", "That stroke cannot redraw the loop: " + result.answer.error, "error"));
         body.append(drawAgainButton(d.colour));
         return;
       }
-      offerStroke(d, result.answer.choices);
+      offerStroke(d, path, result.answer.choices);
     }).catch(function () {
-      if (drawing !== d) return;
+      if (!current()) return;
       body.replaceChildren(el("p", "The stroke could not be checked; draw it again.", "error"));
       body.append(drawAgainButton(d.colour));
     });
   }
 
-  function offerStroke(d, choices) {
+  function offerStroke(d, path, choices) {
     let side = 0;
     const text = el("p", "", "strong");
     const row = el("div", undefined, "choices");
@@ -201,8 +206,8 @@
     use.type = "button";
     use.id = "use-stroke";
     use.addEventListener("click", function () {
-      const path = d.points.map(function (p) { return p.x.toFixed(1) + "," + p.y.toFixed(1); });
-      submit({ op: "loop", colour: d.colour, path: path.join(" "), other_side: side ? "yes" : "",
+      const text = path.map(function (p) { return p[0] + "," + p[1]; }).join(" ");
+      submit({ op: "loop", colour: d.colour, path: text, other_side: side ? "yes" : "",
                creature: "", x: "", y: "" });
     });
     row.append(use);
@@ -247,6 +252,7 @@
     drawing.points = [svgPoint(event)];
     drawing.down = true;
     drawing.pointer = event.pointerId;
+    drawing.check = (drawing.check || 0) + 1;  // an answer about an earlier stroke is stale
   });
   svg.addEventListener("pointermove", function (event) {
     if (!drawing || !drawing.down || event.pointerId !== drawing.pointer) return;
@@ -273,7 +279,9 @@
     strokeDrawn();
   }
   svg.addEventListener("pointerup", endStroke);
-  svg.addEventListener("pointercancel", function () { if (drawing) redrawLoop(drawing.colour); });
+  svg.addEventListener("pointercancel", function (event) {
+    if (drawing && drawing.down && event.pointerId === drawing.pointer) redrawLoop(drawing.colour);
+  });
 
   // A ring where a creature would stand, while its button has the focus or the pointer.
   let ring = null;
