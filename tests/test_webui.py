@@ -42,14 +42,13 @@ from webui.edits import (
     EditError,
     apply_edits,
     board_extent,
-    redraw_choices,
-    redrawn_loop,
 )
 from webui.game import NO_GAME, GameFormError, GameInfo, Player, parse_game
 from webui.overlay import board_view, creature_info, knot_stretches
 from webui.photos import PhotoStore, inspect_photo
 from webui.samples import seed_archive
 from webui.scoring import BoardReading
+from webui.strokes import StrokeError, redraw_choices, redrawn_loop
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_images"
 VIOLATIONS = SAMPLES / "05_normal_violations"
@@ -819,19 +818,19 @@ def test_a_stroke_replaces_the_stretch_between_its_ends() -> None:
     far = [(20, 0), *[(x, 9e5) for x in range(30, 70)], (80, 0)]
     assert len(redraw_choices(square, far, reach=8)) == 2
     whole = [(0, 0), (100, 0), (100, 100), (0, 100), (0, 0)]
-    with pytest.raises(EditError, match="no other side"):  # the whole loop
+    with pytest.raises(StrokeError, match="no other side"):  # the whole loop
         redrawn_loop(square, whole, reach=8, other_side=True)
 
 
 def test_a_stroke_that_cannot_be_a_stretch_of_the_loop_is_refused() -> None:
     square = [(0.0, 0.0), (100.0, 0.0), (100.0, 100.0), (0.0, 100.0)]
-    with pytest.raises(EditError, match="start and end the stroke on the loop"):
+    with pytest.raises(StrokeError, match="start and end the stroke on the loop"):
         redrawn_loop(square, [(20, 1), (50, 50)], reach=5)
-    with pytest.raises(EditError, match="starts and ends at one place"):
+    with pytest.raises(StrokeError, match="starts and ends at one place"):
         redrawn_loop(square, [(20, 1), (30, 30), (20, 2)], reach=5)
-    with pytest.raises(EditError, match="cross or touch itself"):  # the stroke crosses itself
+    with pytest.raises(StrokeError, match="cross or touch itself"):  # the stroke crosses itself
         redrawn_loop(square, [(20, 0), (60, -20), (40, -20), (80, 0)], reach=5)
-    with pytest.raises(EditError, match="two points or more"):
+    with pytest.raises(StrokeError, match="two points or more"):
         redrawn_loop(square, [(20, 0), (20, 0)], reach=5)
 
 
