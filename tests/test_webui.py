@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import io
+import itertools
 import json
 import math
 import sqlite3
@@ -28,8 +29,14 @@ from shapely.geometry import LinearRing
 from shapely.geometry import Point as ShapelyPoint
 
 from cli.main import main
-from engine.placement import CORNER_AIR, BoardGeometry
-from engine.report import board_from_report, board_to_report
+from engine.placement import CORNER_AIR, BoardGeometry, Foot
+from engine.report import (
+    board_from_report,
+    board_to_report,
+    moves_change_nothing,
+    pawn_radius_of,
+)
+from vision.doubts import place_warning
 from webui import create_app
 from webui.archive import get_board, list_boards, store_board, summary
 from webui.db import SCHEMA_VERSION, connect, migrate, schema_version
@@ -42,6 +49,8 @@ from webui.edits import (
     EditError,
     apply_edits,
     board_extent,
+    keep_doubts,
+    rescore,
 )
 from webui.game import NO_GAME, GameFormError, GameInfo, Player, parse_game
 from webui.overlay import board_view, creature_info, knot_stretches
@@ -966,6 +975,44 @@ def test_a_demon_beside_a_corner_is_said_to_stand_in_none(
                for v in corrected["violations"])
     with pytest.raises(EditError, match="is not a demon in a corner"):
         apply_edits(reading, [{"op": "no_corner", "creature": ghost["id"]}])
+
+
+def test_a_demon_whose_corners_alike_moved_is_judged_again_where_it_stands() -> None:
+    reading = truth_report(VIOLATIONS)
+    board = board_from_report(reading)
+    geometry = BoardGeometry(board)
+    clearance = CORNER_AIR * pawn_radius_of(board)
+    radius = pawn_radius_of(board)
+
+    def halfway(field: int, pair: tuple[int, int]) -> tuple[float, float]:
+        spots = [geometry.corner_points(field, c, clearance)[0] for c in pair]
+        return ((spots[0][0] + spots[1][0]) / 2, (spots[0][1] + spots[1][1]) / 2)
+
+    # A red demon halfway between the spots of two corners of one field, which its foot
+    # fits about as well.
+    foot, location = next(
+        (xy, located) for f in board.fields if not f.outer
+        for pair in itertools.combinations(sorted(set(f.corners)), 2)
+        for xy in [halfway(f.id, pair)]
+        for located in geometry.locate([Foot("demon", "red", xy)], pawn_radius=radius)
+        if located.ambiguity == "between-corners"
+    )
+    size = (reading["image"]["width"], reading["image"]["height"])
+    added = board_to_report(board.with_creatures((*board.creatures, location.creature)),
+                            image_size=size)
+    demon = added["creatures"][-1]
+    # The camera doubted it between corners of a crossing that is gone (a redraw moved it).
+    demon["confidence"] = 0.4
+    demon["corners_alike"] = [[demon["field"], 999]]
+    added["warnings"] = [place_warning(demon["id"], "red", "demon", "between-corners")]
+    board = board_from_report(added)
+    again = keep_doubts(added, rescore(added, board), board, list(range(len(board.creatures))))
+    judged = again["creatures"][-1]
+    assert judged["corners_alike"] == [list(c) for c in location.alternatives]
+    if moves_change_nothing(board, demon["id"], location.alternatives):
+        assert again["warnings"] == [] and judged["confidence"] == 0.8
+    else:
+        assert again["warnings"] == added["warnings"] and judged["confidence"] == 0.4
 
 
 def test_a_redraw_keeps_the_warning_that_a_loop_has_no_knot() -> None:

@@ -58,7 +58,13 @@ from engine.board import Board, Creature, Line, Point
 from engine.colours import DEMON, GHOST, LINE_COLOURS, SCORE_COLOURS, WHITE
 from engine.errors import BoardError, BoardFormatError
 from engine.legality import LAYOUT_PROBLEM, Violation
-from engine.placement import CORNER_AIR, BoardGeometry, Foot, locate_creatures
+from engine.placement import (
+    BETWEEN_CORNERS_AMBIGUITY,
+    CORNER_AIR,
+    BoardGeometry,
+    Foot,
+    locate_creatures,
+)
 from engine.report import (
     board_from_report,
     board_to_report,
@@ -285,15 +291,28 @@ def keep_doubts(
             if (kept_warning := _kept_warning(str(warning), kept, moved, redrawn, feet, reach))
         ]
         for creature in unjudged:
-            label = place_warning(creature["id"], creature["colour"], creature["kind"],
-                                  "between-corners")
-            if label in corrected["warnings"]:
-                corrected["warnings"].remove(label)
-                if creature.get("confidence") is not None:
-                    creature["confidence"] = min(round(creature["confidence"] / AMBIGUOUS_PLACE, 2),
-                                                 1.0)
+            _locate_doubt_again(corrected, board, creature)
         _judge_corners_again(corrected, board)
     return corrected
+
+
+def _locate_doubt_again(report: dict[str, Any], board: Board, creature: dict[str, Any]) -> None:
+    """A demon whose corners alike a redrawn loop moved: the camera's doubt between them
+    undone, and its foot located on the new board, as the camera would have, for the
+    corners it fits as well there (then judged again by :func:`_judge_corners_again`)."""
+    label = place_warning(creature["id"], creature["colour"], creature["kind"],
+                          BETWEEN_CORNERS_AMBIGUITY)
+    if label in report["warnings"]:
+        report["warnings"].remove(label)
+        if creature.get("confidence") is not None:
+            creature["confidence"] = min(round(creature["confidence"] / AMBIGUOUS_PLACE, 2), 1.0)
+    if creature["kind"] != DEMON or creature["off_board"] or not creature.get("xy"):
+        return
+    foot = Foot(DEMON, creature["colour"], tuple(creature["xy"]))
+    location = BoardGeometry(board).locate([foot], pawn_radius=pawn_radius_of(board))[0]
+    same_place = (location.field, location.crossing) == (creature["field"], creature["crossing"])
+    if location.ambiguity == BETWEEN_CORNERS_AMBIGUITY and same_place:
+        creature["corners_alike"] = [list(corner) for corner in location.alternatives]
 
 
 def _judge_corners_again(report: dict[str, Any], board: Board) -> None:
@@ -322,6 +341,8 @@ def _judge_corners_again(report: dict[str, Any], board: Board) -> None:
             report["warnings"].append(label)
             if confidence is not None:
                 entry["confidence"] = round(confidence * AMBIGUOUS_PLACE, 2)
+        elif moot and confidence is not None:
+            entry["confidence"] = min(confidence, MOOT_CONFIDENCE)  # as the reader caps it
 
 
 _CREATURE = re.compile(r"\bcreature (\d+) \(")
