@@ -506,9 +506,17 @@ def _with_loop_redrawn(board: Board, edit: Mapping[str, Any], where: str) -> tup
     if knot_moved and any(math.dist(knot, c.xy) < clear for c in rebuilt.crossings
                           if colour in c.lines):
         raise knot_refused
-    # A creature beside a crossing that moved, came or went may now stand in another
-    # corner (a crossing read aside, put back), or in one where it stood in none: it is
-    # located again. The rebuild keeps every place that still exists, so it would not be.
+    return _located_beside_moved_crossings(board, rebuilt), knot_moved
+
+
+def _located_beside_moved_crossings(board: Board, rebuilt: Board) -> Board:
+    """``rebuilt`` (``board`` with a loop redrawn) with each creature within
+    :data:`TAP_REACH` of a crossing that moved, came or went located again from its foot.
+
+    Such a creature may now stand in another corner (a crossing read aside, put back),
+    or in one where it stood in none. The rebuild keeps every place that still exists,
+    so it would not be moved; the others stay as the camera placed them.
+    """
     moved = _moved_crossings(board, rebuilt) + _moved_crossings(rebuilt, board)
     reach = TAP_REACH * board_extent(board)
     geometry, radius = BoardGeometry(rebuilt), pawn_radius_of(rebuilt)
@@ -519,7 +527,7 @@ def _with_loop_redrawn(board: Board, edit: Mapping[str, Any], where: str) -> tup
         else c
         for c in rebuilt.creatures
     ]
-    return rebuilt.with_creatures(tuple(creatures)), knot_moved
+    return rebuilt.with_creatures(tuple(creatures))
 
 
 def _moved_crossings(board: Board, other: Board) -> list[Point]:
