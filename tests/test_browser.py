@@ -28,12 +28,13 @@ from waitress.server import create_server
 
 from engine.placement import CORNER_AIR, BoardGeometry
 from engine.report import board_from_report, board_to_report
+from vision.evaluate import compare_reports
 from webui import create_app
 from webui.archive import store_board
 from webui.db import connect
 from webui.edits import KNOT_CLEAR, PAWN_RADIUS, apply_edits, board_extent
 from webui.photos import inspect_photo
-from webui.scoring import BoardReading
+from webui.scoring import BoardReading, read_board
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -41,6 +42,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_images"
 SCREENSHOTS = ROOT / "out" / "screenshots"
+DEV_PHOTOS = ROOT.parent / "shared" / "dev-photos"
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -446,6 +448,38 @@ def test_a_loop_read_astray_is_redrawn_with_a_drag(server: Server, page: Any) ->
     page.locator('[data-creature="0"]').focus()
     page.keyboard.press("Enter")
     assert "#0" in sheet.inner_text() and page.locator("#overlay.drawing").count() == 0
+
+
+@pytest.mark.skipif(not DEV_PHOTOS.is_dir(), reason="../shared/dev-photos is not beside the repo")
+def test_the_readers_loop_astray_on_a_dev_photo_is_redrawn_along_the_cord(
+    server: Server, page: Any
+) -> None:
+    # dev_0015 (green felt, long shadows): the reader traces the green loop along the
+    # blue one for a stretch. The player draws the whole green loop again where the
+    # cord lies (the truth's), in one drag, and the board's loops and crossings are right.
+    photo = DEV_PHOTOS / "dev_0015.jpg"
+    truth = json.loads(photo.with_suffix(".truth.json").read_text())
+    data = photo.read_bytes()
+    db = connect(server.app.config["DATABASE"])
+    try:
+        board_id = store_board(db, server.app.extensions["photos"], data, inspect_photo(data),
+                               read_board(data))
+    finally:
+        db.close()
+    camera = server.api(f"/api/boards/{board_id}")["report"]
+    assert "green loop not found" in compare_reports(camera, truth).problems
+    page.goto(f"{server.url}/boards/{board_id}")
+    page.locator('button[data-redraw-loop="green"]').click()  # "only ..% of the green loop"
+    cord = truth["lines"]["green"]["polyline"]
+    drag_on_board(page, [*cord[::3], cord[0]])
+    page.locator("#use-stroke").click()
+    page.wait_for_load_state("load")
+    assert "Redrew the green loop" in page.locator(".flash-change").inner_text()
+    mended = compare_reports(server.api(f"/api/boards/{board_id}")["report"], truth)
+    assert mended.loops_found == 4
+    assert mended.crossings_matched == mended.crossings_truth == mended.crossings_read
+    assert not [p for p in mended.problems  # what is left is the knot and the creatures
+                if not p.startswith("creature") and ("loop" in p or "crossing" in p)]
 
 
 def test_a_stroke_that_cannot_redraw_the_loop_says_why(server: Server, page: Any) -> None:
