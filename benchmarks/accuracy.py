@@ -131,7 +131,8 @@ def stage_points(reading: Any) -> StagePoints:
     from vision.detect import one_mark_per_pawn
 
     def in_photo(xy: Sequence[float]) -> tuple[float, float]:
-        return reading.photo.to_original([(xy[0], xy[1])])[0]
+        x, y = reading.photo.to_original([(xy[0], xy[1])])[0]
+        return float(x), float(y)
 
     pawns = reading.stages["creatures"]
     loops = reading.stages["trace"].loops.values()

@@ -60,6 +60,7 @@ import shapely  # noqa: E402
 from shapely.geometry import LinearRing, Polygon  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
+from benchmarks.accuracy import find_pairs  # noqa: E402
 from vision.evaluate import (  # noqa: E402
     CREATURE_TOLERANCE,
     Tolerances,
@@ -67,7 +68,6 @@ from vision.evaluate import (  # noqa: E402
     match_points,
     tolerances_for,
 )
-from vision.load import PHOTO_SUFFIXES  # noqa: E402
 from webui.edits import EditError, apply_edits  # noqa: E402
 
 Report = dict[str, Any]
@@ -258,18 +258,6 @@ def _same_field(a: Report, b: Report) -> bool:
     pa, pb = (shapely.make_valid(Polygon(f["polygon"])) for f in (a, b))
     union = pa.union(pb).area
     return union > 0 and pa.intersection(pb).area / union >= 0.5
-
-
-def find_pairs(folder: Path) -> list[tuple[Path, Path]]:
-    """(photo, truth) pairs of a folder, by name."""
-    pairs = []
-    for truth in sorted(folder.glob("*.truth.json")):
-        stem = truth.name[: -len(".truth.json")]
-        photo = next((folder / (stem + s) for s in PHOTO_SUFFIXES
-                      if (folder / (stem + s)).is_file()), None)
-        if photo is not None:
-            pairs.append((photo, truth))
-    return pairs
 
 
 def readings(pairs: Sequence[tuple[Path, Path]], reports: Path | None) -> dict[str, Report | str]:

@@ -94,9 +94,10 @@ def db(app: Flask) -> Iterator[sqlite3.Connection]:
 
 
 def archive_sample(app: Flask, db: sqlite3.Connection, sample: Path = VIOLATIONS,
-                   game: GameInfo = NO_GAME) -> int:
+                   game: GameInfo = NO_GAME, report: dict[str, Any] | None = None) -> int:
+    """Archive a sample photo with its truth (or ``report``) as the camera's reading."""
     data = sample.with_suffix(".jpg").read_bytes()
-    reading = BoardReading(truth_report(sample), None)
+    reading = BoardReading(truth_report(sample) if report is None else report, None)
     return store_board(db, app.extensions["photos"], data, inspect_photo(data), reading, game)
 
 
@@ -302,14 +303,12 @@ def test_an_unsure_knot_and_crossing_are_ringed_on_the_board_page(
 ) -> None:
     report = truth_report(VIOLATIONS)
     colour = next(c for c, line in report["lines"].items() if line["knot"] is not None)
-    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
 
     def rings(knot_confidence: float) -> int:
         reading = copy.deepcopy(report)
         reading["lines"][colour]["knot_confidence"] = knot_confidence
         reading["crossings"][0]["confidence"] = 0.4
-        board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
-                               BoardReading(reading, None))
+        board_id = archive_sample(app, db, report=reading)
         return client.get(f"/boards/{board_id}").get_data(as_text=True).count('class="unsure"')
 
     assert rings(0.9) == 1  # the crossing only
@@ -533,9 +532,7 @@ def test_the_board_page_keeps_the_cameras_doubts_after_a_correction(
     app: Flask, client: FlaskClient, db: sqlite3.Connection
 ) -> None:
     reading, doubted, removed, _ = unsure_reading()
-    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
-    board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
-                           BoardReading(reading, None))
+    board_id = archive_sample(app, db, report=reading)
     before = client.get(f"/boards/{board_id}").get_data(as_text=True)
     assert before.count('class="unsure"') == 3  # the creature, the crossing, the knot
     response = client.post(f"/boards/{board_id}/edit", data={
@@ -652,9 +649,7 @@ def test_a_loop_read_with_no_knot_can_be_given_one(
     size = (reading["image"]["width"], reading["image"]["height"])
     reading = board_to_report(board_from_report(reading, topology="rebuild"), image_size=size)
     reading["warnings"] = ["no knot found on the red loop"]
-    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
-    board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
-                           BoardReading(reading, None))
+    board_id = archive_sample(app, db, report=reading)
     page = client.get(f"/boards/{board_id}").get_data(as_text=True)
     assert "The red loop has no knot." in page and 'data-place-knot="red"' in page
     assert ">no knot found on the red loop<" not in page  # listed once, with its button
@@ -884,9 +879,7 @@ def test_a_creature_is_taken_off_the_board_and_put_back(
     back_on = reading["creatures"][off["id"]]
     assert not back_on["off_board"] and back_on["field"] is not None
     assert back_on["xy"] == off["xy"]
-    board_id = store_board(db, app.extensions["photos"], VIOLATIONS.with_suffix(".jpg")
-                           .read_bytes(), inspect_photo(VIOLATIONS.with_suffix(".jpg")
-                           .read_bytes()), BoardReading(reading, None))
+    board_id = archive_sample(app, db, report=reading)
     response = client.post(f"/boards/{board_id}/edit", follow_redirects=True, data={
         "csrf_token": TOKEN, "op": "off_board", "creature": str(off["id"])})
     assert f"Creature {off['id']} is now off the board" in response.get_data(as_text=True)
@@ -944,9 +937,7 @@ def test_a_creature_is_moved_to_where_it_stands_or_to_a_corner_it_fits_as_well(
     assert "confidence" not in after and "corners_alike" not in after
     assert [c.get("confidence") for c in moved["creatures"]] == [
         c["confidence"] if i != demon else None for i, c in enumerate(reading["creatures"])]
-    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
-    board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
-                           BoardReading(reading, None))
+    board_id = archive_sample(app, db, report=reading)
     response = client.post(f"/boards/{board_id}/edit", follow_redirects=True, data={
         "csrf_token": TOKEN, "op": "move", "creature": str(demon),
         "x": f"{spot[0]:.1f}", "y": f"{spot[1]:.1f}"})
@@ -961,9 +952,7 @@ def test_a_demon_beside_a_corner_is_said_to_stand_in_none(
     reading = truth_report(VIOLATIONS)
     demon = next(c for c in reading["creatures"] if c["crossing"] is not None)
     ghost = next(c for c in reading["creatures"] if c["kind"] == "ghost")
-    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
-    board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
-                           BoardReading(reading, None))
+    board_id = archive_sample(app, db, report=reading)
     response = client.post(f"/boards/{board_id}/edit", follow_redirects=True, data={
         "csrf_token": TOKEN, "op": "no_corner", "creature": str(demon["id"])})
     assert f"Creature {demon['id']} stands in no corner" in response.get_data(as_text=True)
@@ -1033,9 +1022,7 @@ def test_the_stretches_a_stroke_could_replace_are_asked_before_it_is_sent(
 ) -> None:
     truth = truth_report(VIOLATIONS)
     astray, path = loop_astray(truth, "yellow")
-    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
-    board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
-                           BoardReading(astray, None))
+    board_id = archive_sample(app, db, report=astray)
     url = f"/api/boards/{board_id}/loop-choices"
     # A stroke that runs along the loop a little at its ends has one side only: the
     # other would make a loop whose two halves overlap there (the page says so).
@@ -1072,9 +1059,7 @@ def test_a_stroke_drawn_on_the_page_redraws_a_loop(
 ) -> None:
     truth = truth_report(VIOLATIONS)
     astray, path = loop_astray(truth, "yellow")
-    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
-    board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
-                           BoardReading(astray, None))
+    board_id = archive_sample(app, db, report=astray)
     page = client.get(f"/boards/{board_id}").get_data(as_text=True)
     assert 'id="redraw-loop"' in page and 'name="path"' in page
     bad = client.post(f"/boards/{board_id}/edit", follow_redirects=True, data={
@@ -1095,9 +1080,7 @@ def test_a_warning_about_a_loop_offers_to_redraw_it(
     reading = truth_report(VIOLATIONS)
     reading["warnings"] = ["only 55% of the green loop was seen; the rest is guessed",
                            "3 touching red pawns read near (475, 721)"]
-    data = VIOLATIONS.with_suffix(".jpg").read_bytes()
-    board_id = store_board(db, app.extensions["photos"], data, inspect_photo(data),
-                           BoardReading(reading, None))
+    board_id = archive_sample(app, db, report=reading)
     page = client.get(f"/boards/{board_id}").get_data(as_text=True)
     assert page.count("data-redraw-loop=") == 1 and 'data-redraw-loop="green"' in page
 

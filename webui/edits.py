@@ -290,13 +290,17 @@ def keep_doubts(
             for warning in original.get("warnings") or []
             if (kept_warning := _kept_warning(str(warning), kept, moved, redrawn, feet, reach))
         ]
+        geometry = BoardGeometry(board) if unjudged else None
         for creature in unjudged:
-            _locate_doubt_again(corrected, board, creature)
+            assert geometry is not None
+            _locate_doubt_again(corrected, geometry, creature)
         _judge_corners_again(corrected, board)
     return corrected
 
 
-def _locate_doubt_again(report: dict[str, Any], board: Board, creature: dict[str, Any]) -> None:
+def _locate_doubt_again(
+    report: dict[str, Any], geometry: BoardGeometry, creature: dict[str, Any]
+) -> None:
     """A demon whose corners alike a redrawn loop moved: the camera's doubt between them
     undone, and its foot located on the new board, as the camera would have, for the
     corners it fits as well there (then judged again by :func:`_judge_corners_again`)."""
@@ -309,7 +313,8 @@ def _locate_doubt_again(report: dict[str, Any], board: Board, creature: dict[str
     if creature["kind"] != DEMON or creature["off_board"] or not creature.get("xy"):
         return
     foot = Foot(DEMON, creature["colour"], tuple(creature["xy"]))
-    location = BoardGeometry(board).locate([foot], pawn_radius=pawn_radius_of(board))[0]
+    radius = pawn_radius_of(geometry.board)
+    location = geometry.locate([foot], pawn_radius=radius)[0]
     same_place = (location.field, location.crossing) == (creature["field"], creature["crossing"])
     if location.ambiguity == BETWEEN_CORNERS_AMBIGUITY and same_place:
         creature["corners_alike"] = [list(corner) for corner in location.alternatives]

@@ -283,6 +283,14 @@
     if (drawing && drawing.down && event.pointerId === drawing.pointer) redrawLoop(drawing.colour);
   });
 
+  // What a button would do, shown on the board while it has the focus or the pointer.
+  function previewWhileChosen(button, show, hide) {
+    button.addEventListener("focus", show);
+    button.addEventListener("mouseenter", show);
+    button.addEventListener("blur", hide);
+    button.addEventListener("mouseleave", hide);
+  }
+
   // A ring where a creature would stand, while its button has the focus or the pointer.
   let ring = null;
   function ringAt(xy) {
@@ -333,12 +341,8 @@
       const button = el("button", "Stretch " + (i + 1));
       button.type = "button";
       button.dataset.stretch = String(i);
-      const show = function () { highlight(stretch, colour); };
-      const hide = function () { highlight(null); };
-      button.addEventListener("focus", show);
-      button.addEventListener("mouseenter", show);
-      button.addEventListener("blur", hide);
-      button.addEventListener("mouseleave", hide);
+      previewWhileChosen(button, function () { highlight(stretch, colour); },
+                         function () { highlight(null); });
       button.addEventListener("click", function () {
         submit({ op: "knot", colour: colour, x: stretch.middle[0].toFixed(1),
                  y: stretch.middle[1].toFixed(1), creature: "" });
@@ -397,13 +401,9 @@
           const button = el("button", "Field " + corner.field + " at crossing " + corner.crossing);
           button.type = "button";
           button.dataset.corner = corner.field + "/" + corner.crossing;
-          // Where it would stand, ringed on the board while the button has the focus.
-          const show = function () { ringAt(corner.xy); };
-          const hide = function () { ringAt(null); };
-          button.addEventListener("focus", show);
-          button.addEventListener("mouseenter", show);
-          button.addEventListener("blur", hide);
-          button.addEventListener("mouseleave", hide);
+          // Where it would stand, ringed on the board.
+          previewWhileChosen(button, function () { ringAt(corner.xy); },
+                             function () { ringAt(null); });
           button.addEventListener("click", function () {
             submit({ op: "move", creature: c.id, colour: "", x: corner.xy[0].toFixed(1),
                      y: corner.xy[1].toFixed(1) });
