@@ -50,6 +50,8 @@ from vision.combine import (
     STRONGER_BY,
     STRONGER_BY_BESIDE_PAWN,
     SURE_COLOUR,
+    TOUCHING_DOUBT,
+    TOUCHING_DOUBT_REACH,
     UNSURE_ADDED,
     WEAK_SEEN,
     add_centred_ghosts,
@@ -62,6 +64,7 @@ from vision.combine import (
     without_marked_pawns,
 )
 from vision.creatures import (
+    MAYBE_MISSED,
     NOT_A_PAWN,
     SEVERAL_PAWNS_WIDTH,
     TOUCHING_PAWNS,
@@ -95,6 +98,7 @@ from vision.detect import (
     one_mark_per_pawn,
     peaks,
 )
+from vision.doubts import missed_pawn_places, missed_pawn_warning
 from vision.errors import ReadError
 from vision.load import Photo, load_photo
 from vision.pawn_size import (
@@ -726,6 +730,51 @@ def test_a_mark_not_quite_sure_is_added_only_when_a_second_look_confirms_it() ->
     sure = mark("white", (80.0, 80.0), UNSURE_ADDED + 0.05)
     assert combine_pawns(nothing, Detections([sure], WIDTH), looked_at_as(0.0, looked)).pawns
     assert looked == []
+
+
+def test_a_faint_mark_against_a_pawn_is_named_in_the_warnings_not_added() -> None:
+    """A pawn touching another, half behind it in the photo, is marked faintly in every
+    view: a mark looked at again and not confirmed, standing about a pawn width from a
+    pawn kept, is named in the warnings (at the mark), not added. Not so one too faint
+    in the eight views, nor one nearer the pawn (its second mark) or farther from it."""
+    front = seen("yellow", (100.0, 100.0))
+    pawns = Pawns([front], WIDTH, [])
+    near, far = TOUCHING_DOUBT_REACH
+    for score in (CONFIRM_FROM + 0.05, ADD_SCORE + 0.05):  # faint, and not quite sure
+        behind = mark("green", (100.0 + (near + far) / 2 * WIDTH, 100.0), score)
+        marks = Detections([mark("yellow", front.foot, 0.9), behind], WIDTH)
+        looked: list[Detection] = []
+        doubted = combine_pawns(pawns, marks, looked_at_as(TOUCHING_DOUBT + 0.02, looked))
+        assert [p.colour for p in doubted.pawns] == ["yellow"] and len(looked) == 1
+        [warning] = doubted.warnings
+        assert (warning.at, warning.about) == (behind.xy, MAYBE_MISSED)
+        assert warning.text == missed_pawn_warning("green", DEMON, "{at}")
+        assert missed_pawn_places([warning.in_photo(list)]) == [behind.xy]
+        too_faint = combine_pawns(pawns, marks, looked_at_as(TOUCHING_DOUBT - 0.02, []))
+        assert too_faint.warnings == []
+    for widths in (near - 0.1, far + 0.1):
+        apart = mark("green", (100.0 + widths * WIDTH, 100.0), ADD_SCORE + 0.05)
+        marks = Detections([mark("yellow", front.foot, 0.9), apart], WIDTH)
+        looked = []
+        apart_read = combine_pawns(pawns, marks, looked_at_as(TOUCHING_DOUBT + 0.1, looked))
+        assert looked == [apart] and apart_read.warnings == []
+
+
+def test_a_pawn_added_where_one_may_have_been_missed_answers_the_doubt() -> None:
+    """A faint mark named as a pawn perhaps missed, then added as a ghost at the centre
+    of its field: the report does not both doubt and add it."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    centre = geometry.field_centre(next(f.id for f in board.fields if not f.outer))
+    faint = mark("white", centre, 0.3)
+    doubt = Remark(missed_pawn_warning("white", GHOST, "{at}"), centre, MAYBE_MISSED)
+    other = Remark("2 touching red pawns read near {at}", (centre[0] + 300.0, centre[1]))
+    pawns = Pawns([], WIDTH, [doubt, other])
+    added = add_centred_ghosts(geometry, pawns, Detections([faint], WIDTH),
+                               looked_at_as(CENTRED_GHOST_SCORE + 0.1, []))
+    assert [p.foot for p in added.pawns] == [centre]
+    assert doubt not in added.warnings and other in added.warnings
+    assert "taken for the centre of its field" in added.warnings[-1].text
 
 
 def test_a_ghost_marked_faintly_at_the_centre_of_an_empty_field_is_added() -> None:

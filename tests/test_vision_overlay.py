@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from shapely.geometry import Point, Polygon
 
+from vision.doubts import missed_pawn_warning
 from vision.overlay import COLOURS_RGB, _label_point, _panel_rows, draw_overlay
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,6 +130,28 @@ def test_an_unsure_knot_is_marked(truth: dict[str, Any]) -> None:
     near = np.hypot(changed[:, 1] - x, changed[:, 0] - y) < 80
     # "K?" beside the knot, and one unsure item counted in the panel.
     assert near.any() and (~near).any()
+
+
+def test_a_pawn_the_camera_may_have_missed_is_ringed(truth: dict[str, Any]) -> None:
+    """The place of a missed_pawn_warning gets a ring and a "?"; another warning's
+    place (a blob's middle) only its line in the panel."""
+    width, height = truth["image"]["width"], truth["image"]["height"]
+    quiet = copy.deepcopy(truth)
+    quiet["warnings"] = []
+    # The place farthest from every creature, 200 px in from the photo's edges.
+    far = max(
+        ((px, py) for px in range(200, width - 200, 50) for py in range(200, height - 200, 50)),
+        key=lambda p: min(np.hypot(p[0] - c["xy"][0], p[1] - c["xy"][1])
+                          for c in truth["creatures"]),
+    )
+    missed, other = copy.deepcopy(quiet), copy.deepcopy(quiet)
+    missed["warnings"] = [missed_pawn_warning("red", "demon", f"({far[0]}, {far[1]})")]
+    other["warnings"] = [f"2 touching red pawns read near ({far[0]}, {far[1]})"]
+    base = draw_overlay(blank(width, height), quiet)
+    for report, ringed in ((missed, True), (other, False)):
+        changed = np.argwhere((draw_overlay(blank(width, height), report) != base).any(axis=2))
+        near = np.hypot(changed[:, 1] - far[0], changed[:, 0] - far[1]) < 60
+        assert (near.sum() > 50) == ringed and (~near).any()  # and the panel's line
 
 
 def test_the_panel_goes_where_the_board_is_not() -> None:

@@ -36,7 +36,7 @@ from engine.report import (
     moves_change_nothing,
     pawn_radius_of,
 )
-from vision.doubts import place_warning
+from vision.doubts import missed_pawn_warning, place_warning
 from webui import create_app
 from webui.archive import get_board, list_boards, store_board, summary
 from webui.db import SCHEMA_VERSION, connect, migrate, schema_version
@@ -543,6 +543,43 @@ def test_the_board_page_keeps_the_cameras_doubts_after_a_correction(
     assert after.count('class="unsure"') == 3
     assert f"creature {doubted - 1} (" in after and "the red knot is unsure" in after
     assert "seen only by its shape" not in after
+
+
+def test_a_pawn_the_camera_may_have_missed_is_ringed_until_one_is_added_there(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    """The reader warns of a pawn it saw faintly against another: the page rings that
+    place with a "?" and says what the ring means (no other warning's place is ringed);
+    a correction of the pawn beside it keeps the doubt, a creature added there ends it."""
+    reading = truth_report(VIOLATIONS)
+    missed = next(c for c in reading["creatures"] if c["kind"] == "demon" and not c["off_board"])
+    reading["creatures"] = [c for c in reading["creatures"] if c is not missed]
+    for i, creature in enumerate(reading["creatures"]):
+        creature["id"] = i
+    x, y = missed["xy"]
+    warning = missed_pawn_warning(missed["colour"], "demon", f"({x:.0f}, {y:.0f})")
+    beside = min((c for c in reading["creatures"] if c["kind"] == "demon"),
+                 key=lambda c: math.dist(c["xy"], missed["xy"]))
+    (ax, ay), (bx, by) = reading["creatures"][0]["xy"], reading["creatures"][1]["xy"]
+    # The rules' doubt names the middle of a blob, where no creature stands either.
+    reading["warnings"] = [warning, f"2 touching red pawns read near "
+                                    f"({(ax + bx) / 2:.0f}, {(ay + by) / 2:.0f})"]
+    board_id = archive_sample(app, db, report=reading)
+    page = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    assert page.count('<circle class="look"') == 1
+    assert f'cx="{x:.0f}' in page.split('<circle class="look"')[1].split("/>")[0]
+    assert warning in page and "may have missed 1 pawn" in page
+    colour = next(c for c in ("red", "yellow", "green", "blue") if c != beside["colour"])
+    client.post(f"/boards/{board_id}/edit", data={
+        "csrf_token": TOKEN, "op": "change", "creature": str(beside["id"]), "colour": colour})
+    changed = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    assert f"Creature {beside['id']} is now a {colour} demon" in changed
+    assert warning in changed and changed.count('<circle class="look"') == 1
+    client.post(f"/boards/{board_id}/edit", data={
+        "csrf_token": TOKEN, "op": "add", "colour": missed["colour"], "x": x, "y": y})
+    after = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    assert "Added" in after and warning not in after
+    assert '<circle class="look"' not in after and "may have missed" not in after
 
 
 def test_a_doubt_between_corners_is_judged_again_after_a_correction() -> None:

@@ -68,6 +68,9 @@ class SeenPawn:
 #: ignored as too large for a pawn.
 TOUCHING_PAWNS = "touching pawns"
 NOT_A_PAWN = "not a pawn"
+#: ... or a pawn perhaps missed (:func:`vision.doubts.missed_pawn_warning`), which a
+#: pawn added there later answers.
+MAYBE_MISSED = "maybe missed"
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ counts an error near it as pointed at.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 #: Items read with less confidence than this are unsure (marked "?").
 LOW_CONFIDENCE = 0.6
@@ -49,3 +50,30 @@ _PLACE = re.compile(r"\((-?\d+(?:\.\d+)?), (-?\d+(?:\.\d+)?)\)")
 def warning_places(warning: str) -> list[tuple[float, float]]:
     """The places (x, y) a warning names."""
     return [(float(x), float(y)) for x, y in _PLACE.findall(warning)]
+
+
+#: What :func:`missed_pawn_warning` says of the place, and how it is told from others.
+_MISSED_PAWN = "may stand against another pawn at"
+
+
+def missed_pawn_warning(colour: str, kind: str, at: str) -> str:
+    """The warning for a pawn the reader may have missed: marked faintly against another
+    pawn at ``at`` ("(x, y)", or "{at}" for a :class:`vision.creatures.Remark`), and
+    neither added nor ruled out. Unlike the other warnings that name a place, no
+    creature was read there: the overlay and the web page ring it."""
+    return f"a {colour} {kind} {_MISSED_PAWN} {at}: the camera saw it faintly"
+
+
+def is_missed_pawn_warning(warning: str) -> bool:
+    """Whether ``warning`` is a :func:`missed_pawn_warning`."""
+    return _MISSED_PAWN in warning
+
+
+def missed_pawn_places(warnings: Iterable[object]) -> list[tuple[float, float]]:
+    """The places the :func:`missed_pawn_warning` warnings among ``warnings`` name."""
+    return [
+        place
+        for warning in map(str, warnings)
+        if is_missed_pawn_warning(warning)
+        for place in warning_places(warning)
+    ]

@@ -17,6 +17,8 @@ What is drawn:
   dashed grey ring and "off";
 - creatures in a violation get a red ring and the violation's number in the panel's list;
 - anything read with ``confidence`` below :data:`LOW_CONFIDENCE` gets a "?";
+- a place where a warning says a pawn may stand that was not read (seen faintly
+  against another) gets a dashed orange ring and a "?";
 - a panel with the five scores, the winners, the violations and the warnings.
 """
 
@@ -32,7 +34,7 @@ from shapely.geometry import GeometryCollection, MultiPoint, MultiPolygon, Point
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import polylabel
 
-from vision.doubts import LOW_CONFIDENCE, is_unsure
+from vision.doubts import LOW_CONFIDENCE, is_unsure, missed_pawn_places
 
 __all__ = ["draw_overlay", "COLOURS_RGB", "LOW_CONFIDENCE", "is_unsure"]
 
@@ -91,6 +93,7 @@ def draw_overlay(rgb: np.ndarray, report: Mapping[str, Any], scale: float = 1.0)
     _draw_lines(canvas, report.get("lines", {}))
     _draw_crossings(canvas, crossings.values())
     _draw_creatures(canvas, report.get("creatures", []), crossings)
+    _draw_missed_pawns(canvas, report.get("warnings", []))
     _draw_crossing_ids(canvas, crossings.values())  # on top: pawns stand next to crossings
     _draw_violations(canvas, report.get("violations", []), report.get("creatures", []))
     _draw_panel(canvas, report)
@@ -267,6 +270,17 @@ def _draw_creatures(
             canvas.text("off", (foot[0] + radius + 9 * u, foot[1] + 5 * u), 0.5, _WHITE)
         if _is_doubtful(creature):
             canvas.text("?", (foot[0] - 4 * u, foot[1] - radius - 6 * u), 0.8, _DOUBT)
+
+
+def _draw_missed_pawns(canvas: _Canvas, warnings: Iterable[Any]) -> None:
+    """A dashed ring and a "?" at each place where a warning says a pawn may stand that
+    was not read (:func:`vision.doubts.missed_pawn_warning`), so that the eye finds it."""
+    u = canvas.unit
+    for place in missed_pawn_places(warnings):
+        centre = canvas.point(place)
+        _dashed_ring(canvas, centre, 16 * u, _DOUBT)
+        canvas.text("?", (centre[0] + 14 * u, centre[1] - 14 * u), 0.8, _DOUBT)
+        canvas.occupied.append((*centre, 40))  # no panel over it
 
 
 def _dashed_ring(canvas: _Canvas, centre: _Point, radius: int, colour: _Colour) -> None:

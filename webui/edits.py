@@ -74,6 +74,7 @@ from engine.report import (
 from vision.doubts import (
     AMBIGUOUS_PLACE,
     MOOT_CONFIDENCE,
+    is_missed_pawn_warning,
     no_knot_warning,
     place_warning,
     warning_places,
@@ -247,8 +248,9 @@ def keep_doubts(
     or changed (one naming a kept creature is renumbered), a knot the player moved, a
     loop the player drew again, or a place whose nearest creature, within
     :data:`TAP_REACH`, is one the player removed, changed or added: the player has
-    looked there. Whatever the player set has no confidence: it is not the camera's
-    reading. A demon the camera put between corners keeps its ``corners_alike`` while
+    looked there (a pawn the camera may have missed, only a creature the player added
+    or moved there answers). Whatever the player set has no confidence: it is not the
+    camera's reading. A demon the camera put between corners keeps its ``corners_alike`` while
     each of those corners' crossings is where it was, and is judged again on the
     corrected board (:func:`_judge_corners_again`).
     """
@@ -284,11 +286,15 @@ def keep_doubts(
         now = zip(corrected["creatures"], sources, strict=True)
         feet = [(c["xy"], source is None) for c, source in now if c.get("xy")]
         feet += [(c["xy"], True) for i, c in old_creatures.items() if i not in kept and c.get("xy")]
+        camera_feet = [c["xy"] for c in old_creatures.values() if c.get("xy")]
+        put = [c["xy"] for c in corrected["creatures"]
+               if c.get("xy") and not any(math.dist(c["xy"], f) < 1e-6 for f in camera_feet)]
         reach = TAP_REACH * board_extent(board)
         corrected["warnings"] = [
             kept_warning
             for warning in original.get("warnings") or []
-            if (kept_warning := _kept_warning(str(warning), kept, moved, redrawn, feet, reach))
+            if (kept_warning := _kept_warning(
+                str(warning), kept, moved, redrawn, feet, reach, put))
         ]
         geometry = BoardGeometry(board) if unjudged else None
         for creature in unjudged:
@@ -360,10 +366,18 @@ def _kept_warning(
     redrawn_loops: set[str],
     feet: Sequence[tuple[Sequence[float], bool]],
     reach: float,
+    put: Sequence[Sequence[float]] = (),
 ) -> str | None:
     """The warning as it reads after the edits (creatures renumbered), or None when it
     no longer applies (see :func:`keep_doubts`; ``feet``: every creature's foot, kept,
-    removed or set by the player, and whether the player touched it)."""
+    removed or set by the player, and whether the player touched it; ``put``: the feet
+    of the creatures the player added or moved)."""
+    if is_missed_pawn_warning(warning):
+        # A pawn the camera may have missed beside another: only a creature put there
+        # answers it, not a correction of the pawn beside it.
+        answered = any(math.dist(place, foot) <= reach
+                       for place in warning_places(warning) for foot in put)
+        return None if answered else warning
     if any(f"{colour} knot" in warning or warning == no_knot_warning(colour)
            for colour in moved_knots):
         return None

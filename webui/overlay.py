@@ -25,7 +25,7 @@ from engine.errors import BoardError, EngineError
 from engine.placement import CORNER_AIR, BoardGeometry
 from engine.report import board_from_report
 from engine.scoring import field_majorities
-from vision.doubts import is_unsure, no_knot_warning
+from vision.doubts import is_unsure, missed_pawn_places, no_knot_warning
 from vision.overlay import draw_overlay
 from webui.edits import KNOT_CLEAR, PAWN_RADIUS, alike_corners, board_extent
 
@@ -106,6 +106,11 @@ class BoardView:
     low_confidence_crossings: int = 0
     #: Every loop's stretches between its crossings, to choose a knot's place from.
     stretches: Sequence[StretchView] = field(default_factory=list)
+    #: Places where a warning says a pawn may stand that was not read ("a green demon
+    #: may stand against another pawn at (x, y)", vision.doubts.missed_pawn_warning):
+    #: the page rings them, so that the player sees where to look, not only a pair of
+    #: pixel coordinates.
+    look_here: Sequence[tuple[float, float]] = field(default_factory=list)
 
     @property
     def outer_field(self) -> FieldView | None:
@@ -201,6 +206,12 @@ def board_view(report: Mapping[str, Any]) -> BoardView:
     ]
     raw_lines = report.get("lines") or {}
     box = _box(board, width, height)
+    warnings = [
+        # A loop with no knot is listed with a button to place it (see knotless), in
+        # place of the reader's own warning of it.
+        str(w) for w in report.get("warnings", [])
+        if not any(w == no_knot_warning(ln.colour) for ln in board.lines if ln.knot is None)
+    ]
     return BoardView(
         width=width,
         height=height,
@@ -215,14 +226,10 @@ def board_view(report: Mapping[str, Any]) -> BoardView:
         fields=fields,
         creatures=creatures,
         violations=violations,
-        # A loop with no knot is listed with a button to place it (see knotless), in
-        # place of the reader's own warning of it.
-        warnings=[
-            str(w) for w in report.get("warnings", [])
-            if not any(w == no_knot_warning(ln.colour) for ln in board.lines if ln.knot is None)
-        ],
+        warnings=warnings,
         low_confidence_crossings=sum(1 for c in crossings if c[3]),
         stretches=knot_stretches(board),
+        look_here=missed_pawn_places(warnings),
     )
 
 
