@@ -96,7 +96,16 @@ class Server:
             return json.load(response)
 
     def close(self) -> None:
+        # Empty the serving loop's map first: its thread leaves the loop at its next turn
+        # (select's timeout), and no select runs on a socket closed under it (which
+        # raised EBADF in that thread, reported as a warning in a later test).
+        channels = list(self._server._map.values())  # type: ignore[union-attr]
+        for channel in channels:
+            channel.del_channel()
+        self._thread.join(timeout=10)
         self._server.close()
+        for channel in channels:
+            channel.close()
 
 
 @pytest.fixture(scope="module")
