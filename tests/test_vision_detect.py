@@ -1488,6 +1488,32 @@ def test_a_knot_the_second_look_chose_at_a_pawns_base_stands() -> None:
     assert first.loops["red"].knot == pytest.approx((200.0, 100.0), abs=1.0)
 
 
+def test_a_knot_at_a_pawns_base_stands_where_the_eight_views_mark_it_more_than_the_lump() -> None:
+    # 300166: the knot, squeezed beside a pawn of its colour, is marked 0.21 where the
+    # tracer put it; a lump in the open 0.26. Looked at again, the knot 0.25, the lump
+    # 0.23: not enough to switch (KNOT_SWITCH_BY), but the lump is no likelier either.
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    knot, lump = mark("", (301.0, 201.0), 0.21), mark("", (200.0, 97.0), 0.26)
+    assert knot.score >= lump.score - STRONGER_BY_BESIDE_PAWN
+    marks = Detections([lump, knot], WIDTH)
+    pawn_beside = Pawns([seen("red", (301.0, 201.0 + 0.5 * WIDTH))], WIDTH, [])
+    views = {knot.xy: 0.25, lump.xy: 0.23}
+
+    def seen_again(candidate: Detection) -> Detection:
+        score = next((s for xy, s in views.items() if math.dist(candidate.xy, xy) < 5), 0.0)
+        return Detection(candidate.kind, candidate.colour, candidate.xy, score, views=8)
+
+    chosen = combine_knots(loops, marks, 5.0, pawn_beside, seen_again)
+    assert chosen.loops["red"].knot == pytest.approx((300.0, 201.0), abs=2.0)
+    # Without a second look the lump in the open is taken over the pawn's base ...
+    first = combine_knots(loops, marks, 5.0, pawn_beside)
+    assert first.loops["red"].knot == pytest.approx((200.0, 100.0), abs=1.0)
+    # ... and so it is where the eight views mark the lump at least as much.
+    views[lump.xy] = 0.25
+    lump_as_much = combine_knots(loops, marks, 5.0, pawn_beside, seen_again)
+    assert lump_as_much.loops["red"].knot == pytest.approx((200.0, 100.0), abs=1.0)
+
+
 def test_a_knot_chosen_on_a_faint_mark_is_looked_at_again_with_the_tracers_knot() -> None:
     loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
     faint = mark("", (200.0, 97.0), 0.22)
