@@ -533,9 +533,10 @@ def combine_knots(
     likeliest marks and the tracer's knot (:func:`_knot_looked_at_again`). Last, a knot
     at the base of a pawn of the loop's colour gives way to a mark nearly as strong away
     from its pawns (:func:`_in_the_open`), unless the look again chose it over the
-    first choice or marks it more than that mark. The knot is put on the loop, at its point nearest the mark, and
-    the strongest of the loop's own marks within reach of it (not a faint lump at a
-    crossing, nor another loop's mark) is kept as its ``knot_mark``.
+    first choice or marks it more than that mark. The knot is put on the loop, at its
+    point nearest the mark, and the strongest of the loop's own marks within reach of
+    it (not a faint lump at a crossing, nor another loop's mark) is kept as its
+    ``knot_mark``.
     """
     rings = {colour: LinearRing(np.asarray(loop.points)) for colour, loop in loops.loops.items()}
     marked: dict[str, list[Detection]] = {colour: [] for colour in rings}
