@@ -219,8 +219,9 @@ KNOT_SWITCH_BY = 0.1
 #: open is taken only if its mean over the eight views is at least the first choice's:
 #: a knot squeezed beside its pawn is marked faintly from above, and a lump in the open
 #: about as faintly (300166: the knot 0.21 against a lump 0.26; means 0.25 and 0.23).
-#: Over four fresh sets and the dev photos the rule changed 4 choices, and the three
-#: right ones had the higher mean by 0.03-0.46.
+#: Over four fresh sets and the dev photos the rule without the eight views changed 4
+#: choices: the three right ones had the mark in the open higher in the mean by
+#: 0.03-0.46, the wrong one (300166) lower by 0.02.
 PAWN_BASE_WIDTHS = 1.0
 OPEN_KNOT_SLACK = 0.05
 
