@@ -13,6 +13,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+from shapely.geometry import LinearRing
 
 from calibration import load_profile
 from engine.colours import WHITE
@@ -47,6 +48,7 @@ from vision.trace import (
     drop_detours,
     find_knot,
     follow_bridges,
+    follow_through_crossings,
     skeleton_segments,
     trace_loops,
     without_spurs,
@@ -589,6 +591,42 @@ def test_a_long_bridge_follows_the_cord_where_a_cord_map_shows_it() -> None:
     blind = evidence.copy()
     blind[:, 600:] = 0
     assert follow_bridges(loop, blind, width=5.0) is loop
+
+
+def test_a_stretch_bent_along_a_shadow_at_a_crossing_follows_the_cord_map() -> None:
+    # The red cord passes under a blue one. On a table of its own hue the trace bent
+    # along the blue cord's shadow there, 3 string widths out: the crossing is read
+    # aside. The cord map sees the red cord run straight on under the blue.
+    width = 5.0
+    red = ellipse((450, 350), (300, 200), n=720)
+    blue = Loop("blue", ellipse((700, 350), (120, 260), n=720), knot=None)
+    t = np.radians(np.arange(0, 360, 0.5))
+    shared = LinearRing(red).intersection(LinearRing(blue.points))
+    [upper, _] = sorted((np.asarray(g.coords[0]) for g in shared.geoms), key=lambda p: p[1])
+    at = math.atan2((upper[1] - 350) / 200, (upper[0] - 450) / 300)
+    bump = 3 * width * np.exp(-(((t - at + math.pi) % (2 * math.pi) - math.pi) / 0.04) ** 2)
+    outwards = (red - (450, 350)) / np.hypot(*(red - (450, 350)).T)[:, None]
+    traced = Loop("red", red + bump[:, None] * outwards, knot=None)
+    evidence = np.zeros((SIZE[1], SIZE[0]), np.uint8)
+    cv2.polylines(evidence, [red.round().astype(np.int32)], True, 200, 5)
+
+    def crossing_miss(loop: Loop) -> float:
+        shared = LinearRing(loop.points).intersection(LinearRing(blue.points))
+        return min(float(np.linalg.norm(np.asarray(g.coords[0]) - upper)) for g in shared.geoms)
+
+    assert crossing_miss(traced) > 2 * width
+    followed = follow_through_crossings(traced, [blue], evidence, width)
+    assert crossing_miss(followed) < 0.5 * width
+    # The other crossing, where the trace ran on the cord, stays where it was.
+    lower = [g for g in LinearRing(followed.points).intersection(LinearRing(blue.points)).geoms
+             if g.y > 350]
+    assert len(lower) == 1 and LinearRing(red).distance(lower[0]) < 0.5
+    # Where the map does not see the cord, or a pawn stands on the crossing (the map
+    # guesses there), the trace stays.
+    assert follow_through_crossings(traced, [blue], np.zeros_like(evidence), width) is traced
+    pawns = np.zeros(evidence.shape, bool)
+    cv2.circle(pawns.view(np.uint8), tuple(int(v) for v in upper.round()), 15, 1, -1)
+    assert follow_through_crossings(traced, [blue], evidence, width, pawns) is traced
 
 
 def arc(start_deg: float, end_deg: float) -> Segment:

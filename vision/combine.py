@@ -61,6 +61,7 @@ from vision.trace import (
     all_four,
     apart_from_the_others,
     follow_bridges,
+    follow_through_crossings,
     resample_closed,
     too_short,
     trace_each,
@@ -742,7 +743,10 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
     :data:`LOST_KNOT_SCORE`) is traced again on the cord map too, and that reading
     kept when it passes the mark. Where the rules saw no string pixel at all, the
     cord map is not used. First, the pawns the detector marks surely are taken out of
-    the strings of their colour (:func:`without_marked_pawns`).
+    the strings of their colour (:func:`without_marked_pawns`); last, each loop's long
+    bridges and its stretches round crossings are laid along its cord where the map
+    shows it (:func:`vision.trace.follow_bridges`,
+    :func:`vision.trace.follow_through_crossings`).
 
     Raises
     ------
@@ -809,6 +813,14 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
     for colour, loop in found.items():
         if loop is not None and colour in detections.cords:
             found[colour] = follow_bridges(loop, detections.cords[colour], width)
+    # ... and the stretches beside crossings, where a trace bends along another cord's
+    # shadow (each colour's crossings with the others as they are by then).
+    for colour, loop in found.items():
+        if loop is not None and colour in detections.cords:
+            others = [other for c, other in found.items() if c != colour and other is not None]
+            found[colour] = follow_through_crossings(
+                loop, others, detections.cords[colour], width, separation.pawn_mask
+            )
     return all_four(found)
 
 
