@@ -27,6 +27,7 @@ from skimage.graph import MCP_Geometric
 from skimage.morphology import skeletonize
 
 from engine.board import Point
+from engine.geometry import ring_crossings
 from vision.colour import bounding_box
 from vision.doubts import no_knot_warning
 from vision.errors import ReadError
@@ -785,23 +786,22 @@ def follow_through_crossings(
         ``loop`` itself where nothing was laid again.
     """
     ring = LinearRing(loop.points)
-    crossings: list[ShapelyPoint] = []
-    for other in others:
-        shared = ring.intersection(LinearRing(other.points))
-        crossings += [g for g in getattr(shared, "geoms", [shared]) if g.geom_type == "Point"]
+    # (Two loops that overlap along a stretch are no layout: arrange refuses them.)
+    met = [ring_crossings(ring, LinearRing(other.points)) for other in others]
+    crossings = [xy for found in met if found is not None for xy in found]
     points = loop.points
     changed = False
     reach = CROSSING_FOLLOW_WIDTHS * width
     clear = int(math.ceil(CROSSING_CLEAR_WIDTHS * width))
     for crossing in crossings:
-        x, y = (int(round(v)) for v in crossing.coords[0])
+        x, y = (int(round(v)) for v in crossing)
         # (Clipped at both ends: a crossing left of or above the photo, where a bridge
         # runs out of it, must not wrap round to its far side.)
         rows = slice(max(y - clear, 0), max(y + clear + 1, 0))
         columns = slice(max(x - clear, 0), max(x + clear + 1, 0))
         if pawns is not None and pawns[rows, columns].any():
             continue
-        ends = _leaving(points, np.asarray(crossing.coords[0]), reach)
+        ends = _leaving(points, crossing, reach)
         if ends is None:
             continue
         ia, ib = ends
@@ -819,8 +819,9 @@ def _leaving(points: Points, xy: Points, reach: float) -> tuple[int, int] | None
     took near it lies between them); None where that takes a quarter of the loop's
     points or more."""
     count = len(points)
-    away = np.linalg.norm(points - xy, axis=1) >= reach
-    start = int(np.argmin(np.linalg.norm(points - xy, axis=1)))
+    distances = np.linalg.norm(points - xy, axis=1)
+    away = distances >= reach
+    start = int(np.argmin(distances))
     steps = np.arange(1, count // 4)
     ahead, behind = away[(start + steps) % count], away[(start - steps) % count]
     if not ahead.any() or not behind.any():
