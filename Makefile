@@ -44,13 +44,17 @@ samples: install
 	$(PYTHON) -m synth.samples sample_images --overlays out/sample_overlays
 
 # Torch lives in its own environment (the CPU build); the app never needs it.
+# The CPU build comes from PyTorch's own index. Where that cannot be reached, pip gives
+# it up after one short try and takes torch from the other indexes or wheel folders it
+# is configured with (PIP_FIND_LINKS); `make detector TORCH_INDEX=` skips it.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TRAIN_VENV := .venv-train
 TRAIN_STAMP := $(TRAIN_VENV)/.installed
 $(TRAIN_STAMP): pyproject.toml
 	python3 -m venv $(TRAIN_VENV)
 	$(TRAIN_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(TRAIN_VENV)/bin/python -m pip install --quiet \
-		--extra-index-url https://download.pytorch.org/whl/cpu -e '.[train]'
+	$(TRAIN_VENV)/bin/python -m pip install --quiet --timeout 20 --retries 1 \
+		$(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) -e '.[train]'
 	touch $(TRAIN_STAMP)
 
 # Labelled examples for both learned parts (about 30 minutes on two cores).
