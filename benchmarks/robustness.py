@@ -139,6 +139,13 @@ def scaled_truth(truth: dict[str, Any], scale: float) -> dict[str, Any]:
         creature["xy"] = points([creature["xy"]])[0]
         if creature.get("pawn_px") is not None:
             creature["pawn_px"] = creature["pawn_px"] * scale
+    # A dev truth gives its sizes in pixels, from which the matching tolerances follow.
+    scene = out.get("scene") or {}
+    for key in ("string_width_px", "pawn_width_px"):
+        if scene.get(key) is not None:
+            scene[key] = scene[key] * scale
+    if scene.get("resolution") is not None:
+        scene["resolution"] = [round(v * scale) for v in scene["resolution"]]
     return out
 
 
@@ -155,7 +162,7 @@ def make_worse(
         image = np.asarray(read, np.uint8)
         rng = np.random.default_rng([seed, index])
         worse = way.change(image, rng)
-        stem = photo.name.split(".")[0]
+        stem = truth_path.name[: -len(".truth.json")]
         target = folder / f"{stem}.jpg"
         cv2.imwrite(str(target), worse, [cv2.IMWRITE_JPEG_QUALITY, way.quality])
         truth = json.loads(truth_path.read_text())

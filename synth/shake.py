@@ -49,10 +49,12 @@ def motion_blur(image: NDArray[np.uint8], length: float, angle: float) -> NDArra
         raise ValueError(f"length and angle must be finite, not {length} and {angle}")
     if length < 1:
         return image.copy()
-    size = int(math.ceil(length)) | 1
+    # A pixel of margin round the line: its round ends and its width stay inside.
+    size = (int(math.ceil(length)) + 2) | 1
     big = np.zeros((size * SUPERSAMPLE, size * SUPERSAMPLE), np.uint8)
     centre = (size * SUPERSAMPLE - 1) / 2
-    half = length * SUPERSAMPLE / 2
+    # The line's round ends (half its width each) reach the rest of the length.
+    half = (length - 1) * SUPERSAMPLE / 2
     dx, dy = math.cos(math.radians(angle)) * half, math.sin(math.radians(angle)) * half
     start = (round(centre - dx), round(centre - dy))
     end = (round(centre + dx), round(centre + dy))

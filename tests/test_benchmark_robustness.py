@@ -70,3 +70,13 @@ def test_the_robustness_benchmark_reads_each_worse_copy_against_its_truth(tmp_pa
 
     assert Image.open(copy).size == tuple(s // 2 for s in Image.open(original).size)
     assert "half-size" in run.stdout and "as taken" in run.stdout
+
+
+def test_a_scaled_truth_scales_the_sizes_a_dev_truth_gives_in_pixels() -> None:
+    # The matching tolerances follow from them (vision.evaluate.tolerances_for).
+    truth = json.loads(next((ROOT / "sample_images").glob("*.truth.json")).read_text())
+    truth["scene"] = {"resolution": [2000, 1500], "string_width_px": 5.0,
+                      "pawn_width_px": 46.0, "pawn_width_mm": 21.8}
+    half = _robustness().scaled_truth(truth, 0.5)["scene"]
+    assert half == {"resolution": [1000, 750], "string_width_px": 2.5,
+                    "pawn_width_px": 23.0, "pawn_width_mm": 21.8}
