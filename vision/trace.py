@@ -33,6 +33,7 @@ from vision.doubts import no_knot_warning
 from vision.errors import ReadError
 from vision.parallel import map_in_threads
 from vision.separate import MIN_LOOP_WIDTHS, Separation, blob_mask, disc, fill_small_holes
+from vision.shadows import cast_shadow, shadow_band
 
 Points = NDArray[np.float64]
 
@@ -91,6 +92,9 @@ MIN_LENGTH_SHARE = 0.5
 OTHER_CORRIDOR_WIDTHS = 3.5
 #: ... and a last time with what lies this near its new path given back (its crossings).
 OWN_PATH_WIDTHS = 1.5
+#: Where the other cords cast shadows that pass for it (:mod:`vision.shadows`), what
+#: lies within this many string widths of those shadows is left out too.
+SHADOW_BAND_WIDTHS = 2.0
 
 
 @dataclass(frozen=True)
@@ -240,6 +244,9 @@ def apart_from_the_others(
         others = [loop for other, loop in found.items() if other != colour and loop is not None]
         shape = separation.strings[colour].shape
         corridor = near_path(others, shape, OTHER_CORRIDOR_WIDTHS * width)
+        shadow = cast_shadow(separation.strings[colour], others, width)
+        if shadow is not None:
+            corridor |= shadow_band(others, shape, shadow, SHADOW_BAND_WIDTHS * width)
         new = traced_without(colour, corridor)
         if new is None:
             continue
