@@ -60,7 +60,7 @@ def shadows_of_the_others(
     return shadows
 
 
-@pytest.mark.parametrize("angle_deg", [90.0, -30.0, 160.0])
+@pytest.mark.parametrize("angle_deg", [90.0, 87.0, 63.0, -30.0, 160.0])
 def test_the_other_cords_shadows_are_found_on_their_side_and_as_long_as_they_are(
     angle_deg: float,
 ) -> None:
@@ -69,12 +69,15 @@ def test_the_other_cords_shadows_are_found_on_their_side_and_as_long_as_they_are
     shadow = cast_shadow(string, others_than("blue"), WIDTH)
     assert shadow is not None
     found = math.degrees(math.atan2(shadow.direction[1], shadow.direction[0]))
-    assert abs((found - angle_deg + 180) % 360 - 180) <= 8
+    # (A sector is 15 degrees wide, and the direction is taken between the best and
+    # its neighbours: up to about 10 degrees off.)
+    assert abs((found - angle_deg + 180) % 360 - 180) <= 10
     assert 28 <= shadow.length <= 45
 
 
 def test_a_cord_crossing_the_others_casts_no_shadow_on_itself() -> None:
-    # Its own cord crosses the others on every side: no one side stands out.
+    # Its own cord lies mostly below the others and gathers more below them, but
+    # along too little of their length to be taken for their shadows.
     assert cast_shadow(mask_of(LOOPS["blue"]), others_than("blue"), WIDTH) is None
 
 
