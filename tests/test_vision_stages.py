@@ -7,6 +7,7 @@ says what the stage must find, and would fail if the stage found something else.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import replace
 
@@ -591,6 +592,84 @@ def test_a_long_bridge_follows_the_cord_where_a_cord_map_shows_it() -> None:
     blind = evidence.copy()
     blind[:, 600:] = 0
     assert follow_bridges(loop, blind, width=5.0) is loop
+
+
+def _bridged_loop(cord: np.ndarray, hidden: np.ndarray, scrap: list[np.ndarray]) -> Loop:
+    """A loop traced along ``cord`` but for its ``hidden`` points (a stretch not past
+    the polyline's first point), crossed instead by straight bridges (to a straight
+    ``scrap`` of string, its two ends, and on from it, if given)."""
+    first = int(np.argmax(hidden))
+    last = len(cord) - 1 - int(np.argmax(hidden[::-1]))
+    way = [cord[first - 1], *scrap, cord[last + 1]]
+    ends = [tuple(map(float, xy)) for xy in way]
+    bridges = list(zip(ends[::2], ends[1::2], strict=True))
+    straight = [np.linspace(a, b, 20, endpoint=False) for a, b in itertools.pairwise(way)]
+    points = np.vstack([*straight, cord[last + 1 :], cord[:first]])
+    return Loop(colour="red", points=points, knot=None, bridges=bridges)  # type: ignore[arg-type]
+
+
+def _worst_miss(truth: np.ndarray, points: np.ndarray) -> float:
+    """How far the point of ``truth`` furthest from ``points`` lies from them."""
+    return float(np.min(np.linalg.norm(truth[:, None] - points[None], axis=2), axis=1).max())
+
+
+def test_a_bridge_cutting_off_a_loops_tip_follows_the_cord_round_it() -> None:
+    # A long, narrow loop whose tip the colour rules lost (a dim end of the cord among
+    # pawns of its colour): the bridge cuts straight across, the cord runs well over
+    # 1.5 times as far round the tip, and beyond half the gap past the bridge's ends.
+    cord = ellipse((450, 350), (330, 110), n=720)
+    hidden = cord[:, 0] < 250
+    loop = _bridged_loop(cord, hidden, [])
+    gap = math.dist(*loop.bridges[0])
+    round_the_tip = float(np.linalg.norm(np.diff(cord[hidden], axis=0), axis=1).sum())
+    assert round_the_tip > 1.8 * gap
+    assert 250 - cord[:, 0].min() > 0.5 * gap
+    evidence = np.zeros((SIZE[1], SIZE[0]), np.uint8)
+    cv2.polylines(evidence, [cord.round().astype(np.int32)], True, 150, 5)
+    assert _worst_miss(cord[hidden], loop.points) > 100
+    followed = follow_bridges(loop, evidence, width=5.0).points
+    assert _worst_miss(cord[hidden], followed) < 6
+    assert _worst_miss(followed, cord) < 6
+    # Where the map shows nothing round the tip, the bridge stays.
+    blind = evidence.copy()
+    blind[:, :250] = 0
+    assert follow_bridges(loop, blind, width=5.0) is loop
+
+
+def test_bridges_parted_by_a_scrap_off_the_cord_follow_it_as_one_gap() -> None:
+    # Pawns hide a stretch of the cord; the trace bridged to the rim of one of them,
+    # followed that scrap of "string" 9 string widths, and bridged on. Laid along the
+    # cord map one at a time, each bridge would end on the scrap, off the cord.
+    cord = ellipse((450, 350), (300, 200), n=720)
+    t = np.radians(np.arange(0, 360, 0.5))
+    hidden = (t > np.radians(20)) & (t < np.radians(70))
+    inwards = (np.array([450.0, 350.0]) - cord[90]) / np.linalg.norm(cord[90] - (450, 350))
+    scrap = [cord[80] + 30 * inwards, cord[100] + 30 * inwards]
+    loop = _bridged_loop(cord, hidden, scrap)
+    evidence = np.zeros((SIZE[1], SIZE[0]), np.uint8)
+    cv2.polylines(evidence, [cord.round().astype(np.int32)], True, 150, 5)
+    assert _worst_miss(cord[hidden], loop.points) > 25
+    # Wherever the loop's polyline starts (a run may pass its first point).
+    for start in (0, 10, 30):
+        rolled = replace(loop, points=np.roll(loop.points, -start, axis=0))
+        followed = follow_bridges(rolled, evidence, width=5.0).points
+        assert _worst_miss(cord[hidden], followed) < 6
+        assert _worst_miss(followed, cord) < 6
+
+
+def test_bridges_out_to_a_scrap_and_back_follow_the_cord_though_their_ends_are_close() -> None:
+    # The trace left the cord for a pawn's rim 8 string widths off it and came back 4
+    # widths further on: each bridge is long, the gap between their outer ends short.
+    cord = ellipse((450, 350), (300, 200), n=720)
+    t = np.radians(np.arange(0, 360, 0.5))
+    hidden = (t > np.radians(43)) & (t < np.radians(47))
+    inwards = (np.array([450.0, 350.0]) - cord[90]) / np.linalg.norm(cord[90] - (450, 350))
+    loop = _bridged_loop(cord, hidden, [cord[88] + 40 * inwards, cord[92] + 40 * inwards])
+    assert math.dist(loop.bridges[0][0], loop.bridges[-1][1]) < 5 * 5.0
+    evidence = np.zeros((SIZE[1], SIZE[0]), np.uint8)
+    cv2.polylines(evidence, [cord.round().astype(np.int32)], True, 150, 5)
+    assert _worst_miss(loop.points, cord) > 30
+    assert _worst_miss(follow_bridges(loop, evidence, width=5.0).points, cord) < 6
 
 
 def test_a_stretch_bent_along_a_shadow_at_a_crossing_follows_the_cord_map() -> None:

@@ -63,12 +63,21 @@ SPUR_MAX_WIDTHS = 16.0
 #: A bridge at least this many string widths long is laid again along the cheapest way
 #: through a map of how sure it is that the cord is there (:func:`follow_bridges`), and
 #: that way kept where it runs on evidence FOLLOW_GAIN surer on average (0..1) than the
-#: bridge did, at most FOLLOW_MAX_DETOUR times as long.
+#: bridge did, at most FOLLOW_MAX_DETOUR times as long. (A bridge that cuts off a
+#: loop's tip, where the colour rules lost the cord among pawns of its colour, is
+#: about half as long as the way round the tip; with 1.5, 310178 and 310206 lost a loop.
+#: The way is looked for within a gap's length round the bridge's ends for the same
+#: reason.) The stretch round a crossing (:func:`follow_through_crossings`) is held to
+#: the same FOLLOW_MAX_DETOUR: measured together, crossings were found as often or more
+#: on each of nine generated sets of 210.
 FOLLOW_MIN_WIDTHS = 5.0
 FOLLOW_GAIN = 0.2
-FOLLOW_MAX_DETOUR = 1.5
+FOLLOW_MAX_DETOUR = 3.0
 #: Crossing a pixel with no evidence costs this much more than one on a sure cord.
 FOLLOW_BARE_COST = 20.0
+#: Bridges parted by no more than this many string widths of string (a pawn's rim or
+#: shadow read as the cord in the middle of a gap) are also laid again as one gap.
+FOLLOW_SCRAP_WIDTHS = 20.0
 #: Where a loop crosses another, its stretch from where it first lies this many string
 #: widths from the crossing on one side to that on the other is laid along the cheapest
 #: way through its cord map where that way runs on evidence CROSSING_FOLLOW_GAIN surer
@@ -736,22 +745,76 @@ def follow_bridges(loop: Loop, evidence: NDArray[np.uint8], width: float) -> Loo
     across through that map (cost 1 on a sure cord, ``1 + FOLLOW_BARE_COST`` on bare
     table) is taken instead when it runs on clearly surer evidence than the bridge and
     is not a long detour (:data:`FOLLOW_GAIN`, :data:`FOLLOW_MAX_DETOUR`). Under a pawn
-    neither way shows the cord, and the bridge stays.
+    neither way shows the cord, and the bridge stays. Bridges that only scraps of
+    string part (:data:`FOLLOW_SCRAP_WIDTHS`) are first laid so as one gap.
     """
     points = loop.points
     changed = False
-    for a, b in loop.bridges:
+    # A run of bridges as one gap first, then each bridge on its own: a run may not be
+    # laid where one of its bridges would be (the scrap was cord). Once a run is laid,
+    # its bridges' ends lie on the way laid, and laying them again changes nothing.
+    runs = _joined_bridges(points, loop.bridges, FOLLOW_SCRAP_WIDTHS * width)
+    for (a, b), is_run in [*((run, True) for run in runs), *((b, False) for b in loop.bridges)]:
         gap = math.dist(a, b)
-        if gap < FOLLOW_MIN_WIDTHS * width:
+        # (A run's ends may lie close where the trace went out to a scrap and back.)
+        if gap < FOLLOW_MIN_WIDTHS * width and not is_run:
             continue
         ia = int(np.argmin(np.linalg.norm(points - a, axis=1)))
         ib = int(np.argmin(np.linalg.norm(points - b, axis=1)))
-        laid = _laid_along(points, ia, ib, evidence, max(6 * width, 0.5 * gap))
+        laid = _laid_along(points, ia, ib, evidence, max(6 * width, 1.0 * gap))
         if laid is not None:
             points, changed = laid, True
     if not changed:
         return loop
     return replace(loop, points=smooth_closed(points, spacing=max(width, 2.0), sigma=1.0))
+
+
+def _joined_bridges(
+    points: Points, bridges: list[tuple[Point, Point]], scrap: float
+) -> list[tuple[Point, Point]]:
+    """The runs of two or more ``bridges`` of the closed polyline ``points`` that only
+    scraps of string part (at most ``scrap`` long, along ``points``), each as the
+    vertices of ``points`` nearest where it starts and ends, in the loop's order.
+
+    A pawn's rim or shadow taken for string in the middle of a gap is no sign of where
+    the cord runs, and the way along the cord map from one end of the gap to the other
+    may not pass it (laid one at a time, each bridge's way ends on the scrap, or would
+    make the loop cross itself there). A run over half the loop's vertices or more is
+    left out: it is no gap.
+    """
+    count = len(points)
+    if len(bridges) < 2 or count < 3:
+        return []
+    steps = np.linalg.norm(np.diff(points, axis=0, append=points[:1]), axis=1)
+    along = np.concatenate([[0.0], np.cumsum(steps)])
+    total = float(along[-1])
+    spans = []
+    for a, b in bridges:
+        ia = int(np.argmin(np.linalg.norm(points - a, axis=1)))
+        ib = int(np.argmin(np.linalg.norm(points - b, axis=1)))
+        if (ib - ia) % count > (ia - ib) % count:
+            ia, ib = ib, ia
+        spans.append([ia, ib, 1])  # start, end, bridges in the run
+    spans.sort()
+    runs = [spans[0]]
+    for ia, ib, _ in spans[1:]:
+        last = runs[-1]
+        reach = (last[1] - last[0]) % count
+        overlaps = (ia - last[0]) % count <= reach  # (ends snapped to nearby vertices)
+        if overlaps or (along[ia] - along[last[1]]) % total <= scrap:
+            if (ib - last[0]) % count > reach:
+                last[1] = ib  # (a span within the last adds no end)
+            last[2] += 1
+        else:
+            runs.append([ia, ib, 1])
+    first, last = runs[0], runs[-1]
+    if len(runs) > 1 and (along[first[0]] - along[last[1]]) % total <= scrap:
+        runs = [[last[0], first[1], last[2] + first[2]], *runs[1:-1]]
+    return [
+        ((float(points[ia, 0]), float(points[ia, 1])), (float(points[ib, 0]), float(points[ib, 1])))
+        for ia, ib, joined in runs
+        if joined > 1 and (ib - ia) % count < count // 2
+    ]
 
 
 def follow_through_crossings(
