@@ -7,6 +7,7 @@ answer; the bundled model itself on a real-looking sample photo, against its tru
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from dataclasses import replace
@@ -18,12 +19,16 @@ import pytest
 from shapely.geometry import LinearRing
 from shapely.geometry import Point as ShapelyPoint
 
+from engine.board import Board
 from engine.colours import DEMON, GHOST, LINE_COLOURS
 from engine.layout import random_layout
 from engine.placement import (
+    BETWEEN_CORNERS_AMBIGUITY,
     FAR_FROM_CORNERS_AMBIGUITY,
+    ON_STRING_AMBIGUITY,
     BoardGeometry,
     Foot,
+    Location,
     locate_creatures,
 )
 from vision.combine import (
@@ -804,6 +809,12 @@ def test_a_ghost_marked_faintly_at_the_centre_of_an_empty_field_is_added() -> No
     assert geometry.field_at(has_ghost.pawns[0].foot) == first
     kept = add_centred_ghosts(geometry, has_ghost, Detections([faint], WIDTH), sure)
     assert kept == has_ghost and looked == []
+    # A stronger demon's mark at it, that no pawn was read at, does not hide it.
+    looked.clear()
+    demon_there = mark("blue", (faint.xy[0] + 2.0, faint.xy[1]), faint.score + 0.1)
+    added = add_centred_ghosts(geometry, nothing, Detections([demon_there, faint], WIDTH), sure)
+    assert looked == [faint] and [p.kind for p in added.pawns] == [GHOST]
+    looked.clear()
     # Off the centre, too faint, or a demon's mark: not looked at.
     off = mark("white", (other_centre[0] + 1.5 * CENTRE_REACH * WIDTH, other_centre[1]), 0.3)
     too_faint = mark("white", centre, CENTRED_GHOST_FROM - 0.05)
@@ -829,8 +840,8 @@ def clear_corner(board, radius: float) -> tuple[tuple[float, float], tuple[str, 
 
 def test_a_demon_marked_faintly_clearly_in_a_corner_of_its_colour_is_added() -> None:
     """A demon stands in a corner of its colour: a faint mark there, confirmed in the
-    eight views, is a demon; not of a colour the crossing lacks, not beside a pawn read,
-    not under CORNERED_DEMON_FROM, not when the views do not confirm it."""
+    eight views, is a demon; not of a colour the crossing lacks, not beside a pawn read
+    in its corner, not under CORNERED_DEMON_FROM, not when the views do not confirm it."""
     board = random_layout(3).board()  # millimetres; pawns 40 mm wide
     geometry = BoardGeometry(board)
     xy, lines = clear_corner(board, WIDTH / 2)
@@ -856,8 +867,126 @@ def test_a_demon_marked_faintly_clearly_in_a_corner_of_its_colour_is_added() -> 
         added = add_cornered_demons(geometry, nothing, Detections(marks, WIDTH), sure)
         assert added == nothing and looked == [], marks
     beside = Pawns([seen(lines[1], (xy[0] + 0.8 * WIDTH, xy[1]))], WIDTH, [])
+    here, there = geometry.locate(
+        [Foot(DEMON, lines[0], xy), Foot(DEMON, lines[1], beside.pawns[0].foot)],
+        pawn_radius=WIDTH / 2,
+    )
+    assert (there.crossing, there.sector) == (here.crossing, here.sector)  # its corner
     assert add_cornered_demons(geometry, beside, Detections([faint], WIDTH), sure) == beside
     assert looked == []
+
+
+Spot = tuple[tuple[float, float], str, Location]
+
+
+def located_spots(seed: int, radius: float) -> tuple[Board, list[Spot]]:
+    """A generated board (millimetres) and points round each of its crossings, each
+    located as a demon of each of the crossing's colours, with pawns of ``radius``."""
+    board = random_layout(seed).board()
+    geometry = BoardGeometry(board)
+    spots = []
+    for crossing in board.crossings:
+        for reach, turn in itertools.product((1.0, 1.4, 1.8), range(16)):
+            angle = turn * math.pi / 8
+            x = crossing.xy[0] + reach * radius * math.cos(angle)
+            y = crossing.xy[1] + reach * radius * math.sin(angle)
+            for colour in crossing.lines:
+                [where] = geometry.locate([Foot(DEMON, colour, (x, y))], pawn_radius=radius)
+                spots.append(((x, y), colour, where))
+    return board, spots
+
+
+def a_pawn_apart(a: Spot, b: Spot, radius: float) -> bool:
+    """Whether two spots stand touching pawns' distance apart (0.55-0.95 widths)."""
+    return 0.55 < math.dist(a[0], b[0]) / (2 * radius) < 0.95
+
+
+def corner(spot: Spot) -> tuple[int | None, int | None]:
+    """The (crossing, sector) the locator put a spot in."""
+    return spot[2].crossing, spot[2].sector
+
+
+def corners_a_pawn_apart(radius: float) -> tuple[Board, Spot, Spot, Spot, Spot]:
+    """A board and four spots of one colour: ``a`` clearly in a corner of its colour,
+    ``b`` clearly in another corner, ``c`` clearly in ``a``'s, ``d`` on a string; each of
+    ``b``, ``c``, ``d`` a pawn width apart from ``a``."""
+    for seed in range(3, 20):
+        board, spots = located_spots(seed, radius)
+        clear = [s for s in spots if s[2].crossing is not None and s[2].ambiguity is None]
+        on_string = [s for s in spots if s[2].ambiguity == ON_STRING_AMBIGUITY]
+        for a in clear:
+            if a[1] not in board.crossings[a[2].crossing or 0].lines:
+                continue
+            near = [s for s in clear if s[1] == a[1] and a_pawn_apart(a, s, radius)]
+            b = next((s for s in near if corner(s) != corner(a)), None)
+            c = next((s for s in near if corner(s) == corner(a)), None)
+            d = next((s for s in on_string if s[1] == a[1] and a_pawn_apart(a, s, radius)), None)
+            if b and c and d:
+                return board, a, b, c, d
+    raise AssertionError("no such spots on these layouts")
+
+
+def test_a_demon_marked_faintly_beside_one_in_another_corner_is_added() -> None:
+    """Two demons of a colour may stand touching in corners a pawn width apart: a faint
+    mark in a corner of its colour beside a demon read in another corner is looked at
+    again and added; beside a demon in its own corner (one pawn marked twice, at its
+    foot and its head), a demon on a string, or a ghost, it is not looked at."""
+    board, a, b, c, d = corners_a_pawn_apart(WIDTH / 2)  # pawns 40 mm wide
+    geometry = BoardGeometry(board)
+    faint = mark(a[1], a[0], (CORNERED_DEMON_FROM + 0.4) / 2)
+    looked: list[Detection] = []
+    sure = looked_at_as((CORNERED_DEMON_SCORE + 1.0) / 2, looked)
+
+    other_corner = Pawns([seen(b[1], b[0])], WIDTH, [])
+    added = add_cornered_demons(geometry, other_corner, Detections([faint], WIDTH), sure)
+    assert looked == [faint]
+    assert [(p.colour, p.foot) for p in added.pawns] == [(b[1], b[0]), (a[1], a[0])]
+
+    looked.clear()
+    for beside in (seen(c[1], c[0]), seen(d[1], d[0]), seen("white", b[0])):
+        pawns = Pawns([beside], WIDTH, [])
+        assert add_cornered_demons(geometry, pawns, Detections([faint], WIDTH), sure) == pawns
+        assert looked == [], beside
+
+
+def between_corners_a_pawn_apart(radius: float) -> tuple[Board, Spot, Spot, Spot]:
+    """A board and three spots: ``m`` between corners, the one the locator picks of its
+    colour; ``p`` clearly in that corner, ``q`` clearly in another; each a pawn width
+    apart from ``m``."""
+    for seed in range(3, 20):
+        board, spots = located_spots(seed, radius)
+        clear = [s for s in spots if s[2].crossing is not None and s[2].ambiguity is None]
+        for m in spots:
+            where = m[2]
+            if where.ambiguity != BETWEEN_CORNERS_AMBIGUITY or where.crossing is None:
+                continue
+            if m[1] not in board.crossings[where.crossing].lines:
+                continue
+            near = [s for s in clear if a_pawn_apart(m, s, radius)]
+            p = next((s for s in near if corner(s) == corner(m)), None)
+            q = next((s for s in near if corner(s) != corner(m)), None)
+            if p and q:
+                return board, m, p, q
+    raise AssertionError("no such spots on these layouts")
+
+
+def test_a_demon_marked_faintly_between_corners_is_looked_at_in_the_one_picked() -> None:
+    """A faint mark between corners stands in the one the locator picks: it is looked at
+    beside a demon read in another corner, not beside one in that corner. (Touching
+    demons in neighbouring corners each fit the other's corner about as well.)"""
+    board, m, p, q = between_corners_a_pawn_apart(WIDTH / 2)
+    geometry = BoardGeometry(board)
+    faint = mark(m[1], m[0], (CORNERED_DEMON_FROM + 0.4) / 2)
+    looked: list[Detection] = []
+    sure = looked_at_as((CORNERED_DEMON_SCORE + 1.0) / 2, looked)
+
+    elsewhere = Pawns([seen(q[1], q[0])], WIDTH, [])
+    added = add_cornered_demons(geometry, elsewhere, Detections([faint], WIDTH), sure)
+    assert looked == [faint] and [p.foot for p in added.pawns] == [q[0], m[0]]
+    looked.clear()
+    same_corner = Pawns([seen(p[1], p[0])], WIDTH, [])
+    kept = add_cornered_demons(geometry, same_corner, Detections([faint], WIDTH), sure)
+    assert kept == same_corner and looked == []
 
 
 def beyond_reach(

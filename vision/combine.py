@@ -41,7 +41,7 @@ from shapely.geometry import LinearRing
 from shapely.geometry import Point as ShapelyPoint
 
 from engine.colours import DEMON, GHOST, WHITE
-from engine.placement import BoardGeometry, Foot
+from engine.placement import BETWEEN_CORNERS_AMBIGUITY, BoardGeometry, Foot
 from vision.creatures import (
     MAYBE_MISSED,
     NOT_A_PAWN,
@@ -150,11 +150,16 @@ CENTRED_GHOST_FROM = 0.1
 CENTRE_REACH = 1.0
 CENTRED_GHOST_SCORE = 0.2
 #: A demon the detector marks from CORNERED_DEMON_FROM, where no pawn was read, which
-#: stands clearly in a corner of its own colour (see :func:`add_cornered_demons`) is
+#: stands in a corner of its own colour (see :func:`add_cornered_demons`) is
 #: taken when the mean of the eight views reaches CORNERED_DEMON_SCORE: on the hard
 #: photos of three generated sets, of 21 such marks 8 were demons, 5 of them reached
 #: 0.25, and none of the 13 others did (the likeliest 0.19); a demon of the table's
-#: hue (blue on the blue mat, green on felt) is marked faintly.
+#: hue (blue on the blue mat, green on felt) is marked faintly. Within a pawn width of
+#: the mark (from half a width: nearer, it is that pawn's mark) a ghost keeps it out,
+#: and so does a demon in the same corner or in none, but not one in another corner:
+#: two demons touching in neighbouring corners, the one behind half hidden, are marked
+#: surely and faintly 0.6-1.0 of the width read apart (320202, 310153; on a tilted
+#: photo the width is read up to 1.4 times too wide).
 CORNERED_DEMON_FROM = 0.1
 CORNERED_DEMON_SCORE = 0.25
 #: Knot marks at least this strong and within this many string widths of a loop are
@@ -374,7 +379,12 @@ def add_centred_ghosts(
     width = detections.pawn_width
     board = geometry.board
     with_ghost = {geometry.field_at(p.foot) for p in pawns.pawns if p.kind == GHOST}
-    marks = _unread_marks(detections, pawns, GHOST, CENTRED_GHOST_FROM, SAME_PAWN * width)
+    # A stronger demon's mark at a ghost's, that no pawn was read at, does not hide it
+    # (300197: a ghost marked 0.17 under a blue demon's 0.35). A demon's mark keeps the
+    # other way round: where a field's centre is, a ghost is the likelier of the two.
+    marks = _unread_marks(
+        detections, pawns, GHOST, CENTRED_GHOST_FROM, SAME_PAWN * width, own_kind_only=True
+    )
     added: list[SeenPawn] = []
     for field in board.fields:
         if field.outer or field.id in with_ghost or not marks:
@@ -397,24 +407,40 @@ def add_cornered_demons(
     detections: Detections,
     look_again: Callable[[Detection], Detection],
 ) -> Pawns:
-    """``pawns`` with the demons faintly marked clearly in a corner of their colour.
+    """``pawns`` with the demons faintly marked in a corner of their colour.
 
-    A demon's mark from :data:`CORNERED_DEMON_FROM` that no pawn stands within a pawn
-    width of, which the engine's locator puts clearly (no ambiguity) in a corner whose
-    crossing is of the mark's colour, is looked at again (``look_again``) and added
-    when the mean reaches :data:`CORNERED_DEMON_SCORE`, with a warning. Parameters and
-    result as :func:`add_centred_ghosts`.
+    A demon's mark from :data:`CORNERED_DEMON_FROM`, which the engine's locator puts in
+    a corner whose crossing is of the mark's colour (clearly, or where corners fit about
+    as well, the one it picks: of the mark's colour where one is), is looked at again
+    (``look_again``) and added when the mean reaches :data:`CORNERED_DEMON_SCORE`, with
+    a warning. No pawn may stand within half a pawn width of the mark, nor within a
+    whole width unless it is a demon the locator puts in another corner: two demons
+    touching in neighbouring corners each have their own foot, while a second mark in
+    the corner of a demon read is likelier that pawn marked twice (its foot and its
+    head). Parameters and result as :func:`add_centred_ghosts`.
     """
     width = detections.pawn_width
     board = geometry.board
     added: list[SeenPawn] = []
-    for mark in _unread_marks(detections, pawns, DEMON, CORNERED_DEMON_FROM, width):
+    marks = _unread_marks(detections, pawns, DEMON, CORNERED_DEMON_FROM, SAME_PAWN * width)
+    for mark in marks:
+        # Two faint marks a width apart are still taken for one pawn: missed by the
+        # rules and marked faintly both, the second is likelier its head than a pawn.
         if any(math.dist(mark.xy, p.foot) < width for p in added):
             continue
-        [where] = geometry.locate([Foot(DEMON, mark.colour, mark.xy)], pawn_radius=width / 2)
-        if where.crossing is None or where.ambiguity is not None:
+        where = _corner_of(geometry, mark.colour, mark.xy, width)
+        if where is None or mark.colour not in board.crossings[where[0]].lines:
             continue
-        if mark.colour not in board.crossings[where.crossing].lines:
+        # Each demon's corner as the locator picks it, not every corner it fits about as
+        # well: two demons touching in neighbouring corners each fit the other's too.
+        # (Keeping the mark out where the two sets of corners meet, tried on the 13
+        # generated photos this step changed, missed 3 of its demons again, 310153's
+        # among them, and still took 330184's pawn head for a demon.)
+        beside = [p for p in pawns.pawns if math.dist(mark.xy, p.foot) < width]
+        if any(
+            p.kind != DEMON or _corner_of(geometry, p.colour, p.foot, width) in (None, where)
+            for p in beside
+        ):
             continue
         again = look_again(mark)
         if again.score >= CORNERED_DEMON_SCORE:
@@ -423,15 +449,38 @@ def add_cornered_demons(
     return _with_added(pawns, added, text)
 
 
+def _corner_of(
+    geometry: BoardGeometry, colour: str, xy: tuple[float, float], width: float
+) -> tuple[int, int] | None:
+    """(crossing, sector) of the corner the locator puts a demon of ``colour`` at ``xy``
+    in (where several fit about as well, the one it picks), or None where it is in
+    none: on a string, or away from every corner."""
+    [where] = geometry.locate([Foot(DEMON, colour, xy)], pawn_radius=width / 2)
+    if where.crossing is None or where.sector is None:
+        return None
+    if where.ambiguity not in (None, BETWEEN_CORNERS_AMBIGUITY):
+        return None
+    return where.crossing, where.sector
+
+
 def _unread_marks(
-    detections: Detections, pawns: Pawns, kind: str, min_score: float, clear_by: float
+    detections: Detections,
+    pawns: Pawns,
+    kind: str,
+    min_score: float,
+    clear_by: float,
+    own_kind_only: bool = False,
 ) -> list[Detection]:
     """The detector's marks of ``kind`` from ``min_score`` (one per pawn, strongest
-    first) that no pawn of ``pawns`` stands within ``clear_by`` of."""
+    first) that no pawn of ``pawns`` stands within ``clear_by`` of. One per pawn among
+    the marks of every kind, or with ``own_kind_only`` among those of ``kind``."""
     width = detections.pawn_width
+    found = detections.pawns(min_score=min_score)
+    if own_kind_only:
+        found = [mark for mark in found if mark.kind == kind]
     return [
         mark
-        for mark in one_mark_per_pawn(detections.pawns(min_score=min_score), width)
+        for mark in one_mark_per_pawn(found, width)
         if mark.kind == kind and not any(math.dist(mark.xy, p.foot) < clear_by for p in pawns.pawns)
     ]
 
