@@ -626,6 +626,45 @@ def test_a_pawn_both_see_is_a_ghost_where_the_detector_marks_only_a_ghost() -> N
         assert pawn.colour == colour
 
 
+def looked_at_by_colour(scores: dict[str, float], looked: list[Detection]):
+    """A ``look_again`` that scores a mark by its colour and notes what it looked at."""
+
+    def look(mark: Detection) -> Detection:
+        looked.append(mark)
+        return Detection(mark.kind, mark.colour, mark.xy, scores.get(mark.colour, 0.0), views=8)
+
+    return look
+
+
+def test_a_pawn_both_see_is_a_ghost_where_the_eight_views_mark_a_ghost_more() -> None:
+    # A ghost under a warm lamp, yellow to the colour rules: the detector marks a ghost
+    # there, not surely, and the rules' yellow demon too, more faintly.
+    pawns = Pawns([seen("yellow", (100.0, 100.0), confidence=1.0)], WIDTH, [])
+    ghost_at = (104.0, 108.0)
+    marks = Detections(
+        [mark("white", ghost_at, SURE_COLOUR - 0.02), mark("yellow", (101.0, 103.0), 0.3)],
+        WIDTH,
+    )
+    looked: list[Detection] = []
+    ghostlier = looked_at_by_colour({"white": 0.5, "yellow": 0.23}, looked)
+    [pawn] = combine_pawns(pawns, marks, ghostlier).pawns
+    assert (pawn.kind, pawn.colour, pawn.confidence) == (GHOST, "white", 0.5)
+    # Both looked at where the ghost was marked.
+    assert sorted((m.kind, m.colour, m.xy) for m in looked) == [
+        (DEMON, "yellow", ghost_at), (GHOST, "white", ghost_at)
+    ]
+    # Alike in the views, the ghost too faint there to add, or no second look: the
+    # rules' demon stands.
+    for scores in (
+        {"white": 0.39, "yellow": 0.42},
+        {"white": CONFIRMED_GHOST_SCORE - 0.05, "yellow": 0.1},
+    ):
+        [pawn] = combine_pawns(pawns, marks, looked_at_by_colour(scores, [])).pawns
+        assert (pawn.kind, pawn.colour) == (DEMON, "yellow"), scores
+    [pawn] = combine_pawns(pawns, marks).pawns
+    assert (pawn.kind, pawn.colour) == (DEMON, "yellow")
+
+
 def test_a_pawn_both_see_stays_a_ghost_on_a_faint_demon_mark_alone() -> None:
     # A faint demon mark turns no ghost of the rules into a demon (a ghost's shadow
     # may be marked so); only a sure one does.
@@ -822,6 +861,38 @@ def test_a_ghost_marked_faintly_at_the_centre_of_an_empty_field_is_added() -> No
     for marks in ([off], [too_faint], [demon]):
         added = add_centred_ghosts(geometry, nothing, Detections(marks, WIDTH), sure)
         assert added == nothing and looked == [], marks
+
+
+def test_a_ghost_the_rules_saw_at_the_centre_of_an_empty_field_is_looked_at_again() -> None:
+    """The detector does not mark every ghost on a white table; the colour rules may
+    see it all the same, and the eight views confirm it where it stands in a field's
+    centre (320107)."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    first = next(f.id for f in board.fields if not f.outer)
+    centre = geometry.field_centre(first)
+    foot = (centre[0] + 5.0, centre[1])
+    rules = Pawns([seen("white", foot)], WIDTH, [])
+    nothing, no_marks = Pawns([], WIDTH, []), Detections([], WIDTH)
+    looked: list[Detection] = []
+    sure = looked_at_as((CENTRED_GHOST_SCORE + 1.0) / 2, looked)
+
+    added = add_centred_ghosts(geometry, nothing, no_marks, sure, rules)
+    assert [(m.kind, m.xy) for m in looked] == [(GHOST, foot)]
+    assert [(p.kind, p.foot) for p in added.pawns] == [(GHOST, foot)]
+    unconfirmed = looked_at_as(CENTRED_GHOST_SCORE - 0.05, [])
+    assert add_centred_ghosts(geometry, nothing, no_marks, unconfirmed, rules) == nothing
+    # Not without the rules' pawns, not the rules' demons, and not where a pawn was
+    # read (the rules' ghost was that pawn).
+    looked.clear()
+    red_read = Pawns([seen("red", (foot[0] + 3.0, foot[1]))], WIDTH, [])
+    for pawns, seen_by_rules in (
+        (nothing, None),
+        (nothing, Pawns([seen("red", foot)], WIDTH, [])),
+        (red_read, rules),
+    ):
+        assert add_centred_ghosts(geometry, pawns, no_marks, sure, seen_by_rules) == pawns
+    assert looked == []
 
 
 def clear_corner(board, radius: float) -> tuple[tuple[float, float], tuple[str, ...]]:

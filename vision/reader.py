@@ -311,7 +311,7 @@ def _read_photo(
         # Only now are the fields known: a ghost stands in a field's centre.
         combined = pawns
         pawns = stage(
-            "ghosts", lambda: add_centred_ghosts(geometry, combined, marks, look_again_at)
+            "ghosts", lambda: add_centred_ghosts(geometry, combined, marks, look_again_at, seen)
         )
         with_ghosts = pawns
         pawns = stage(
