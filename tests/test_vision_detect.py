@@ -1209,6 +1209,27 @@ def test_a_pawn_the_detector_does_not_mark_is_dropped_however_sure_the_rules_are
     assert [p.colour for p in combine_pawns(pawns, marked).pawns] == ["red"]
 
 
+def test_a_pawn_kept_on_a_faint_mark_must_be_marked_in_the_eight_views_too() -> None:
+    # The rules' ghost by its outline on a white table is a ghost's shadow: marked
+    # faintly in the one view, not at all in the others.
+    pawns = Pawns([seen("white", (100.0, 100.0), 0.6)], WIDTH, [])
+    faint = mark("white", (102.0, 104.0), (KEEP_SCORE + CONFIRM_FROM) / 2)
+    looked: list[Detection] = []
+    assert combine_pawns(pawns, Detections([faint], WIDTH), looked_at_as(0.0, looked)).pawns == []
+    assert [(m.kind, m.colour, m.xy) for m in looked] == [(GHOST, "white", faint.xy)]
+    marked = looked_at_as(KEEP_SCORE + 0.05, [])
+    [kept] = combine_pawns(pawns, Detections([faint], WIDTH), marked).pawns
+    assert kept.foot == faint.xy
+    # Without a second look the faint mark keeps it, and a mark from CONFIRM_FROM
+    # needs none.
+    assert len(combine_pawns(pawns, Detections([faint], WIDTH)).pawns) == 1
+    looked.clear()
+    surer = mark("white", faint.xy, CONFIRM_FROM + 0.05)
+    unmarked = looked_at_as(0.0, looked)
+    assert len(combine_pawns(pawns, Detections([surer], WIDTH), unmarked).pawns) == 1
+    assert looked == []
+
+
 def test_the_rules_doubts_about_pawns_are_kept_only_where_they_still_hold() -> None:
     touching = Remark("2 touching red pawns read near {at}", (100.0, 100.0), TOUCHING_PAWNS)
     too_large = Remark("ignored a red object at {at} too large", (300.0, 100.0), NOT_A_PAWN)
