@@ -70,6 +70,9 @@ TARGETS = {  # from issue 7, for the generated set
 }
 #: A pawn width read more than this many times too wide or too narrow is counted.
 WIDTH_OFF_BY = 1.3
+#: The stages whose pawn widths are compared with the truth's.
+RULES_WIDTH = "colour rules"
+DETECTOR_WIDTH = "detector (after the sizer)"
 
 
 def find_pairs(folder: Path) -> list[tuple[Path, Path]]:
@@ -155,10 +158,10 @@ def stage_points(reading: Any) -> StagePoints:
 def stage_widths(reading: Any) -> StageWidths:
     """The pawn width the colour rules read and, with the detector, the one it looked
     for (after the sizer), in the photo's pixels."""
-    widths = {"colour rules": reading.stages["creatures"].pawn_width * reading.photo.scale}
+    widths = {RULES_WIDTH: reading.stages["creatures"].pawn_width * reading.photo.scale}
     marks = reading.stages.get("detect")
     if marks is not None:
-        widths["detector (after the sizer)"] = marks.pawn_width * reading.photo.scale
+        widths[DETECTOR_WIDTH] = marks.pawn_width * reading.photo.scale
     return widths
 
 
@@ -172,13 +175,14 @@ def evaluate_set(
     pairs: Sequence[tuple[Path, Path]],
     workers: int,
     stages: dict[str, PointCounts] | None = None,
-    widths: dict[str, list[float]] | None = None,
+    widths: dict[str, dict[str, float]] | None = None,
 ) -> list[tuple[str, Comparison, dict[str, str], float]]:
     """Read and compare every pair: (name, comparison, scene facets, seconds) each.
 
     ``stages``, when given, gets the counts of each stage's own points added up (see
-    :func:`stage_points`); ``widths`` each stage's pawn width over the truth's, one
-    per photo read with a pawn width in its truth (see :func:`stage_widths`)."""
+    :func:`stage_points`); ``widths`` each stage's pawn width over the truth's, by
+    photo name, for each photo read with a pawn width in its truth (see
+    :func:`stage_widths`)."""
     from tqdm import tqdm
 
     photos = [photo for photo, _ in pairs]
@@ -200,7 +204,7 @@ def evaluate_set(
         truth_width = truth_pawn_width(truth)
         if widths is not None and truth_width:
             for name, width in read_widths.items():
-                widths.setdefault(name, []).append(width / truth_width)
+                widths.setdefault(name, {})[photo.name] = width / truth_width
         if report is None:
             comparison = failed_reading(truth, error or "refused")
         else:
@@ -301,11 +305,12 @@ def print_stages(figures: dict[str, dict[str, Any]]) -> None:
         print(line)
 
 
-def width_figures(widths: dict[str, list[float]]) -> dict[str, dict[str, Any]]:
+def width_figures(widths: dict[str, dict[str, float]]) -> dict[str, dict[str, Any]]:
     """Per stage: the median of its pawn width over the truth's, and how many photos it
     read more than WIDTH_OFF_BY times too wide or too narrow."""
     figures = {}
-    for name, ratios in widths.items():
+    for name, by_photo in widths.items():
+        ratios = list(by_photo.values())
         off = [r for r in ratios if not 1 / WIDTH_OFF_BY <= r <= WIDTH_OFF_BY]
         figures[name] = {"median": round(float(statistics.median(ratios)), 3),
                          "off": len(off), "photos": len(ratios),
@@ -409,7 +414,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"no photo + truth pairs in {args.set}", file=sys.stderr)
         return 2
     stages: dict[str, PointCounts] = {}
-    widths: dict[str, list[float]] = {}
+    widths: dict[str, dict[str, float]] = {}
     results = evaluate_set(pairs, max(1, args.workers), stages, widths)
     figures = summarise(r[1] for r in results)
     figures["stages"] = stage_figures(stages)
@@ -421,9 +426,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_worst(results, args.worst)
     print_times(results)
     if args.json:
+        # The width the reading used, over the truth's: a photo read at a wrong width
+        # misses pawns and misplaces demons at the edge of a corner's reach.
+        used = widths.get(DETECTOR_WIDTH) or widths.get(RULES_WIDTH, {})
         figures["photos_detail"] = [
             {"photo": name, "board_exact": bool(c.board_exact), "scene": scene,
-             "seconds": round(seconds, 3), "problems": c.problems}
+             "seconds": round(seconds, 3), "problems": c.problems,
+             "pawn_width_ratio": round(used[name], 3) if name in used else None}
             for name, c, scene, seconds in results
         ]
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -34,3 +34,8 @@ def test_the_accuracy_benchmark_gives_each_stage_its_own_figures(tmp_path: Path)
     assert stages["detector's pawns (mark >= 0.4)"]["recall"] >= 0.9
     assert stages["detector's knots (mark >= 0.2)"]["recall"] == 1.0
     assert "stages before combine" in run.stdout
+    # Each photo records the width it was read at over the truth's (sample photos are
+    # read within a tenth of it).
+    ratios = [photo["pawn_width_ratio"] for photo in figures["photos_detail"]]
+    assert len(ratios) == 2 and all(0.9 <= r <= 1.1 for r in ratios), ratios
+    assert figures["pawn_widths"]["detector (after the sizer)"]["photos"] == 2
