@@ -428,11 +428,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         # The width the reading used, over the truth's: a photo read at a wrong width
         # misses pawns and misplaces demons at the edge of a corner's reach.
-        used = widths.get(DETECTOR_WIDTH) or widths.get(RULES_WIDTH, {})
+        def used(name: str) -> float | None:
+            ratio = widths.get(DETECTOR_WIDTH, {}).get(name)
+            ratio = widths.get(RULES_WIDTH, {}).get(name) if ratio is None else ratio
+            return None if ratio is None else round(ratio, 3)
+
         figures["photos_detail"] = [
             {"photo": name, "board_exact": bool(c.board_exact), "scene": scene,
              "seconds": round(seconds, 3), "problems": c.problems,
-             "pawn_width_ratio": round(used[name], 3) if name in used else None}
+             "pawn_width_ratio": used(name)}
             for name, c, scene, seconds in results
         ]
         args.json.parent.mkdir(parents=True, exist_ok=True)

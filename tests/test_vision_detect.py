@@ -657,6 +657,7 @@ def test_a_pawn_both_see_is_a_ghost_where_the_eight_views_mark_a_ghost_more() ->
     # rules' demon stands.
     for scores in (
         {"white": 0.39, "yellow": 0.42},
+        {"white": 0.4, "yellow": 0.4},
         {"white": CONFIRMED_GHOST_SCORE - 0.05, "yellow": 0.1},
     ):
         [pawn] = combine_pawns(pawns, marks, looked_at_by_colour(scores, [])).pawns
@@ -884,6 +885,24 @@ def test_a_ghost_the_rules_saw_at_the_centre_of_an_empty_field_is_looked_at_agai
     assert add_centred_ghosts(geometry, nothing, no_marks, unconfirmed, rules) == nothing
     # Not without the rules' pawns, not the rules' demons, and not where a pawn was
     # read (the rules' ghost was that pawn).
+    # A rules' ghost at a detector's ghost mark, or two at one place (a ghost and its
+    # shadow taken apart): one place, one look.
+    for twin in (
+        [mark("white", (foot[0] + 4.0, foot[1]), CENTRED_GHOST_FROM + 0.05)],
+        [],
+    ):
+        looked.clear()
+        both = Pawns([seen("white", foot), seen("white", (foot[0] + 8.0, foot[1]))], WIDTH, [])
+        failing = looked_at_as(CENTRED_GHOST_SCORE - 0.05, looked)
+        add_centred_ghosts(geometry, nothing, Detections(twin, WIDTH), failing, both)
+        assert len(looked) == 1, twin
+    # A ghost blob twice as wide as most (a ghost with its shadow) is matched to the
+    # pawn kept within half its own width.
+    wide = Pawns([replace(seen("white", foot), width=2 * WIDTH)], WIDTH, [])
+    kept_aside = Pawns([seen("red", (foot[0] + 0.7 * WIDTH, foot[1]))], WIDTH, [])
+    looked.clear()
+    assert add_centred_ghosts(geometry, kept_aside, no_marks, sure, wide) == kept_aside
+    assert looked == []
     looked.clear()
     red_read = Pawns([seen("red", (foot[0] + 3.0, foot[1]))], WIDTH, [])
     for pawns, seen_by_rules in (
@@ -1228,6 +1247,28 @@ def test_a_pawn_kept_on_a_faint_mark_must_be_marked_in_the_eight_views_too() -> 
     unmarked = looked_at_as(0.0, looked)
     assert len(combine_pawns(pawns, Detections([surer], WIDTH), unmarked).pawns) == 1
     assert looked == []
+
+
+def test_a_pawn_kept_on_a_faint_mark_is_looked_for_as_it_was_read() -> None:
+    # A rules' yellow demon on a faint ghost mark, the yellow demon marked fainter still.
+    pawns = Pawns([seen("yellow", (100.0, 100.0), 1.0)], WIDTH, [])
+    ghost_at = (102.0, 104.0)
+    marks = Detections(
+        [mark("white", ghost_at, (KEEP_SCORE + CONFIRM_FROM) / 2), mark("yellow", ghost_at, 0.1)],
+        WIDTH,
+    )
+    # The views mark a ghost, surely: it becomes a ghost and is kept as one.
+    looked: list[Detection] = []
+    ghostly = looked_at_by_colour({"white": 0.5, "yellow": 0.05}, looked)
+    [pawn] = combine_pawns(pawns, marks, ghostly).pawns
+    assert (pawn.kind, pawn.colour, pawn.confidence) == (GHOST, "white", 0.5)
+    assert ("white", ghost_at) in [(m.colour, m.xy) for m in looked]
+    # A ghost too faint to turn it: the yellow demon as read is looked for, and dropped
+    # where the views do not mark it.
+    faint_ghost = looked_at_by_colour({"white": 0.25, "yellow": KEEP_SCORE - 0.05}, [])
+    assert combine_pawns(pawns, marks, faint_ghost).pawns == []
+    marked = looked_at_by_colour({"white": 0.25, "yellow": KEEP_SCORE + 0.05}, [])
+    assert [p.colour for p in combine_pawns(pawns, marks, marked).pawns] == ["yellow"]
 
 
 def test_the_rules_doubts_about_pawns_are_kept_only_where_they_still_hold() -> None:

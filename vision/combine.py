@@ -11,12 +11,14 @@ none. This stage keeps what each is good at:
 - a pawn's foot is the detector's, when it marked the pawn (it was trained on exact
   feet; the rules guess the base from the blob's shape), and so are its kind and
   colour where the detector is sure, or marks a ghost and nothing of the rules' kind
-  and colour there (a ghost under a warm lamp is yellowish);
+  and colour there (a ghost under a warm lamp is yellowish), or marks both and the
+  eight turned and mirrored views of the place mark the ghost more;
 - a pawn the detector marked surely and the rules did not see at all is added; one
   it marked faintly, or not quite surely, is added when it is marked in most of eight
   turned and mirrored views of its place (:func:`vision.detect.look_again`);
 - a pawn the rules saw and the detector did not mark at all is dropped (a lit patch
-  of the table, a cup's rim, a shadow read as a pawn);
+  of the table, a cup's rim, a shadow read as a pawn), and so is one it marked faintly
+  in the one view and not in the eight;
 - a loop the colour rules could not see, or saw little of (a cord on a table of its
   own colour, a cord in a long shadow), or saw away from where the detector's cord map
   shows its cord, is traced on the cord map too, and the reading that saw more of it
@@ -117,7 +119,9 @@ KEEP_SCORE = 0.1
 #: marks no pawn of the rules' kind and colour within SAME_PAWN pawn widths of it
 #: (it reports marks from 0.1): such ghosts, marked 0.2-0.48, were read as yellow
 #: demons on five photos of lamp-lit wood and cloth of the eleven generated sets, and
-#: one as a red demon beside a red one on a dev photo by a tuned detector.
+#: one as a red demon beside a red one on a dev photo by a tuned detector. Where it
+#: marks the rules' demon there too, more faintly, the eight views decide (see
+#: :func:`_likelier_ghost`).
 SURE_COLOUR = 0.5
 #: A loop of which the colour rules saw less than this share is traced again on the
 #: detector's cord map, and the one that saw more of it is kept.
@@ -256,8 +260,8 @@ def combine_pawns(
         :data:`UNSURE_ADDED` (with no look again, from ADD_SCORE on). A pawn of the
         rules kept on a mark under CONFIRM_FROM is dropped where the eight views mark
         it less than :data:`KEEP_SCORE`; one the rules read as a demon turns into a
-        ghost where the views mark the detector's unsure ghost there more
-        (:func:`_likelier_ghost`).
+        ghost where the views mark the detector's unsure ghost there more, and at
+        least :data:`CONFIRMED_GHOST_SCORE` (:func:`_likelier_ghost`).
 
     Returns
     -------
@@ -281,8 +285,9 @@ def combine_pawns(
         taken.add(index)
         mark = marks[index]
         # The foot is the detector's; so are the kind and colour where it is sure, and
-        # a ghost's where it marks no pawn of the rules' kind and colour there at all:
-        # then the pawn is only as sure as that mark.
+        # a ghost's where it marks no pawn of the rules' kind and colour there at all
+        # (then the pawn is only as sure as that mark) or the eight views mark the
+        # ghost more (then as sure as their mean).
         confidence = max(pawn.confidence, mark.score)
         if mark.colour != pawn.colour:
             if mark.score >= SURE_COLOUR:
@@ -298,8 +303,11 @@ def combine_pawns(
         if mark.score < CONFIRM_FROM and _unmarked_in_the_views(pawn, mark, look_again):
             # Faintly marked in the one view, the pawn must be marked in the eight too:
             # a ghost's shadow on a white table, the rules' ghost by its outline, is
-            # marked 0.12 and 0.0 in the mean (310088); the five rules' pawns kept on
-            # faint marks over two generated sets (420 photos), all true, 0.2-0.35.
+            # marked 0.12 in the one view and 0.0 in the mean (310088); the five rules'
+            # pawns kept on faint marks over two generated sets (420 photos), all true,
+            # 0.2-0.35 in the mean. The pawn as read is looked for (after the turn to a
+            # ghost above): a faint mark of another colour does not keep a demon the
+            # views do not mark. Its mark stays taken: no other pawn is kept on it.
             continue
         pawns.append(replace(pawn, foot=mark.xy, confidence=confidence))
         if mark.score < CONFIRM_FROM and pawn.kind == GHOST:
@@ -400,7 +408,7 @@ def add_centred_ghosts(
     look_again: Callable[[Detection], Detection],
     seen: Pawns | None = None,
 ) -> Pawns:
-    """``pawns`` with the ghosts faintly marked at the centre of a field none stands in.
+    """``pawns`` with the ghosts faintly seen at the centre of a field none stands in.
 
     For each bounded field of the board in which no ghost of ``pawns`` stands, the
     detector's ghost marks from :data:`CENTRED_GHOST_FROM` within :data:`CENTRE_REACH`
@@ -438,13 +446,7 @@ def add_centred_ghosts(
         detections, pawns, GHOST, CENTRED_GHOST_FROM, SAME_PAWN * width, own_kind_only=True
     )
     if seen is not None:
-        marks += [
-            Detection(GHOST, WHITE, p.foot, 0.0)
-            for p in seen.pawns
-            if p.kind == GHOST
-            and not any(math.dist(p.foot, q.foot) < SAME_PAWN * width for q in pawns.pawns)
-            and not any(math.dist(p.foot, m.xy) < SAME_PAWN * width for m in marks)
-        ]
+        marks += _unkept_ghosts(seen, pawns, marks, width)
     added: list[SeenPawn] = []
     for field in board.fields:
         if field.outer or field.id in with_ghost or not marks:
@@ -457,8 +459,26 @@ def add_centred_ghosts(
                 added.append(SeenPawn(GHOST, WHITE, mark.xy, width, round(again.score, 2)))
                 marks.remove(mark)
                 break
-    text = "a ghost at {{at}} marked faintly, taken for the centre of its field"
+    text = "a ghost at {{at}} seen faintly, taken for the centre of its field"
     return _with_added(pawns, added, text)
+
+
+def _unkept_ghosts(
+    seen: Pawns, pawns: Pawns, marks: list[Detection], width: float
+) -> list[Detection]:
+    """The ghosts of the colour rules (``seen``) that no pawn of ``pawns`` was kept at,
+    as marks of score 0, one per place: none within half its own width (as
+    :func:`combine_pawns` matched them, :func:`own_width`) of a pawn kept, of one of
+    ``marks`` or of one taken before."""
+    found: list[Detection] = []
+    for ghost in seen.pawns:
+        if ghost.kind != GHOST:
+            continue
+        reach = SAME_PAWN * own_width(ghost, width, seen.pawn_width)
+        taken = [p.foot for p in pawns.pawns] + [m.xy for m in marks + found]
+        if all(math.dist(ghost.foot, xy) >= reach for xy in taken):
+            found.append(Detection(GHOST, WHITE, ghost.foot, 0.0))
+    return found
 
 
 def add_cornered_demons(

@@ -318,8 +318,10 @@ def _read_photo(
             "demons", lambda: add_cornered_demons(geometry, with_ghosts, marks, look_again_at)
         )
     if method == "classic+net":
-        seen = pawns
-        pawns = stage("second look", lambda: add_missed_pawns(seen, photo, loops, separation))
+        first_look = pawns
+        pawns = stage(
+            "second look", lambda: add_missed_pawns(first_look, photo, loops, separation)
+        )
     located = stage("place", lambda: place(geometry, pawns, strings.pawns.pawn_width))
     cords = strings.detections.cords if strings.detections is not None else None
     report = stage(
