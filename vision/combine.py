@@ -289,6 +289,7 @@ def combine_pawns(
         # (then the pawn is only as sure as that mark) or the eight views mark the
         # ghost more (then as sure as their mean).
         confidence = max(pawn.confidence, mark.score)
+        confirmed_in_views = False  # a ghost the eight views chose: not looked at twice
         if mark.colour != pawn.colour:
             if mark.score >= SURE_COLOUR:
                 pawn = replace(pawn, kind=mark.kind, colour=mark.colour)
@@ -300,7 +301,9 @@ def combine_pawns(
                 if ghost is not None:
                     pawn = replace(pawn, kind=GHOST, colour=WHITE)
                     confidence = ghost.score
-        if mark.score < CONFIRM_FROM and _unmarked_in_the_views(pawn, mark, look_again):
+                    confirmed_in_views = True
+        look_for_it = mark.score < CONFIRM_FROM and not confirmed_in_views
+        if look_for_it and _unmarked_in_the_views(pawn, mark, look_again):
             # Faintly marked in the one view, the pawn must be marked in the eight too:
             # a ghost's shadow on a white table, the rules' ghost by its outline, is
             # marked 0.12 in the one view and 0.0 in the mean (310088); the five rules'
