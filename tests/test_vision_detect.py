@@ -44,10 +44,12 @@ from vision.combine import (
     CORD_AGREEMENT,
     CORNERED_DEMON_FROM,
     CORNERED_DEMON_SCORE,
+    FAINT_GHOST_FROM,
     KEEP_SCORE,
     KNOT_CONTEST,
     KNOT_SCORE,
     KNOT_SWITCH_BY,
+    LIKELIER_GHOST_SCORE,
     LOST_KNOT_SCORE,
     OPEN_KNOT_SLACK,
     OWN_CORD_KNOT_SCORE,
@@ -658,12 +660,35 @@ def test_a_pawn_both_see_is_a_ghost_where_the_eight_views_mark_a_ghost_more() ->
     for scores in (
         {"white": 0.39, "yellow": 0.42},
         {"white": 0.4, "yellow": 0.4},
-        {"white": CONFIRMED_GHOST_SCORE - 0.05, "yellow": 0.1},
+        # Enough to add a ghost, not to turn the rules' demon into one.
+        {"white": (CONFIRMED_GHOST_SCORE + LIKELIER_GHOST_SCORE) / 2, "yellow": 0.1},
     ):
         [pawn] = combine_pawns(pawns, marks, looked_at_by_colour(scores, [])).pawns
         assert (pawn.kind, pawn.colour) == (DEMON, "yellow"), scores
     [pawn] = combine_pawns(pawns, marks).pawns
     assert (pawn.kind, pawn.colour) == (DEMON, "yellow")
+
+
+def test_a_demon_of_the_tables_hue_is_not_turned_into_a_ghost_by_the_views() -> None:
+    # A green demon on green felt looks pale against it: the views mark a ghost there
+    # more than the demon, and the demon stands (dev_0015).
+    pawns = Pawns([seen("green", (100.0, 100.0), confidence=1.0)], WIDTH, [])
+    marks = Detections(
+        [mark("white", (104.0, 108.0), SURE_COLOUR - 0.02), mark("green", (101.0, 103.0), 0.3)],
+        WIDTH,
+    )
+    paler = looked_at_by_colour({"white": 0.5, "green": 0.23}, [])
+    for table_hue, read_as in (
+        ("green", (DEMON, "green")),
+        ("blue", (GHOST, "white")),
+        (None, (GHOST, "white")),
+    ):
+        [pawn] = combine_pawns(pawns, marks, paler, table_hue_colour=table_hue).pawns
+        assert (pawn.kind, pawn.colour) == read_as, table_hue
+    # A sure ghost mark makes it a ghost on any table: only the views' turn is kept out.
+    sure = Detections([mark("white", (104.0, 108.0), SURE_COLOUR), marks.found[1]], WIDTH)
+    [pawn] = combine_pawns(pawns, sure, paler, table_hue_colour="green").pawns
+    assert (pawn.kind, pawn.colour) == (GHOST, "white")
 
 
 def test_a_pawn_both_see_stays_a_ghost_on_a_faint_demon_mark_alone() -> None:
@@ -1167,6 +1192,39 @@ def test_a_ghost_confirmed_a_little_more_faintly_than_a_demon_is_added() -> None
         faint = mark(colour, (80.0, 80.0), 0.3)
         combined = combine_pawns(nothing, Detections([faint], WIDTH), looked_at_as(between, []))
         assert bool(combined.pawns) is added, colour
+
+
+def test_a_ghost_mark_is_looked_at_again_more_faintly_than_a_demon_mark() -> None:
+    """A ghost on a white table, plain to see, may be marked under CONFIRM_FROM; a
+    demon's mark that faint is not looked at."""
+    fainter = (FAINT_GHOST_FROM + CONFIRM_FROM) / 2
+    nothing = Pawns([], WIDTH, [])
+    for colour, added in (("white", True), ("blue", False)):
+        looked: list[Detection] = []
+        faint = mark(colour, (80.0, 80.0), fainter)
+        combined = combine_pawns(
+            nothing, Detections([faint], WIDTH), looked_at_as(CONFIRMED_GHOST_SCORE, looked)
+        )
+        assert bool(looked) is added, colour
+        read = [(p.kind, p.confidence) for p in combined.pawns]
+        assert read == ([(GHOST, CONFIRMED_GHOST_SCORE)] if added else []), colour
+    # Under FAINT_GHOST_FROM, or not confirmed: no ghost, and no warning either (only
+    # marks from CONFIRM_FROM are doubted aloud), where such a mark from CONFIRM_FROM,
+    # as faint in the views, would be: it stands where a touching pawn would.
+    near, far = TOUCHING_DOUBT_REACH
+    unconfirmed = max(TOUCHING_DOUBT, CONFIRMED_GHOST_SCORE - 0.01)
+    assert unconfirmed < CONFIRMED_GHOST_SCORE
+    sure = mark("red", (80.0, 80.0), 0.9)
+    beside = (80.0, 80.0 + (near + far) / 2 * WIDTH)
+    for score, mean, warned in (
+        (FAINT_GHOST_FROM - 0.01, 1.0, False),
+        (fainter, unconfirmed, False),
+        (CONFIRM_FROM + 0.01, unconfirmed, True),
+    ):
+        faint = mark("white", beside, score)
+        combined = combine_pawns(nothing, Detections([sure, faint], WIDTH), looked_at_as(mean, []))
+        assert [p.colour for p in combined.pawns] == ["red"], score
+        assert bool(combined.warnings) is warned, score
 
 
 def test_a_faint_mark_beside_a_kept_pawn_of_its_colour_is_not_looked_at() -> None:

@@ -288,10 +288,24 @@ def _read_photo(
         stages["detect"] = marks
         width = separation.string_width
 
-        def look_again_at(mark: Detection) -> Detection:
-            return look_again(photo.rgb, mark, marks.pawn_width)
+        looked: dict[tuple[str, str, Point], Detection] = {}
 
-        pawns = stage("combine", lambda: combine_pawns(seen, marks, look_again_at))
+        def look_again_at(mark: Detection) -> Detection:
+            # Remembered: the same place may be asked about by more than one step (a
+            # faint ghost mark by combine, then as a field's centre), and the eight
+            # views' mean hangs only on the kind, the colour and the place.
+            key = (mark.kind, mark.colour, mark.xy)
+            if key not in looked:
+                looked[key] = look_again(photo.rgb, mark, marks.pawn_width)
+            return looked[key]
+
+        table_hue = (
+            strings.masks.table_hue_colour if isinstance(strings.masks, ColourMasks) else None
+        )
+        pawns = stage(
+            "combine",
+            lambda: combine_pawns(seen, marks, look_again_at, table_hue_colour=table_hue),
+        )
         kept = pawns
 
         def knots() -> Loops:
@@ -335,7 +349,7 @@ class _Strings:
     """What one reading at a working resolution found before the board is arranged."""
 
     photo: Photo
-    masks: Any  # ColourMasks, or PixelClasses for the learned reader
+    masks: ColourMasks | PixelClasses  # PixelClasses for the learned reader
     separation: Separation
     pawns: Pawns
     detections: Detections | None
