@@ -77,19 +77,18 @@ ADD_SCORE = 0.4
 #: list a player checks first.
 UNSURE_ADDED = 0.6
 #: A mark from CONFIRM_FROM (a ghost's from FAINT_GHOST_FROM) up to ADD_SCORE that no
-#: pawn kept stands at is scored
-#: again in eight views (vision.detect.look_again) and added from a mean of
-#: CONFIRMED_ADD_SCORE, a ghost from CONFIRMED_GHOST_SCORE. On generated photos the
-#: pawns marked so faintly (a ghost on a light table, a demon beside its own shadow)
-#: mostly score 0.3-0.5 in the mean, and no other mark (a shadow, the lit rim of a
-#: cord) scored 0.3. On the dev photos the long shadows of a blue mat under a warm
-#: lamp score 0.3-0.35 as blue demons; no ghost mark there scores 0.3 (nor adds a ghost
-#: from 0.25), and a ghost on a white table stays faintest of all (0.25-0.34 in the
-#: mean). A ghost is taken from 0.25 since the forty-first session: over the nine
-#: generated sets 3 boards won and 1 lost (290201: a ghost too many on beige cloth,
-#: 0.27 in the mean), the four held out 1 won. On the white tables of the nine sets
-#: (270 photos) the three ghost marks from CONFIRM_FROM with a mean of 0.25-0.3 were
-#: all ghosts. It holds for a mark from ADD_SCORE up to UNSURE_ADDED too.
+#: pawn kept stands at is scored again in eight views (vision.detect.look_again) and
+#: added from a mean of CONFIRMED_ADD_SCORE, a ghost from CONFIRMED_GHOST_SCORE. On
+#: generated photos the pawns marked so faintly (a ghost on a light table, a demon
+#: beside its own shadow) mostly score 0.3-0.5 in the mean, and no other mark (a shadow,
+#: the lit rim of a cord) scored 0.3. On the dev photos the long shadows of a blue mat
+#: under a warm lamp score 0.3-0.35 as blue demons; no ghost mark there scores 0.3 (nor
+#: adds a ghost from 0.25), and a ghost on a white table stays faintest of all
+#: (0.25-0.34 in the mean). A ghost is taken from 0.25 since the forty-first session:
+#: over the nine generated sets 3 boards won and 1 lost (290201: a ghost too many on
+#: beige cloth, 0.27 in the mean), the four held out 1 won. On the white tables of the
+#: nine sets (270 photos) the three ghost marks from CONFIRM_FROM with a mean of
+#: 0.25-0.3 were all ghosts. It holds for a mark from ADD_SCORE up to UNSURE_ADDED too.
 CONFIRM_FROM = 0.25
 CONFIRMED_ADD_SCORE = 0.35
 CONFIRMED_GHOST_SCORE = 0.25
