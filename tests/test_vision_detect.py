@@ -44,6 +44,7 @@ from vision.combine import (
     CORD_AGREEMENT,
     CORNERED_DEMON_FROM,
     CORNERED_DEMON_SCORE,
+    FAINT_GHOST_CLEAR_OF_CROSSING,
     FAINT_GHOST_FROM,
     KEEP_SCORE,
     KNOT_CONTEST,
@@ -1225,6 +1226,37 @@ def test_a_ghost_mark_is_looked_at_again_more_faintly_than_a_demon_mark() -> Non
         combined = combine_pawns(nothing, Detections([sure, faint], WIDTH), looked_at_as(mean, []))
         assert [p.colour for p in combined.pawns] == ["red"], score
         assert bool(combined.warnings) is warned, score
+
+
+def test_a_faint_ghost_mark_at_a_crossing_is_not_looked_at_again() -> None:
+    """A ghost stands in a field's centre: a ghost mark under CONFIRM_FROM within
+    FAINT_GHOST_CLEAR_OF_CROSSING pawn widths of a crossing of the traced loops is not
+    looked at again; farther into the field, or from CONFIRM_FROM, it is."""
+    loops = Loops(
+        {"red": circle_loop("red", (200, 300), 200), "blue": circle_loop("blue", (500, 300), 200)},
+        [],
+    )
+    crossing_y = 300 - math.sqrt(200**2 - 150**2)  # the upper of the two, at x = 350
+    fainter = (FAINT_GHOST_FROM + CONFIRM_FROM) / 2
+    nothing = Pawns([], WIDTH, [])
+    near = FAINT_GHOST_CLEAR_OF_CROSSING * 0.7 * WIDTH
+    far = FAINT_GHOST_CLEAR_OF_CROSSING * 1.3 * WIDTH
+    for along, score, traced, added in (
+        (near, fainter, loops, False),
+        (near, fainter, None, True),  # no loops given: no crossing known
+        (far, fainter, loops, True),
+        (near, CONFIRM_FROM + 0.01, loops, True),
+    ):
+        looked: list[Detection] = []
+        ghost = mark("white", (350.0, crossing_y + along), score)
+        combined = combine_pawns(
+            nothing,
+            Detections([ghost], WIDTH),
+            looked_at_as(CONFIRMED_GHOST_SCORE, looked),
+            loops=traced,
+        )
+        assert bool(looked) is added, (along, score)
+        assert [p.kind for p in combined.pawns] == ([GHOST] if added else []), (along, score)
 
 
 def test_a_faint_mark_beside_a_kept_pawn_of_its_colour_is_not_looked_at() -> None:

@@ -304,7 +304,9 @@ def _read_photo(
         )
         pawns = stage(
             "combine",
-            lambda: combine_pawns(seen, marks, look_again_at, table_hue_colour=table_hue),
+            lambda: combine_pawns(
+                seen, marks, look_again_at, table_hue_colour=table_hue, loops=traced
+            ),
         )
         kept = pawns
 
