@@ -86,7 +86,8 @@ UNSURE_ADDED = 0.6
 #: adds a ghost from 0.25), and a ghost on a white table stays faintest of all
 #: (0.25-0.34 in the mean). A ghost is taken from 0.25 since the forty-first session:
 #: over the nine generated sets 3 boards won and 1 lost (290201: a ghost too many on
-#: beige cloth, 0.27 in the mean), the four held out 1 won. On the white tables of the
+#: beige cloth, 0.27 in the mean; won back by FAINT_GHOST_CLEAR_OF_CROSSING), the four
+#: held out 1 won. On the white tables of the
 #: nine sets (270 photos) the three ghost marks from CONFIRM_FROM with a mean of
 #: 0.25-0.3 were all ghosts. It holds for a mark from ADD_SCORE up to UNSURE_ADDED too.
 CONFIRM_FROM = 0.25
@@ -98,18 +99,23 @@ CONFIRMED_GHOST_SCORE = 0.25
 #: sets (270 photos), of the ghost marks from 0.1 that no pawn was read at, the six
 #: with a mean from 0.25 stood on ghosts (five missed, one read already, its second
 #: mark), the likeliest mark elsewhere 0.17. Measured on white tables, it holds on
-#: every table: the one board lost was on beige cloth (290201). Such a mark under
-#: CONFIRM_FROM that is not confirmed is not warned of (see TOUCHING_DOUBT).
+#: every table: the one board lost, on beige cloth (290201), was a mark beside a
+#: crossing (see FAINT_GHOST_CLEAR_OF_CROSSING). Such a mark under CONFIRM_FROM that is
+#: not confirmed is not warned of (see TOUCHING_DOUBT).
 FAINT_GHOST_FROM = 0.15
 #: Such a mark (under CONFIRM_FROM) is not looked at again within this many pawn widths
-#: of a crossing of the traced loops: a ghost is summoned into a field's centre, and
-#: there stand the demons of the crossing's corners (their feet, touching both cords of
-#: a right angle, 0.71 pawn widths from it). 290201: a ghost added on beige cloth
-#: between a crossing and the yellow demon in its corner, 0.57 of the truth's pawn
-#: widths from the crossing, 0.27 in the mean; the faint ghost marks of true ghosts
-#: over the nine generated sets stood at least 0.79 of the width read from a crossing
-#: (310145, a tilted blue mat; the rest 1.2 and more). Of their 8873 ghosts 39 stand
-#: within 0.75 of the truth's widths of a crossing (0.4 %), of the dev photos' 100 none.
+#: (the width the detector looked for) of a crossing of the traced loops: a ghost is
+#: summoned into a field's centre, and beside a crossing stand the demons of its
+#: corners (at a right angle, their feet touching both cords stand 0.71 pawn widths from
+#: it). 290201: a ghost added on beige cloth beside a crossing, in the corner of a
+#: yellow demon, 0.53 pawn widths from the crossing, 0.27 in the mean. Over the nine
+#: generated sets, of the 89 ghost marks from FAINT_GHOST_FROM to CONFIRM_FROM looked
+#: at again, the 11 on ghosts stood from 0.73 pawn widths from the truth's nearest
+#: crossing (310145, a near ghost on a tilted blue mat; its traced crossing is farther),
+#: then 1.09; 9 of the 78 others stood nearer than 0.7. Of the 8873 ghosts of the nine
+#: sets 39 stand within 0.75 of their own width of a crossing (0.4 %), of the dev
+#: photos' 100 none. A mark so faint near the centre of a field with no ghost is still
+#: looked at by add_centred_ghosts.
 FAINT_GHOST_CLEAR_OF_CROSSING = 0.7
 #: A rules' demon turns into the ghost the views mark more only from this mean: the
 #: rules saw a demon there, and 0.25 was not measured for it (the fortieth session's
@@ -303,9 +309,9 @@ def combine_pawns(
         (:attr:`vision.colour.ColourMasks.table_hue_colour`). A demon of that colour is
         not turned into a ghost by the eight views: against its table it looks pale.
     loops : Loops, optional
-        The loops traced in the same photo: a ghost mark under CONFIRM_FROM within
-        :data:`FAINT_GHOST_CLEAR_OF_CROSSING` pawn widths of where two of them cross
-        is not looked at again.
+        The loops traced in the same photo (same pixels): a ghost mark under
+        CONFIRM_FROM within :data:`FAINT_GHOST_CLEAR_OF_CROSSING` pawn widths of
+        where two of them cross is not looked at again.
 
     Returns
     -------
@@ -385,7 +391,7 @@ def combine_pawns(
                 and mark.score < CONFIRM_FROM
                 and _at_a_crossing(mark.xy, rings, FAINT_GHOST_CLEAR_OF_CROSSING * width)
             ):
-                continue  # so faint, in a corner: no ghost stands there
+                continue  # so faint, at a crossing: no ghost stands there
             looked = look_again(mark)
             if not _confirmed(looked):
                 if mark.score >= CONFIRM_FROM:
