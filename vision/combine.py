@@ -87,9 +87,9 @@ UNSURE_ADDED = 0.6
 #: (0.25-0.34 in the mean). A ghost is taken from 0.25 since the forty-first session:
 #: over the nine generated sets 3 boards won and 1 lost (290201: a ghost too many on
 #: beige cloth, 0.27 in the mean; won back by FAINT_GHOST_CLEAR_OF_CROSSING), the four
-#: held out 1 won. On the white tables of the
-#: nine sets (270 photos) the three ghost marks from CONFIRM_FROM with a mean of
-#: 0.25-0.3 were all ghosts. It holds for a mark from ADD_SCORE up to UNSURE_ADDED too.
+#: held out 1 won. On the white tables of the nine sets (270 photos) the three ghost
+#: marks from CONFIRM_FROM with a mean of 0.25-0.3 were all ghosts. It holds for a mark
+#: from ADD_SCORE up to UNSURE_ADDED too.
 CONFIRM_FROM = 0.25
 CONFIRMED_ADD_SCORE = 0.35
 CONFIRMED_GHOST_SCORE = 0.25
