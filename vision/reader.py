@@ -43,6 +43,7 @@ from vision.combine import (
     trace_with_cords,
 )
 from vision.creatures import Pawns, SeenPawn, find_pawns
+from vision.crossings import settle_crossings
 from vision.detect import (
     SAME_PAWN,
     Detection,
@@ -319,6 +320,8 @@ def _read_photo(
             return combine_knots(traced, both, width, kept, look_again_at)
 
         loops = stage("knots", knots)
+    traced_loops = loops
+    loops = stage("settle", lambda: settle_crossings(traced_loops, separation.string_width))
     board = stage("arrange", lambda: arrange(loops))
     # One geometry for the stages that locate points on the board (its caches of rays
     # and sectors are filled once).

@@ -1,0 +1,253 @@
+"""Crossings settled where the cords' smooth courses meet.
+
+A cord lies smooth across a crossing: over a dozen string widths it bends gently, and
+the one on top does not kink the one beneath. The trace does kink there: beside a
+crossing stand the demons of its corners, and a pawn's rim of the cord's colour, its
+shadow, or the other cord's shadow pulls the skeleton aside, so the crossing is read
+one or more string widths from its place (on green felt and the blue mat most). Each
+loop's course round a crossing is fitted with a smooth curve (a parabola along its
+main direction); where both fits follow their loops closely and meet clearly apart
+from where the loops cross, the loops are laid on their fits there, and cross where
+the fits do.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+from numpy.typing import NDArray
+from shapely.geometry import LinearRing, LineString
+from shapely.geometry import Point as ShapelyPoint
+
+from engine.geometry import ring_crossings
+from vision.trace import Loop, Loops, Points
+
+#: Each loop's course within this many string widths of a crossing is fitted (its
+#: stretch through the crossing only, not another pass of the loop nearby).
+FIT_REACH_WIDTHS = 12.0
+#: A fit is trusted where the stretch keeps within this many string widths of it (root
+#: mean square): a cord bent round a pawn, or a stretch traced along a shadow, is not
+#: one smooth curve, and its fit says nothing of where the cord runs.
+FIT_STRAY_WIDTHS = 0.6
+#: The crossing is moved only where the fits meet at least SETTLE_FROM_WIDTHS string
+#: widths from where the loops cross (nearer, the trace is as good as the fits), and at
+#: most SETTLE_MOST_WIDTHS (farther, the fits disagree with the photo more than a kink
+#: does).
+#: Chosen offline on the reports of the 97 photos of the fourteenth to twenty-sixth
+#: generated sets with a crossing read aside, of the twentieth set and of the dev
+#: photos (the reach from 10 to 15 widths, the least move from 0.5 to 0.75, the stray
+#: from 0.6 to any): with these, 33 of the 134 crossings read 1.5 string widths or
+#: more from their place came within it and none went out of it; the dev photos moved
+#: 7 crossings, 5 of them nearer the truth. Without the stray limit, two crossings of
+#: dev_0014 (the blue cord on the blue mat, traced along shadows) went out.
+SETTLE_FROM_WIDTHS = 0.5
+SETTLE_MOST_WIDTHS = 3.0
+#: Within this many string widths of the crossing a loop is laid on its fit, and over
+#: BLEND_WIDTHS beyond it eased back onto its trace.
+LAID_WIDTHS = 4.0
+BLEND_WIDTHS = 2.0
+#: The fits are drawn this much (string widths) beyond their stretches' ends.
+DRAWN_BEYOND_WIDTHS = 2.0
+
+
+@dataclass(frozen=True)
+class CourseFit:
+    """A parabola fitted to a stretch of a loop, in the frame of the stretch's main
+    direction: ``across = polyval(coefficients, along)``.
+
+    Attributes
+    ----------
+    origin : (2,) float
+        The stretch's mean point.
+    along, across : (2,) float
+        Unit vectors of its main direction and of the normal.
+    coefficients : (3,) float
+        Of the parabola, highest power first.
+    extent : (float, float)
+        The least and greatest ``along`` of the stretch.
+    stray : float
+        Root mean square distance (across) of the stretch from the parabola.
+    """
+
+    origin: NDArray[np.float64]
+    along: NDArray[np.float64]
+    across: NDArray[np.float64]
+    coefficients: NDArray[np.float64]
+    extent: tuple[float, float]
+    stray: float
+
+    def onto(self, points: Points) -> Points:
+        """``points`` moved across onto the parabola."""
+        t = (points - self.origin) @ self.along
+        return self._at(t)
+
+    def drawn(self, beyond: float, spacing: float) -> Points:
+        """The parabola as a polyline, ``beyond`` past the stretch at either end."""
+        low, high = self.extent
+        count = max(int(math.ceil((high - low + 2 * beyond) / spacing)) + 1, 2)
+        return self._at(np.linspace(low - beyond, high + beyond, count))
+
+    def _at(self, t: NDArray[np.float64]) -> Points:
+        u = np.polyval(self.coefficients, t)
+        return self.origin + np.outer(t, self.along) + np.outer(u, self.across)
+
+
+def settle_crossings(loops: Loops, string_width: float) -> Loops:
+    """The loops, each laid on its smooth course round the crossings where its trace
+    was kinked aside (see the module's docstring).
+
+    Parameters
+    ----------
+    loops : Loops
+        The traced loops (working pixels).
+    string_width : float
+        String width, working pixels.
+
+    Returns
+    -------
+    Loops
+        ``loops`` itself where no crossing moved. A loop laid anew keeps its knot on it
+        (the knot's nearest point of the new course).
+
+    Raises
+    ------
+    ValueError
+        When ``string_width`` is not a positive number.
+    """
+    if not math.isfinite(string_width) or string_width <= 0:
+        raise ValueError(f"string_width must be a positive number, got {string_width}")
+    points = {colour: np.asarray(loop.points, float) for colour, loop in loops.loops.items()}
+    rings = {colour: LinearRing(p) for colour, p in points.items()}
+    counts = _crossing_counts(rings)
+    if counts is None:
+        return loops  # two loops along each other: arrange refuses them, not this step
+    changed: set[str] = set()
+    for a, b in itertools.combinations(sorted(points), 2):
+        met = ring_crossings(rings[a], rings[b])
+        for crossing in met if met is not None else []:
+            laid = _settled(points[a], points[b], crossing, string_width)
+            if laid is None:
+                continue
+            tried = {**rings, a: LinearRing(laid[0]), b: LinearRing(laid[1])}
+            # The loops must stay simple and cross each other as often as before (a
+            # course laid across a third loop's crossing nearby must not undo it).
+            if not (tried[a].is_simple and tried[b].is_simple) or _crossing_counts(tried) != counts:
+                continue
+            points[a], points[b] = laid
+            rings = tried
+            changed |= {a, b}
+    if not changed:
+        return loops
+    settled = {
+        colour: _laid_anew(loop, points[colour], rings[colour]) if colour in changed else loop
+        for colour, loop in loops.loops.items()
+    }
+    return replace(loops, loops=settled)
+
+
+def _settled(
+    a: Points, b: Points, crossing: NDArray[np.float64], width: float
+) -> tuple[Points, Points] | None:
+    """The two loops laid on their fits round ``crossing``, or None where a fit is not
+    trusted or the fits meet too near or too far (see :data:`SETTLE_FROM_WIDTHS`)."""
+    stretches = [_stretch(points, crossing, FIT_REACH_WIDTHS * width) for points in (a, b)]
+    if any(len(stretch) < 5 for stretch in stretches):
+        return None
+    fits = [_fit(points[stretch]) for points, stretch in zip((a, b), stretches, strict=True)]
+    if max(fit.stray for fit in fits) >= FIT_STRAY_WIDTHS * width:
+        return None
+    meet = _meeting(fits, crossing, width)
+    if meet is None:
+        return None
+    move = float(np.linalg.norm(meet - crossing))
+    if not SETTLE_FROM_WIDTHS * width <= move <= SETTLE_MOST_WIDTHS * width:
+        return None
+    laid = tuple(
+        _laid(points, stretch, fit, crossing, width)
+        for points, stretch, fit in zip((a, b), stretches, fits, strict=True)
+    )
+    return laid[0], laid[1]
+
+
+def _stretch(points: Points, xy: NDArray[np.float64], reach: float) -> NDArray[np.intp]:
+    """Indices of the closed polyline's run through its point nearest ``xy``, followed
+    both ways while within ``reach`` of it (at most a quarter of the loop each way)."""
+    count = len(points)
+    distance = np.linalg.norm(points - xy, axis=1)
+    near = distance <= reach
+    start = int(np.argmin(distance))
+    run = [start]
+    for step in (1, -1):
+        for k in range(1, count // 4):
+            index = (start + step * k) % count
+            if not near[index]:
+                break
+            run.append(index)
+    return np.asarray(sorted(set(run), key=lambda i: (i - start + count // 2) % count))
+
+
+def _fit(stretch: Points) -> CourseFit:
+    """The parabola along the stretch's main direction that fits it best."""
+    origin = stretch.mean(axis=0)
+    _, _, axes = np.linalg.svd(stretch - origin)
+    along, across = axes[0], axes[1]
+    t = (stretch - origin) @ along
+    u = (stretch - origin) @ across
+    coefficients = np.polyfit(t, u, 2)
+    stray = float(np.sqrt(np.mean((u - np.polyval(coefficients, t)) ** 2)))
+    return CourseFit(origin, along, across, coefficients, (float(t.min()), float(t.max())), stray)
+
+
+def _meeting(
+    fits: list[CourseFit], crossing: NDArray[np.float64], width: float
+) -> NDArray[np.float64] | None:
+    """Where the two fits cross, nearest ``crossing``; None where they do not."""
+    beyond, spacing = DRAWN_BEYOND_WIDTHS * width, width / 4
+    met = LineString(fits[0].drawn(beyond, spacing)).intersection(
+        LineString(fits[1].drawn(beyond, spacing))
+    )
+    found = [g for g in getattr(met, "geoms", [met]) if g.geom_type == "Point" and not g.is_empty]
+    if not found:
+        return None
+    nearest = min(found, key=lambda g: g.distance(ShapelyPoint(crossing)))
+    return np.array([nearest.x, nearest.y])
+
+
+def _laid(
+    points: Points,
+    stretch: NDArray[np.intp],
+    fit: CourseFit,
+    crossing: NDArray[np.float64],
+    width: float,
+) -> Points:
+    """``points`` with those of ``stretch`` near ``crossing`` moved onto ``fit``: wholly
+    within :data:`LAID_WIDTHS`, less and less over :data:`BLEND_WIDTHS` beyond."""
+    laid = points.copy()
+    near = points[stretch]
+    distance = np.linalg.norm(near - crossing, axis=1) / width
+    share = np.clip((LAID_WIDTHS + BLEND_WIDTHS - distance) / BLEND_WIDTHS, 0.0, 1.0)
+    laid[stretch] = near + share[:, None] * (fit.onto(near) - near)
+    return laid
+
+
+def _crossing_counts(rings: dict[str, LinearRing]) -> dict[tuple[str, str], int] | None:
+    """How often each two of the loops cross; None where two run along each other."""
+    counts = {}
+    for a, b in itertools.combinations(sorted(rings), 2):
+        met = ring_crossings(rings[a], rings[b])
+        if met is None:
+            return None
+        counts[(a, b)] = len(met)
+    return counts
+
+
+def _laid_anew(loop: Loop, points: Points, ring: LinearRing) -> Loop:
+    """``loop`` on its new course, its knot moved onto it."""
+    knot = loop.knot
+    if knot is not None:
+        on = ring.interpolate(ring.project(ShapelyPoint(knot)))
+        knot = (on.x, on.y)
+    return replace(loop, points=points, knot=knot)
