@@ -247,7 +247,7 @@ def test_one_photo_as_json_overlay_and_debug(
         assert drawn.mode == "RGB" and drawn.size[0] / drawn.size[1] == pytest.approx(
             size[0] / size[1], rel=0.01)
     written = sorted(p.name for p in debug.iterdir())
-    assert "load.png" in written and len(written) >= 3
+    assert "load.png" in written and "settle.png" in written and len(written) >= 3
 
 
 def test_the_overlay_of_a_photo_read_from_its_board_part_shows_the_whole_photo(

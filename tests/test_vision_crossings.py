@@ -10,7 +10,13 @@ from shapely.geometry import LinearRing
 from shapely.geometry import Point as ShapelyPoint
 
 from engine.geometry import ring_crossings
-from vision.crossings import FIT_STRAY_WIDTHS, SETTLE_FROM_WIDTHS, settle_crossings
+from vision.crossings import (
+    FIT_STRAY_WIDTHS,
+    PAWN_IN_STRING_WIDTHS,
+    SETTLE_FROM_WIDTHS,
+    draw_settled,
+    settle_crossings,
+)
 from vision.trace import Loop, Loops
 
 WIDTH = 4.0
@@ -101,7 +107,37 @@ def test_a_knot_near_a_settled_crossing_stays_on_its_loop() -> None:
     assert ring.distance(ShapelyPoint(new_knot)) < 1e-6
 
 
+def test_a_string_width_read_too_wide_for_the_pawns_is_taken_as_a_seventh_of_a_pawn() -> None:
+    kinked = loops_of(pushed(circle(RED_CENTRE), RED_CENTRE, CROSSING, 2.5 * WIDTH, 1.5 * WIDTH))
+    right = settle_crossings(kinked, WIDTH)
+    # Read five times too wide, the kink is under the least move and stays...
+    assert settle_crossings(kinked, 5 * WIDTH) is kinked
+    # ...unless the pawn width says a string is at most a seventh of it.
+    capped = settle_crossings(kinked, 5 * WIDTH, pawn_width=PAWN_IN_STRING_WIDTHS * WIDTH)
+    assert np.array_equal(capped.loops["red"].points, right.loops["red"].points)
+    # A pawn width that allows the width read changes nothing.
+    roomy = settle_crossings(kinked, WIDTH, pawn_width=2 * PAWN_IN_STRING_WIDTHS * WIDTH)
+    assert np.array_equal(roomy.loops["red"].points, right.loops["red"].points)
+
+
 def test_a_width_that_is_no_positive_number_is_refused() -> None:
     for width in (0.0, -1.0, math.nan):
         with pytest.raises(ValueError, match="string_width"):
             settle_crossings(loops_of(circle(RED_CENTRE)), width)
+        with pytest.raises(ValueError, match="pawn_width"):
+            settle_crossings(loops_of(circle(RED_CENTRE)), WIDTH, width)
+
+
+def test_the_debug_picture_rings_each_crossing_that_moved() -> None:
+    rgb = np.full((500, 800, 3), 200, np.uint8)
+    kinked = loops_of(pushed(circle(RED_CENTRE), RED_CENTRE, CROSSING, 2.5 * WIDTH, 1.5 * WIDTH))
+    settled = settle_crossings(kinked, WIDTH)
+    new = read_crossing(settled)
+    picture = draw_settled(rgb, kinked, settled)
+    assert picture.shape == rgb.shape and picture.dtype == np.uint8
+    magenta = np.all(picture == (255, 0, 255), axis=2)
+    ys, xs = np.nonzero(magenta)
+    assert len(xs) > 0
+    assert np.all(np.hypot(xs - new[0], ys - new[1]) < 12)  # only round the one that moved
+    unmoved = draw_settled(rgb, settled, settled)
+    assert not np.all(unmoved == (255, 0, 255), axis=2).any()

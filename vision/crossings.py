@@ -17,12 +17,14 @@ import itertools
 import math
 from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 from shapely.geometry import LinearRing, LineString
 from shapely.geometry import Point as ShapelyPoint
 
 from engine.geometry import ring_crossings
+from vision.colour import LABEL_RGB
 from vision.trace import Loop, Loops, Points
 
 #: Each loop's course within this many string widths of a crossing is fitted (its
@@ -51,6 +53,11 @@ LAID_WIDTHS = 4.0
 BLEND_WIDTHS = 2.0
 #: The fits are drawn this much (string widths) beyond their stretches' ends.
 DRAWN_BEYOND_WIDTHS = 2.0
+#: A pawn is about eight string widths wide (20 mm against cords of 2.1-2.7 mm): a string
+#: width read wider than the pawn width over this is taken as that. (250086: the cords'
+#: skeleton measured five times the truth's width, a pawn width and a half, and fits
+#: scaled by it moved two crossings 4.5 widths off.)
+PAWN_IN_STRING_WIDTHS = 7.0
 
 
 @dataclass(frozen=True)
@@ -95,7 +102,7 @@ class CourseFit:
         return self.origin + np.outer(t, self.along) + np.outer(u, self.across)
 
 
-def settle_crossings(loops: Loops, string_width: float) -> Loops:
+def settle_crossings(loops: Loops, string_width: float, pawn_width: float | None = None) -> Loops:
     """The loops, each laid on its smooth course round the crossings where its trace
     was kinked aside (see the module's docstring).
 
@@ -105,6 +112,9 @@ def settle_crossings(loops: Loops, string_width: float) -> Loops:
         The traced loops (working pixels).
     string_width : float
         String width, working pixels.
+    pawn_width : float, optional
+        Pawn width, working pixels: the string width used is at most
+        ``pawn_width / PAWN_IN_STRING_WIDTHS``.
 
     Returns
     -------
@@ -115,10 +125,14 @@ def settle_crossings(loops: Loops, string_width: float) -> Loops:
     Raises
     ------
     ValueError
-        When ``string_width`` is not a positive number.
+        When ``string_width`` or ``pawn_width`` is not a positive number.
     """
     if not math.isfinite(string_width) or string_width <= 0:
         raise ValueError(f"string_width must be a positive number, got {string_width}")
+    if pawn_width is not None:
+        if not math.isfinite(pawn_width) or pawn_width <= 0:
+            raise ValueError(f"pawn_width must be a positive number, got {pawn_width}")
+        string_width = min(string_width, pawn_width / PAWN_IN_STRING_WIDTHS)
     points = {colour: np.asarray(loop.points, float) for colour, loop in loops.loops.items()}
     rings = {colour: LinearRing(p) for colour, p in points.items()}
     counts = _crossing_counts(rings)
@@ -251,3 +265,43 @@ def _laid_anew(loop: Loop, points: Points, ring: LinearRing) -> Loop:
         on = ring.interpolate(ring.project(ShapelyPoint(knot)))
         knot = (on.x, on.y)
     return replace(loop, points=points, knot=knot)
+
+
+def draw_settled(rgb: NDArray[np.uint8], traced: Loops, settled: Loops) -> NDArray[np.uint8]:
+    """The photo darkened, the loops as traced in thin grey and as settled in their
+    colours, each crossing that moved ringed in white (its old place) and magenta."""
+    picture = (rgb * 0.45).astype(np.uint8)
+    for loop in traced.loops.values():
+        cv2.polylines(picture, [loop.points.round().astype(np.int32)], True, (160, 160, 160), 1)
+    for colour, loop in settled.loops.items():
+        cv2.polylines(picture, [loop.points.round().astype(np.int32)], True, LABEL_RGB[colour], 1)
+    for before, after in _moved_crossings(traced, settled):
+        cv2.circle(picture, _pixel(before), 9, (255, 255, 255), 1)
+        cv2.circle(picture, _pixel(after), 9, (255, 0, 255), 2)
+    return picture
+
+
+def _moved_crossings(
+    traced: Loops, settled: Loops
+) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
+    """(old, new) place of each crossing that moved, by the pair of loops and the
+    nearest new place."""
+    moved = []
+    for a, b in itertools.combinations(sorted(settled.loops), 2):
+        if traced.loops[a] is settled.loops[a] and traced.loops[b] is settled.loops[b]:
+            continue
+        old = ring_crossings(LinearRing(traced.loops[a].points), LinearRing(traced.loops[b].points))
+        new = ring_crossings(
+            LinearRing(settled.loops[a].points), LinearRing(settled.loops[b].points)
+        )
+        if old is None or new is None or len(new) == 0:
+            continue
+        for xy in old:
+            nearest = new[int(np.argmin(np.linalg.norm(new - xy, axis=1)))]
+            if not np.allclose(nearest, xy):
+                moved.append((xy, nearest))
+    return moved
+
+
+def _pixel(xy: NDArray[np.float64]) -> tuple[int, int]:
+    return int(round(float(xy[0]))), int(round(float(xy[1])))

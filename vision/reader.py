@@ -43,7 +43,7 @@ from vision.combine import (
     trace_with_cords,
 )
 from vision.creatures import Pawns, SeenPawn, find_pawns
-from vision.crossings import settle_crossings
+from vision.crossings import draw_settled, settle_crossings
 from vision.detect import (
     SAME_PAWN,
     Detection,
@@ -321,7 +321,10 @@ def _read_photo(
 
         loops = stage("knots", knots)
     traced_loops = loops
-    loops = stage("settle", lambda: settle_crossings(traced_loops, separation.string_width))
+    loops = stage(
+        "settle",
+        lambda: settle_crossings(traced_loops, separation.string_width, pawns.pawn_width),
+    )
     board = stage("arrange", lambda: arrange(loops))
     # One geometry for the stages that locate points on the board (its caches of rays
     # and sectors are filled once).
@@ -583,10 +586,13 @@ def draw_stages(reading: Reading) -> dict[str, NDArray[np.uint8]]:
     separation: Separation | None = reading.stages.get("separate")
     if separation is not None:
         pictures["separate"] = _draw_separation(photo.rgb.shape, separation)
-    # The loops with the knots the reading used.
-    loops: Loops | None = reading.stages.get("knots", reading.stages.get("trace"))
+    # The loops with the knots the reading used, and how their crossings were settled.
+    traced: Loops | None = reading.stages.get("knots", reading.stages.get("trace"))
+    loops: Loops | None = reading.stages.get("settle", traced)
     if loops is not None:
         pictures["trace"] = _draw_loops(photo.rgb, loops)
+    if traced is not None and loops is not None:
+        pictures["settle"] = draw_settled(photo.rgb, traced, loops)
     detections: Detections | None = reading.stages.get("detect")
     if detections is not None:
         pictures["detect"] = draw_detections(photo.rgb, detections)
