@@ -12,6 +12,7 @@ from shapely.geometry import Point as ShapelyPoint
 from engine.geometry import ring_crossings
 from vision.crossings import (
     FIT_STRAY_WIDTHS,
+    LEAST_ANGLE_DEG,
     PAWN_IN_STRING_WIDTHS,
     SETTLE_FROM_WIDTHS,
     draw_settled,
@@ -71,7 +72,10 @@ def test_a_crossing_kinked_aside_is_settled_where_the_courses_meet() -> None:
     # Away from the crossing the loop keeps its trace.
     far = np.linalg.norm(kinked.loops["red"].points - CROSSING, axis=1) > 8 * WIDTH
     assert np.array_equal(settled.loops["red"].points[far], kinked.loops["red"].points[far])
-    assert settled.loops["blue"].points.shape == kinked.loops["blue"].points.shape
+    far_blue = np.linalg.norm(kinked.loops["blue"].points - CROSSING, axis=1) > 8 * WIDTH
+    assert np.array_equal(
+        settled.loops["blue"].points[far_blue], kinked.loops["blue"].points[far_blue]
+    )
 
 
 def test_smooth_loops_and_small_kinks_are_left_as_they_are() -> None:
@@ -141,3 +145,35 @@ def test_the_debug_picture_rings_each_crossing_that_moved() -> None:
     assert np.all(np.hypot(xs - new[0], ys - new[1]) < 12)  # only round the one that moved
     unmoved = draw_settled(rgb, settled, settled)
     assert not np.all(unmoved == (255, 0, 255), axis=2).any()
+
+
+def test_a_crossing_is_not_settled_past_a_third_loops_crossing() -> None:
+    """Settling moves crossings, never the board's layout: where the settled crossing
+    would pass a third loop's crossing along the loops, it stays."""
+    kinked = loops_of(pushed(circle(RED_CENTRE), RED_CENTRE, CROSSING, 2.5 * WIDTH, 1.5 * WIDTH))
+    old = read_crossing(kinked)
+    assert math.dist(read_crossing(settle_crossings(kinked, WIDTH)), CROSSING) < 0.75 * WIDTH
+    # A green loop crossing blue between the crossing as traced and as it would settle.
+    blue = (np.asarray(CROSSING) + old) / 2 - BLUE_CENTRE
+    middle = BLUE_CENTRE + RADIUS * blue / np.linalg.norm(blue)
+    tangent = np.array([-blue[1], blue[0]]) / np.linalg.norm(blue)
+    green_centre = middle + 300.0 * tangent
+    angles = np.linspace(0, 2 * math.pi, 600, endpoint=False)
+    green = green_centre + 300.0 * np.column_stack([np.cos(angles), np.sin(angles)])
+    three = Loops({**kinked.loops, "green": Loop("green", green, None)}, [])
+    assert settle_crossings(three, WIDTH) is three
+
+
+def test_cords_crossing_at_a_shallow_angle_are_not_settled() -> None:
+    """Where the fits cross at under LEAST_ANGLE_DEG a small error across the cords is
+    a large one along them."""
+    # Two large circles, their centres 2 R cos(a / 2) apart, cross at the angle a.
+    big, half = 2000.0, math.radians(0.8 * LEAST_ANGLE_DEG / 2)
+    gap = 2 * big * math.cos(half)
+    angles = np.linspace(0, 2 * math.pi, 4000, endpoint=False)
+    ring = np.column_stack([np.cos(angles), np.sin(angles)]) * big
+    red, blue = ring + (0.0, 0.0), ring + (0.0, gap)
+    meet = np.array([big * math.sin(half), gap / 2])
+    red = pushed(red, (0.0, 0.0), tuple(meet), 0.5 * WIDTH, 1.5 * WIDTH)
+    shallow = Loops({"red": Loop("red", red, None), "blue": Loop("blue", blue, None)}, [])
+    assert settle_crossings(shallow, WIDTH) is shallow

@@ -47,6 +47,10 @@ FIT_STRAY_WIDTHS = 0.6
 #: dev_0014 (the blue cord on the blue mat, traced along shadows) went out.
 SETTLE_FROM_WIDTHS = 0.5
 SETTLE_MOST_WIDTHS = 3.0
+#: Nor where the fits cross at under this angle (degrees): there a small error across
+#: the cords is a large one along them. (No crossing moved on the generated sets or the
+#: dev photos crossed at under 20 degrees: measured offline on the reports.)
+LEAST_ANGLE_DEG = 20.0
 #: Within this many string widths of the crossing a loop is laid on its fit, and over
 #: BLEND_WIDTHS beyond it eased back onto its trace.
 LAID_WIDTHS = 4.0
@@ -54,7 +58,8 @@ BLEND_WIDTHS = 2.0
 #: The fits are drawn this much (string widths) beyond their stretches' ends.
 DRAWN_BEYOND_WIDTHS = 2.0
 #: A pawn is about eight string widths wide (20 mm against cords of 2.1-2.7 mm): a string
-#: width read wider than the pawn width over this is taken as that. (250086: the cords'
+#: width read wider than the pawn width over this (seven: room for a pawn width read a
+#: little wide) is taken as that. (250086: the cords'
 #: skeleton measured five times the truth's width, a pawn width and a half, and fits
 #: scaled by it moved two crossings 4.5 widths off.)
 PAWN_IN_STRING_WIDTHS = 7.0
@@ -97,6 +102,13 @@ class CourseFit:
         count = max(int(math.ceil((high - low + 2 * beyond) / spacing)) + 1, 2)
         return self._at(np.linspace(low - beyond, high + beyond, count))
 
+    def direction_at(self, xy: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The parabola's unit tangent where it passes nearest ``xy``."""
+        t = float((xy - self.origin) @ self.along)
+        slope = float(np.polyval(np.polyder(self.coefficients), t))
+        tangent = self.along + slope * self.across
+        return np.asarray(tangent / np.linalg.norm(tangent))
+
     def _at(self, t: NDArray[np.float64]) -> Points:
         u = np.polyval(self.coefficients, t)
         return self.origin + np.outer(t, self.along) + np.outer(u, self.across)
@@ -135,24 +147,32 @@ def settle_crossings(loops: Loops, string_width: float, pawn_width: float | None
         string_width = min(string_width, pawn_width / PAWN_IN_STRING_WIDTHS)
     points = {colour: np.asarray(loop.points, float) for colour, loop in loops.loops.items()}
     rings = {colour: LinearRing(p) for colour, p in points.items()}
-    counts = _crossing_counts(rings)
-    if counts is None:
+    order = _crossing_order(rings)
+    if order is None:
         return loops  # two loops along each other: arrange refuses them, not this step
     changed: set[str] = set()
     for a, b in itertools.combinations(sorted(points), 2):
         met = ring_crossings(rings[a], rings[b])
-        for crossing in met if met is not None else []:
+        for k in range(len(met) if met is not None else 0):
+            assert met is not None
+            crossing = met[k]
             laid = _settled(points[a], points[b], crossing, string_width)
             if laid is None:
                 continue
             tried = {**rings, a: LinearRing(laid[0]), b: LinearRing(laid[1])}
-            # The loops must stay simple and cross each other as often as before (a
-            # course laid across a third loop's crossing nearby must not undo it).
-            if not (tried[a].is_simple and tried[b].is_simple) or _crossing_counts(tried) != counts:
+            # Settling moves crossings, never the board's layout: the loops must stay
+            # simple, and each must meet the others in the same order along it as
+            # before (a crossing moved past a third loop's would change the fields).
+            if not (tried[a].is_simple and tried[b].is_simple) or _crossing_order(tried) != order:
                 continue
             points[a], points[b] = laid
             rings = tried
             changed |= {a, b}
+            # The pair's other crossings where the laid loops now cross (one near the
+            # one settled may have moved too).
+            now = ring_crossings(rings[a], rings[b])
+            if now is not None and len(now) == len(met):
+                met = np.array([now[np.argmin(np.linalg.norm(now - xy, axis=1))] for xy in met])
     if not changed:
         return loops
     settled = {
@@ -179,6 +199,9 @@ def _settled(
     move = float(np.linalg.norm(meet - crossing))
     if not SETTLE_FROM_WIDTHS * width <= move <= SETTLE_MOST_WIDTHS * width:
         return None
+    cosine = abs(float(fits[0].direction_at(meet) @ fits[1].direction_at(meet)))
+    if cosine > math.cos(math.radians(LEAST_ANGLE_DEG)):
+        return None
     laid = tuple(
         _laid(points, stretch, fit, crossing, width)
         for points, stretch, fit in zip((a, b), stretches, fits, strict=True)
@@ -188,7 +211,7 @@ def _settled(
 
 def _stretch(points: Points, xy: NDArray[np.float64], reach: float) -> NDArray[np.intp]:
     """Indices of the closed polyline's run through its point nearest ``xy``, followed
-    both ways while within ``reach`` of it (at most a quarter of the loop each way)."""
+    both ways while within ``reach`` of it (less than a quarter of the loop each way)."""
     count = len(points)
     distance = np.linalg.norm(points - xy, axis=1)
     near = distance <= reach
@@ -247,15 +270,25 @@ def _laid(
     return laid
 
 
-def _crossing_counts(rings: dict[str, LinearRing]) -> dict[tuple[str, str], int] | None:
-    """How often each two of the loops cross; None where two run along each other."""
-    counts = {}
+def _crossing_order(rings: dict[str, LinearRing]) -> dict[str, tuple[str, ...]] | None:
+    """For each loop, the loops it crosses in the order it meets them (from the
+    smallest of its rotations: a loop has no first point); None where two run along
+    each other."""
+    met: dict[str, list[tuple[float, str]]] = {colour: [] for colour in rings}
     for a, b in itertools.combinations(sorted(rings), 2):
-        met = ring_crossings(rings[a], rings[b])
-        if met is None:
+        crossings = ring_crossings(rings[a], rings[b])
+        if crossings is None:
             return None
-        counts[(a, b)] = len(met)
-    return counts
+        for xy in crossings:
+            met[a].append((rings[a].project(ShapelyPoint(xy)), b))
+            met[b].append((rings[b].project(ShapelyPoint(xy)), a))
+    order = {}
+    for colour, along in met.items():
+        sequence = tuple(other for _, other in sorted(along))
+        order[colour] = min(
+            (sequence[i:] + sequence[:i] for i in range(len(sequence))), default=()
+        )
+    return order
 
 
 def _laid_anew(loop: Loop, points: Points, ring: LinearRing) -> Loop:
