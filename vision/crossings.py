@@ -59,9 +59,9 @@ BLEND_WIDTHS = 2.0
 DRAWN_BEYOND_WIDTHS = 2.0
 #: A pawn is about eight string widths wide (20 mm against cords of 2.1-2.7 mm): a string
 #: width read wider than the pawn width over this (seven: room for a pawn width read a
-#: little wide) is taken as that. (250086: the cords'
-#: skeleton measured five times the truth's width, a pawn width and a half, and fits
-#: scaled by it moved two crossings 4.5 widths off.)
+#: little wide) is taken as that. (250086: the cords' skeleton measured five times the
+#: truth's width, over half a pawn's, and fits scaled by it moved two crossings 4.5
+#: widths off.)
 PAWN_IN_STRING_WIDTHS = 7.0
 
 
@@ -153,10 +153,10 @@ def settle_crossings(loops: Loops, string_width: float, pawn_width: float | None
     changed: set[str] = set()
     for a, b in itertools.combinations(sorted(points), 2):
         met = ring_crossings(rings[a], rings[b])
-        for k in range(len(met) if met is not None else 0):
-            assert met is not None
-            crossing = met[k]
-            laid = _settled(points[a], points[b], crossing, string_width)
+        if met is None:
+            continue
+        for k in range(len(met)):
+            laid = _settled(points[a], points[b], met[k], string_width)
             if laid is None:
                 continue
             tried = {**rings, a: LinearRing(laid[0]), b: LinearRing(laid[1])}
