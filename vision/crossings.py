@@ -25,7 +25,7 @@ from shapely.geometry import Point as ShapelyPoint
 
 from engine.geometry import ring_crossings
 from vision.colour import LABEL_RGB
-from vision.trace import Loop, Loops, Points
+from vision.trace import Loop, Loops, Points, leaving
 
 #: Each loop's course within this many string widths of a crossing is fitted (its
 #: stretch through the crossing only, not another pass of the loop nearby).
@@ -187,8 +187,9 @@ def _settled(
 ) -> tuple[Points, Points] | None:
     """The two loops laid on their fits round ``crossing``, or None where a fit is not
     trusted or the fits meet too near or too far (see :data:`SETTLE_FROM_WIDTHS`)."""
-    stretches = [_stretch(points, crossing, FIT_REACH_WIDTHS * width) for points in (a, b)]
-    if any(len(stretch) < 5 for stretch in stretches):
+    found = [_stretch(points, crossing, FIT_REACH_WIDTHS * width) for points in (a, b)]
+    stretches = [stretch for stretch in found if stretch is not None and len(stretch) >= 5]
+    if len(stretches) < 2:
         return None
     fits = [_fit(points[stretch]) for points, stretch in zip((a, b), stretches, strict=True)]
     if max(fit.stray for fit in fits) >= FIT_STRAY_WIDTHS * width:
@@ -209,21 +210,15 @@ def _settled(
     return laid[0], laid[1]
 
 
-def _stretch(points: Points, xy: NDArray[np.float64], reach: float) -> NDArray[np.intp]:
-    """Indices of the closed polyline's run through its point nearest ``xy``, followed
-    both ways while within ``reach`` of it (less than a quarter of the loop each way)."""
-    count = len(points)
-    distance = np.linalg.norm(points - xy, axis=1)
-    near = distance <= reach
-    start = int(np.argmin(distance))
-    run = [start]
-    for step in (1, -1):
-        for k in range(1, count // 4):
-            index = (start + step * k) % count
-            if not near[index]:
-                break
-            run.append(index)
-    return np.asarray(sorted(set(run), key=lambda i: (i - start + count // 2) % count))
+def _stretch(points: Points, xy: NDArray[np.float64], reach: float) -> NDArray[np.intp] | None:
+    """Indices of the closed polyline's run through its point nearest ``xy`` that lies
+    within ``reach`` of it (between the ends :func:`vision.trace.leaving` finds); None
+    where that run is a quarter of the loop or more."""
+    ends = leaving(points, xy, reach)
+    if ends is None:
+        return None
+    before, after = ends
+    return (before + np.arange(1, (after - before) % len(points))) % len(points)
 
 
 def _fit(stretch: Points) -> CourseFit:

@@ -871,7 +871,7 @@ def follow_through_crossings(
         columns = slice(max(x - clear, 0), max(x + clear + 1, 0))
         if pawns is not None and pawns[rows, columns].any():
             continue
-        ends = _leaving(points, crossing, reach)
+        ends = leaving(points, crossing, reach)
         if ends is None:
             continue
         ia, ib = ends
@@ -883,7 +883,7 @@ def follow_through_crossings(
     return replace(loop, points=smooth_closed(points, spacing=max(width, 2.0), sigma=1.0))
 
 
-def _leaving(points: Points, xy: Points, reach: float) -> tuple[int, int] | None:
+def leaving(points: Points, xy: Points, reach: float) -> tuple[int, int] | None:
     """The indices where the closed polyline ``points``, followed both ways from its
     point nearest ``xy``, first lies ``reach`` away from ``xy`` (a detour the trace
     took near it lies between them); None where that takes a quarter of the loop's
