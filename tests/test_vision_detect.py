@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from engine.layout import random_layout
 from engine.placement import (
     BETWEEN_CORNERS_AMBIGUITY,
     FAR_FROM_CORNERS_AMBIGUITY,
+    OFF_BOARD_CLEARANCE,
     ON_STRING_AMBIGUITY,
     BoardGeometry,
     Foot,
@@ -121,8 +123,10 @@ from vision.pawn_size import (
 from vision.reader import (
     EDGE_OF_REACH,
     MOST_OWN_WIDTH,
+    OWN_SIZE_REACH,
     OWN_WIDTH_DOUBT,
     PAWN_WIDTH_DOUBT,
+    off_board_by_own_width,
     place,
 )
 from vision.separate import Separation
@@ -1183,6 +1187,76 @@ def test_a_demon_seen_wider_than_most_is_counted_in_its_corner_with_its_own_widt
     wide = SeenPawn(DEMON, colour, xy, 1.6 * WIDTH, 1.0)
     [location] = place(geometry, Pawns([wide], WIDTH, []), typical_width=WIDTH)
     assert (location.crossing, location.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
+
+
+def beside_the_board(board, radii: float) -> tuple[float, float]:
+    """A point right of the board's rightmost string point, ``radii`` pawn radii (of
+    WIDTH) from every string: outside the strings' hull, in the outer field."""
+    x, y = max((p for line in board.lines for p in line.polyline), key=lambda p: p[0])
+    return (x + radii * WIDTH / 2, y)
+
+
+def test_a_creature_outside_the_board_is_judged_off_or_on_it_by_its_own_width() -> None:
+    """The engine counts OFF_BOARD_CLEARANCE of the pawn's own radii; the photo's one
+    width is wrong for a pawn at the far or near edge of a tilted photo, so a creature
+    of the outer field within OWN_SIZE_REACH is measured and located again."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    measured: list[tuple[float, float]] = []
+
+    def widths_of(scale: float) -> Callable[[Sequence[tuple[float, float]]], list[float]]:
+        def measure(feet: Sequence[tuple[float, float]]) -> list[float]:
+            measured.extend(feet)
+            return [scale * WIDTH] * len(feet)
+
+        return measure
+
+    between = (OFF_BOARD_CLEARANCE - 0.5, OFF_BOARD_CLEARANCE + 0.5)
+    assert OWN_SIZE_REACH[0] < between[0] and between[1] < OWN_SIZE_REACH[1]
+    near, far = (seen("white", beside_the_board(board, r)) for r in between)
+    pawns = Pawns([near, far], WIDTH, [])
+    on, off = place(geometry, pawns)
+    assert not on.creature.off_board and on.field == board.outer_field.id
+    assert off.creature.off_board
+    # A ghost that is narrower than the photo's width stands farther, in its own
+    # radii: off the board. One wider stands nearer: in play (a ghost in the outer field).
+    narrow = place(geometry, pawns, measure_widths=widths_of(0.8))
+    assert [location.creature.off_board for location in narrow] == [True, True]
+    assert measured == [near.foot, far.foot]
+    wide = place(geometry, pawns, measure_widths=widths_of(1.25))
+    assert [location.field for location in wide] == [board.outer_field.id] * 2
+    # The same width as the photo's changes nothing.
+    assert place(geometry, pawns, measure_widths=widths_of(1.0)) == [on, off]
+
+
+def test_a_creature_clearly_on_or_off_the_board_is_not_measured() -> None:
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    beyond = seen("white", beside_the_board(board, OWN_SIZE_REACH[1] + 1))
+    field = next(f for f in board.fields if not f.outer)
+    corner_foot = geometry.corner_point(field.id, field.corners[0], WIDTH / 2)
+    in_play = seen(board.crossings[field.corners[0]].lines[0], corner_foot)
+    measured: list[tuple[float, float]] = []
+
+    def measure(feet: Sequence[tuple[float, float]]) -> list[float]:
+        measured.extend(feet)
+        return [0.1 * WIDTH] * len(feet)
+
+    pawns = Pawns([beyond, in_play], WIDTH, [])
+    assert place(geometry, pawns, measure_widths=measure) == place(geometry, pawns)
+    assert measured == []
+
+
+def test_off_board_by_own_width_refuses_widths_that_do_not_fit_the_feet() -> None:
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    pawns = Pawns([seen("white", beside_the_board(board, OFF_BOARD_CLEARANCE))], WIDTH, [])
+    located = place(geometry, pawns)
+    for widths in ([], [WIDTH, WIDTH], [0.0], [-WIDTH]):
+        with pytest.raises(ValueError, match="positive widths"):
+            off_board_by_own_width(geometry, pawns, located, lambda feet, w=widths: w)
+    with pytest.raises(ValueError, match="locations for"):
+        off_board_by_own_width(geometry, pawns, [], lambda feet: [WIDTH])
 
 
 def test_a_ghost_confirmed_a_little_more_faintly_than_a_demon_is_added() -> None:
