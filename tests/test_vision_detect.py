@@ -123,6 +123,7 @@ from vision.pawn_size import (
 from vision.reader import (
     EDGE_OF_REACH,
     MOST_OWN_WIDTH,
+    OWN_SIZE_MARGIN,
     OWN_SIZE_REACH,
     OWN_WIDTH_DOUBT,
     PAWN_WIDTH_DOUBT,
@@ -1196,21 +1197,26 @@ def beside_the_board(board, radii: float) -> tuple[float, float]:
     return (x + radii * WIDTH / 2, y)
 
 
+def widths_of(scale: float, measured: list[tuple[float, float]] | None = None) -> Callable[
+    [Sequence[tuple[float, float]]], list[float]
+]:
+    """A measure of pawn widths that finds every pawn ``scale`` times WIDTH wide, and
+    notes the feet it was asked about in ``measured``."""
+
+    def measure(feet: Sequence[tuple[float, float]]) -> list[float]:
+        if measured is not None:
+            measured.extend(feet)
+        return [scale * WIDTH] * len(feet)
+
+    return measure
+
+
 def test_a_creature_outside_the_board_is_judged_off_or_on_it_by_its_own_width() -> None:
     """The engine counts OFF_BOARD_CLEARANCE of the pawn's own radii; the photo's one
     width is wrong for a pawn at the far or near edge of a tilted photo, so a creature
     of the outer field within OWN_SIZE_REACH is measured and located again."""
     board = random_layout(3).board()
     geometry = BoardGeometry(board)
-    measured: list[tuple[float, float]] = []
-
-    def widths_of(scale: float) -> Callable[[Sequence[tuple[float, float]]], list[float]]:
-        def measure(feet: Sequence[tuple[float, float]]) -> list[float]:
-            measured.extend(feet)
-            return [scale * WIDTH] * len(feet)
-
-        return measure
-
     between = (OFF_BOARD_CLEARANCE - 0.5, OFF_BOARD_CLEARANCE + 0.5)
     assert OWN_SIZE_REACH[0] < between[0] and between[1] < OWN_SIZE_REACH[1]
     near, far = (seen("white", beside_the_board(board, r)) for r in between)
@@ -1218,9 +1224,10 @@ def test_a_creature_outside_the_board_is_judged_off_or_on_it_by_its_own_width() 
     on, off = place(geometry, pawns)
     assert not on.creature.off_board and on.field == board.outer_field.id
     assert off.creature.off_board
-    # A ghost that is narrower than the photo's width stands farther, in its own
-    # radii: off the board. One wider stands nearer: in play (a ghost in the outer field).
-    narrow = place(geometry, pawns, measure_widths=widths_of(0.8))
+    # A ghost narrower than the photo's width stands farther, in its own radii: off the
+    # board. One wider stands nearer: in play (a ghost in the outer field).
+    measured: list[tuple[float, float]] = []
+    narrow = place(geometry, pawns, measure_widths=widths_of(0.8, measured))
     assert [location.creature.off_board for location in narrow] == [True, True]
     assert measured == [near.foot, far.foot]
     wide = place(geometry, pawns, measure_widths=widths_of(1.25))
@@ -1229,22 +1236,51 @@ def test_a_creature_outside_the_board_is_judged_off_or_on_it_by_its_own_width() 
     assert place(geometry, pawns, measure_widths=widths_of(1.0)) == [on, off]
 
 
+def test_a_creature_is_put_off_the_board_only_clearly_so_by_its_own_width() -> None:
+    """At 4.6 of the photo's radii, a ghost measured 0.9 times as wide stands 5.1 of
+    its own radii from the strings, beyond the clearance by less than OWN_SIZE_MARGIN:
+    it stays on the board. Measured 0.8 times as wide, it goes off."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    pawns = Pawns([seen("white", beside_the_board(board, 4.6))], WIDTH, [])
+    assert 4.6 / 0.9 > OFF_BOARD_CLEARANCE > 4.6 / (0.9 * OWN_SIZE_MARGIN)
+    assert 4.6 / (0.8 * OWN_SIZE_MARGIN) > OFF_BOARD_CLEARANCE
+    [kept] = place(geometry, pawns, measure_widths=widths_of(0.9))
+    assert not kept.creature.off_board
+    [off] = place(geometry, pawns, measure_widths=widths_of(0.8))
+    assert off.creature.off_board
+
+
 def test_a_creature_clearly_on_or_off_the_board_is_not_measured() -> None:
+    """Beyond OWN_SIZE_REACH (off the board, but on it if measured twice as wide), and
+    nearer than it (a ghost in the outer field, off if measured 0.4 times as wide), the
+    photo's width decides; so it does for a demon in play in a corner."""
     board = random_layout(3).board()
     geometry = BoardGeometry(board)
     beyond = seen("white", beside_the_board(board, OWN_SIZE_REACH[1] + 1))
+    nearer = seen("white", beside_the_board(board, OWN_SIZE_REACH[0] - 0.5))
     field = next(f for f in board.fields if not f.outer)
     corner_foot = geometry.corner_point(field.id, field.corners[0], WIDTH / 2)
     in_play = seen(board.crossings[field.corners[0]].lines[0], corner_foot)
-    measured: list[tuple[float, float]] = []
+    pawns = Pawns([beyond, nearer, in_play], WIDTH, [])
+    assert [location.creature.off_board for location in place(geometry, pawns)] == [
+        True, False, False
+    ]
+    for scale in (2.0, 0.4):
+        measured: list[tuple[float, float]] = []
+        assert place(geometry, pawns, measure_widths=widths_of(scale, measured)) == place(
+            geometry, pawns
+        )
+        assert measured == []
 
-    def measure(feet: Sequence[tuple[float, float]]) -> list[float]:
-        measured.extend(feet)
-        return [0.1 * WIDTH] * len(feet)
 
-    pawns = Pawns([beyond, in_play], WIDTH, [])
-    assert place(geometry, pawns, measure_widths=measure) == place(geometry, pawns)
-    assert measured == []
+def test_a_width_that_is_no_width_leaves_the_creature_as_it_was() -> None:
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    pawns = Pawns([seen("white", beside_the_board(board, 4.5))], WIDTH, [])
+    [as_read] = place(geometry, pawns)
+    for width in (math.inf, math.nan, 0.0, -WIDTH):
+        assert place(geometry, pawns, measure_widths=lambda feet, w=width: [w]) == [as_read]
 
 
 def test_off_board_by_own_width_refuses_widths_that_do_not_fit_the_feet() -> None:
@@ -1252,8 +1288,8 @@ def test_off_board_by_own_width_refuses_widths_that_do_not_fit_the_feet() -> Non
     geometry = BoardGeometry(board)
     pawns = Pawns([seen("white", beside_the_board(board, OFF_BOARD_CLEARANCE))], WIDTH, [])
     located = place(geometry, pawns)
-    for widths in ([], [WIDTH, WIDTH], [0.0], [-WIDTH]):
-        with pytest.raises(ValueError, match="positive widths"):
+    for widths in ([], [WIDTH, WIDTH]):
+        with pytest.raises(ValueError, match="one per foot"):
             off_board_by_own_width(geometry, pawns, located, lambda feet, w=widths: w)
     with pytest.raises(ValueError, match="locations for"):
         off_board_by_own_width(geometry, pawns, [], lambda feet: [WIDTH])
