@@ -1251,10 +1251,53 @@ def test_a_creature_is_put_off_the_board_only_clearly_so_by_its_own_width() -> N
     assert off.creature.off_board
 
 
+def test_a_creature_is_put_on_the_board_only_clearly_so_by_its_own_width() -> None:
+    """At 5.2 of the photo's radii, a ghost measured 1.07 times as wide stands 4.9 of its
+    own radii from the strings, within the clearance by less than OWN_SIZE_MARGIN: it
+    stays off the board. Measured 1.2 times as wide, it comes on."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    pawns = Pawns([seen("white", beside_the_board(board, 5.2))], WIDTH, [])
+    assert 5.2 / 1.07 < OFF_BOARD_CLEARANCE < 5.2 * OWN_SIZE_MARGIN / 1.07
+    assert 5.2 * OWN_SIZE_MARGIN / 1.2 < OFF_BOARD_CLEARANCE
+    [kept] = place(geometry, pawns, measure_widths=widths_of(1.07))
+    assert kept.creature.off_board
+    [on] = place(geometry, pawns, measure_widths=widths_of(1.2))
+    assert not on.creature.off_board and on.field == board.outer_field.id
+
+
+def test_a_creature_left_on_the_board_keeps_the_place_read_with_the_photos_width() -> None:
+    """Its own width decides only whether it is on the board: a demon deep in an outer
+    corner's reach, read away from every corner, stays so though a pawn as wide as
+    measured (and the margin) would reach the corner."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    outer = board.outer_field
+
+    def deep_in(crossing: int) -> tuple[SeenPawn, Location] | None:
+        """A demon of the crossing's colour 4.5 radii from both its strings, and where
+        it is read, if that is away from every corner but wider it reaches this one."""
+        colour = board.crossings[crossing].lines[0]
+        demon = seen(colour, geometry.corner_point(outer.id, crossing, 4.5 * WIDTH / 2))
+        [as_read] = place(geometry, Pawns([demon], WIDTH, []))
+        [wide] = geometry.locate(
+            [Foot(DEMON, colour, demon.foot)], pawn_radius=1.5 * OWN_SIZE_MARGIN * WIDTH / 2
+        )
+        away = as_read.crossing is None and not as_read.creature.off_board
+        return (demon, as_read) if away and wide.crossing is not None else None
+
+    demon, as_read = next(found for c in outer.corners if (found := deep_in(c)) is not None)
+    pawns = Pawns([demon], WIDTH, [])
+    measured: list[tuple[float, float]] = []
+    assert place(geometry, pawns, measure_widths=widths_of(1.5, measured)) == [as_read]
+    assert measured == [demon.foot]
+
+
 def test_a_creature_clearly_on_or_off_the_board_is_not_measured() -> None:
     """Beyond OWN_SIZE_REACH (off the board, but on it if measured twice as wide), and
     nearer than it (a ghost in the outer field, off if measured 0.4 times as wide), the
-    photo's width decides; so it does for a demon in play in a corner."""
+    photo's width decides; so it does for a demon in play in a corner, and for a ghost
+    in an inner field however far from the strings."""
     board = random_layout(3).board()
     geometry = BoardGeometry(board)
     beyond = seen("white", beside_the_board(board, OWN_SIZE_REACH[1] + 1))
@@ -1262,9 +1305,17 @@ def test_a_creature_clearly_on_or_off_the_board_is_not_measured() -> None:
     field = next(f for f in board.fields if not f.outer)
     corner_foot = geometry.corner_point(field.id, field.corners[0], WIDTH / 2)
     in_play = seen(board.crossings[field.corners[0]].lines[0], corner_foot)
-    pawns = Pawns([beyond, nearer, in_play], WIDTH, [])
+    # A ghost in the middle of an inner field stands in reach, but not in the outer field.
+    inner = max(
+        (f for f in board.fields if not f.outer),
+        key=lambda f: geometry.distance_to_lines(geometry.field_centre(f.id)),
+    )
+    centre = geometry.field_centre(inner.id)
+    assert geometry.distance_to_lines(centre) >= OWN_SIZE_REACH[0] * WIDTH / 2
+    in_field = seen("white", centre)
+    pawns = Pawns([beyond, nearer, in_play, in_field], WIDTH, [])
     assert [location.creature.off_board for location in place(geometry, pawns)] == [
-        True, False, False
+        True, False, False, False
     ]
     for scale in (2.0, 0.4):
         measured: list[tuple[float, float]] = []

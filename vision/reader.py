@@ -100,7 +100,7 @@ MOST_OWN_WIDTH = 1.25
 #: every string (from, to) is judged on or off the board with its own width, measured
 #: by the sizer (see place): the engine's rule counts the pawn's own radii, and the
 #: photo's one width is wrong for a pawn at the photo's far edge of a tilted camera,
-#: and read up to 1.3 times too wide on hard photos. Over fourteen generated sets
+#: and often read 1.1-1.3 times too wide on hard photos (up to 1.75). Over fourteen sets
 #: (2940 photos), the truth's predictions stand at least 5.7 of their own radii from
 #: the strings and its creatures in play outside the strings' hull at most 4.8, while
 #: with the truth's median width the two overlap (4.25 and 4.85).
