@@ -9,16 +9,26 @@ loop's course round a crossing is fitted with a smooth curve (a parabola along i
 main direction); where both fits follow their loops closely and meet clearly apart
 from where the loops cross, the loops are laid on their fits there, and cross where
 the fits do.
+
+Where the detector's cord maps are given, each crossing is then looked at once more on
+them: round it, each cord's map is fitted with a parabola (to the pixels it is sure of
+along the loop's course, the crossing itself left out, where the cord beneath is hidden),
+and where both fit the map closely, are supported on both sides of the crossing
+and meet a little apart from where the loops cross, the loops are laid on them there.
+The trace follows the colour rules' mask and its skeleton, which a pawn's rim, a shadow
+or the table's hue pull aside; the cord map sees the cord's band itself.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
+import shapely
 from numpy.typing import NDArray
 from shapely.geometry import LinearRing, LineString
 from shapely.geometry import Point as ShapelyPoint
@@ -63,6 +73,33 @@ DRAWN_BEYOND_WIDTHS = 2.0
 #: truth's width, over half a pawn's, and fits scaled by it moved two crossings 4.5
 #: widths off.)
 PAWN_IN_STRING_WIDTHS = 7.0
+#: On the cord maps (:func:`settle_crossings` given ``cords``): each cord's map is
+#: looked at within CORD_REACH_WIDTHS string widths of the crossing, within
+#: CORD_BAND_WIDTHS of the loop's course there, and not within CORD_HOLE_WIDTHS of the
+#: crossing (the cord beneath is hidden there, and both maps blur into each other),
+#: where it is at least CORD_SURE (of 255) sure; a parabola is fitted along the main
+#: direction of those pixels, weighted by how much surer than that they are. It is
+#: trusted where at least CORD_LEAST_PIXELS of them lie on each side of the crossing
+#: and they keep within CORD_STRAY_WIDTHS of it (root mean square): a cord's band alone
+#: spreads about a third of a width, a band that takes in a pawn of the cord's colour
+#: or a shadow beside it much more. The crossing is moved from
+#: CORD_SETTLE_FROM_WIDTHS to SETTLE_MOST_WIDTHS, the fits crossing at
+#: LEAST_ANGLE_DEG or more. Chosen offline on the readings of 138 photos of the
+#: fourteenth to twenty-eighth sets (every photo with a crossing read aside, and three
+#: other hard photos of each set), 50 other photos of the twenty-first and twenty-second
+#: and the dev photos: of the 2611 crossings of the generated photos, 123 read 1.5
+#: string widths or more from their place after the first pass, 40 fewer after this
+#: one (45 came within it, 5 went out of it); the dev photos' 262 of 265 within it
+#: became 263 (dev_0014). A stray of 0.6 or 0.8 widths: 10 or 32 fewer; a straight
+#: line instead of the parabola, 32 fewer (and a straight line moves crossings of
+#: curved cords that were read right).
+CORD_REACH_WIDTHS = 8.0
+CORD_BAND_WIDTHS = 1.5
+CORD_HOLE_WIDTHS = 1.5
+CORD_SURE = 100
+CORD_LEAST_PIXELS = 5
+CORD_STRAY_WIDTHS = 1.0
+CORD_SETTLE_FROM_WIDTHS = 0.3
 
 
 @dataclass(frozen=True)
@@ -114,9 +151,15 @@ class CourseFit:
         return self.origin + np.outer(t, self.along) + np.outer(u, self.across)
 
 
-def settle_crossings(loops: Loops, string_width: float, pawn_width: float | None = None) -> Loops:
+def settle_crossings(
+    loops: Loops,
+    string_width: float,
+    pawn_width: float | None = None,
+    cords: Mapping[str, NDArray[np.uint8]] | None = None,
+) -> Loops:
     """The loops, each laid on its smooth course round the crossings where its trace
-    was kinked aside (see the module's docstring).
+    was kinked aside, then on the course its cord map shows (see the module's
+    docstring).
 
     Parameters
     ----------
@@ -127,6 +170,9 @@ def settle_crossings(loops: Loops, string_width: float, pawn_width: float | None
     pawn_width : float, optional
         Pawn width, working pixels: the string width used is at most
         ``pawn_width / PAWN_IN_STRING_WIDTHS``.
+    cords : dict of colour to (H, W) uint8, optional
+        The detector's cord maps (:attr:`vision.detect.Detections.cords`), in the
+        loops' pixels; a colour without one is not settled on it.
 
     Returns
     -------
@@ -150,13 +196,36 @@ def settle_crossings(loops: Loops, string_width: float, pawn_width: float | None
     order = _crossing_order(rings)
     if order is None:
         return loops  # two loops along each other: arrange refuses them, not this step
+    changed = _settle_each(points, rings, order, lambda a, b, xy: _settled(
+        points[a], points[b], xy, string_width))
+    if cords:
+        changed |= _settle_each(points, rings, order, lambda a, b, xy: _settled_on_cords(
+            points[a], points[b], xy, (cords.get(a), cords.get(b)), string_width))
+    if not changed:
+        return loops
+    settled = {
+        colour: _laid_anew(loop, points[colour], rings[colour]) if colour in changed else loop
+        for colour, loop in loops.loops.items()
+    }
+    return replace(loops, loops=settled)
+
+
+def _settle_each(
+    points: dict[str, Points],
+    rings: dict[str, LinearRing],
+    order: dict[str, tuple[str, ...]],
+    settle: Callable[[str, str, NDArray[np.float64]], tuple[Points, Points] | None],
+) -> set[str]:
+    """Each crossing of each pair of loops (a, b) settled by ``settle(a, b, crossing)``
+    (the two loops laid anew, or None), in place in ``points`` and ``rings``, where
+    the loops stay simple and meet in ``order``; the colours laid anew."""
     changed: set[str] = set()
     for a, b in itertools.combinations(sorted(points), 2):
         met = ring_crossings(rings[a], rings[b])
         if met is None:
             continue
         for k in range(len(met)):
-            laid = _settled(points[a], points[b], met[k], string_width)
+            laid = settle(a, b, met[k])
             if laid is None:
                 continue
             tried = {**rings, a: LinearRing(laid[0]), b: LinearRing(laid[1])}
@@ -166,20 +235,14 @@ def settle_crossings(loops: Loops, string_width: float, pawn_width: float | None
             if not (tried[a].is_simple and tried[b].is_simple) or _crossing_order(tried) != order:
                 continue
             points[a], points[b] = laid
-            rings = tried
+            rings.update(tried)
             changed |= {a, b}
             # The pair's other crossings where the laid loops now cross (one near the
             # one settled may have moved too).
             now = ring_crossings(rings[a], rings[b])
             if now is not None and len(now) == len(met):
                 met = np.array([now[np.argmin(np.linalg.norm(now - xy, axis=1))] for xy in met])
-    if not changed:
-        return loops
-    settled = {
-        colour: _laid_anew(loop, points[colour], rings[colour]) if colour in changed else loop
-        for colour, loop in loops.loops.items()
-    }
-    return replace(loops, loops=settled)
+    return changed
 
 
 def _settled(
@@ -208,6 +271,85 @@ def _settled(
         for points, stretch, fit in zip((a, b), stretches, fits, strict=True)
     )
     return laid[0], laid[1]
+
+
+def _settled_on_cords(
+    a: Points,
+    b: Points,
+    crossing: NDArray[np.float64],
+    cords: tuple[NDArray[np.uint8] | None, NDArray[np.uint8] | None],
+    width: float,
+) -> tuple[Points, Points] | None:
+    """The two loops laid on the lines their cord maps show round ``crossing``, or
+    None where a map is missing or a line not trusted, or the lines meet too near, too
+    far or at too small an angle (see :data:`CORD_REACH_WIDTHS`)."""
+    stretches, fits = [], []
+    for points, cord in zip((a, b), cords, strict=True):
+        stretch = _stretch(points, crossing, CORD_REACH_WIDTHS * width)
+        if cord is None or stretch is None or len(stretch) < 5:
+            return None
+        fit = _cord_course(cord, points[stretch], crossing, width)
+        if fit is None:
+            return None
+        stretches.append(stretch)
+        fits.append(fit)
+    meet = _meeting(fits, crossing, width)
+    if meet is None:
+        return None
+    move = float(np.linalg.norm(meet - crossing))
+    if not CORD_SETTLE_FROM_WIDTHS * width <= move <= SETTLE_MOST_WIDTHS * width:
+        return None
+    cosine = abs(float(fits[0].direction_at(meet) @ fits[1].direction_at(meet)))
+    if cosine > math.cos(math.radians(LEAST_ANGLE_DEG)):
+        return None
+    laid = tuple(
+        _laid(points, stretch, fit, crossing, width)
+        for points, stretch, fit in zip((a, b), stretches, fits, strict=True)
+    )
+    return laid[0], laid[1]
+
+
+def _cord_course(
+    cord: NDArray[np.uint8], course: Points, crossing: NDArray[np.float64], width: float
+) -> CourseFit | None:
+    """The parabola the cord map shows along ``course`` (a loop's stretch through
+    ``crossing``), fitted to the pixels it is sure of, weighted by how sure; None
+    where it is not trusted (see :data:`CORD_REACH_WIDTHS`)."""
+    low = np.maximum(np.floor(course.min(axis=0) - CORD_BAND_WIDTHS * width), 0).astype(int)
+    high = np.minimum(
+        np.ceil(course.max(axis=0) + CORD_BAND_WIDTHS * width), [cord.shape[1], cord.shape[0]]
+    ).astype(int)
+    if np.any(high <= low):
+        return None
+    ys, xs = np.mgrid[low[1] : high[1], low[0] : high[0]]
+    pixels = np.column_stack([xs.ravel(), ys.ravel()]).astype(float)
+    sure = cord[low[1] : high[1], low[0] : high[0]].ravel().astype(float)
+    from_course = shapely.distance(shapely.points(pixels), LineString(course))
+    from_crossing = np.linalg.norm(pixels - crossing, axis=1)
+    taken = (
+        (sure >= CORD_SURE)
+        & (from_course <= CORD_BAND_WIDTHS * width)
+        & (from_crossing >= CORD_HOLE_WIDTHS * width)
+        & (from_crossing <= CORD_REACH_WIDTHS * width)
+    )
+    pixels, weights = pixels[taken], sure[taken] - CORD_SURE + 1
+    if len(pixels) < 2 * CORD_LEAST_PIXELS:
+        return None
+    origin = weights @ pixels / weights.sum()
+    spread = (pixels - origin).T @ ((pixels - origin) * weights[:, None]) / weights.sum()
+    _, axes = np.linalg.eigh(spread)  # ascending: the normal of the main direction first
+    across, along = axes[:, 0], axes[:, 1]
+    # Supported on both sides of the crossing, along the main direction.
+    side = (pixels - crossing) @ along
+    hole = CORD_HOLE_WIDTHS * width
+    if min(int((side > hole).sum()), int((side < -hole).sum())) < CORD_LEAST_PIXELS:
+        return None
+    t, u = (pixels - origin) @ along, (pixels - origin) @ across
+    coefficients = np.polyfit(t, u, 2, w=np.sqrt(weights))
+    stray = math.sqrt(float(weights @ (u - np.polyval(coefficients, t)) ** 2 / weights.sum()))
+    if stray >= CORD_STRAY_WIDTHS * width:
+        return None
+    return CourseFit(origin, along, across, coefficients, (float(t.min()), float(t.max())), stray)
 
 
 def _stretch(points: Points, xy: NDArray[np.float64], reach: float) -> NDArray[np.intp] | None:

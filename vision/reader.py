@@ -337,9 +337,12 @@ def _read_photo(
 
         loops = stage("knots", knots)
     traced_loops = loops
+    cords = strings.detections.cords if strings.detections is not None else None
     loops = stage(
         "settle",
-        lambda: settle_crossings(traced_loops, separation.string_width, pawns.pawn_width),
+        lambda: settle_crossings(
+            traced_loops, separation.string_width, pawns.pawn_width, cords
+        ),
     )
     board = stage("arrange", lambda: arrange(loops))
     # One geometry for the stages that locate points on the board (its caches of rays
@@ -367,7 +370,6 @@ def _read_photo(
     # The sizer is the detector's companion: the colour rules alone read without it.
     measure = measure_widths if strings.detections is not None else None
     located = stage("place", lambda: place(geometry, pawns, strings.pawns.pawn_width, measure))
-    cords = strings.detections.cords if strings.detections is not None else None
     report = stage(
         "report", lambda: make_report(board, located, pawns, loops, separation, photo, cords)
     )
