@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 from shapely.geometry import LinearRing
@@ -11,10 +12,13 @@ from shapely.geometry import Point as ShapelyPoint
 
 from engine.geometry import ring_crossings
 from vision.crossings import (
+    CORD_HOLE_WIDTHS,
+    CORD_STRAY_WIDTHS,
     FIT_STRAY_WIDTHS,
     LEAST_ANGLE_DEG,
     PAWN_IN_STRING_WIDTHS,
     SETTLE_FROM_WIDTHS,
+    _cord_course,
     draw_settled,
     settle_crossings,
 )
@@ -177,3 +181,81 @@ def test_cords_crossing_at_a_shallow_angle_are_not_settled() -> None:
     red = pushed(red, (0.0, 0.0), tuple(meet), 0.5 * WIDTH, 1.5 * WIDTH)
     shallow = Loops({"red": Loop("red", red, None), "blue": Loop("blue", blue, None)}, [])
     assert settle_crossings(shallow, WIDTH) is shallow
+
+
+# On the cord maps.
+
+
+def cord_map(points: np.ndarray, thickness: float = WIDTH) -> np.ndarray:
+    """A cord map (0..255) sure of a band ``thickness`` wide along the closed ``points``,
+    blurred as the detector's map is."""
+    cord = np.zeros((700, 800), np.uint8)
+    cv2.polylines(cord, [np.round(points).astype(np.int32)], True, 255, round(thickness))
+    return cv2.GaussianBlur(cord, (0, 0), WIDTH / 4)
+
+
+def cords_at_the_circles() -> dict[str, np.ndarray]:
+    return {"red": cord_map(circle(RED_CENTRE)), "blue": cord_map(circle(BLUE_CENTRE))}
+
+
+def traced_along_a_shadow() -> Loops:
+    """The red loop traced a string width outward over a long stretch round the
+    crossing, smoothly (along the cord's shadow): the course fits see no kink."""
+    return loops_of(pushed(circle(RED_CENTRE), RED_CENTRE, CROSSING, 1.8 * WIDTH, 10 * WIDTH))
+
+
+def test_a_crossing_traced_smoothly_aside_is_settled_on_the_cord_maps() -> None:
+    aside = traced_along_a_shadow()
+    assert math.dist(read_crossing(aside), CROSSING) > 1.5 * WIDTH
+    # The smooth courses meet where the loops cross: the first pass leaves them.
+    assert settle_crossings(aside, WIDTH) is aside
+    settled = settle_crossings(aside, WIDTH, cords=cords_at_the_circles())
+    assert math.dist(read_crossing(settled), CROSSING) < 0.5 * WIDTH
+    # Beyond the stretch laid on the line, the loop keeps its trace.
+    far = np.linalg.norm(aside.loops["red"].points - CROSSING, axis=1) > 8 * WIDTH
+    assert np.array_equal(settled.loops["red"].points[far], aside.loops["red"].points[far])
+
+
+def test_cord_maps_that_agree_with_the_trace_leave_the_loops() -> None:
+    smooth = loops_of(circle(RED_CENTRE))
+    assert settle_crossings(smooth, WIDTH, cords=cords_at_the_circles()) is smooth
+
+
+def test_a_missing_cord_map_leaves_the_crossing() -> None:
+    aside = traced_along_a_shadow()
+    only_red = {"red": cords_at_the_circles()["red"]}
+    assert settle_crossings(aside, WIDTH, cords=only_red) is aside
+    assert settle_crossings(aside, WIDTH, cords={}) is aside
+
+
+def test_a_cord_map_spread_across_its_course_is_not_trusted() -> None:
+    """A map that shows two bands along the course (the cord and its shadow, or the
+    rims of a pawn of its colour) spreads over more than CORD_STRAY_WIDTHS across it:
+    it says no more than the trace."""
+    course = np.column_stack([np.linspace(100, 200, 101), np.full(101, 150.0)])
+    crossing = np.array([150.0, 150.0])
+
+    def bands(*rows: float) -> np.ndarray:
+        cord = np.zeros((300, 300), np.uint8)
+        for row in rows:
+            cv2.line(cord, (90, round(row)), (210, round(row)), 255, round(WIDTH))
+        return cord
+
+    one = _cord_course(bands(150), course, crossing, WIDTH)
+    assert one is not None and one.stray < 0.5 * WIDTH
+    # Two bands 3 string widths apart spread more than the limit allows.
+    assert CORD_STRAY_WIDTHS < 1.2
+    spread = 1.5 * WIDTH
+    assert _cord_course(bands(150 - spread, 150 + spread), course, crossing, WIDTH) is None
+
+
+def test_a_cord_map_seen_on_one_side_of_the_crossing_only_is_not_trusted() -> None:
+    aside = traced_along_a_shadow()
+    one_sided = cords_at_the_circles()
+    red = one_sided["red"].copy()
+    # Cut the red band off above the crossing (where the red circle runs up and left
+    # of it), beyond the hole left at the crossing itself.
+    top = round(CROSSING[1] - CORD_HOLE_WIDTHS * WIDTH)
+    red[:top, : round(CROSSING[0]) + 1] = 0
+    one_sided["red"] = red
+    assert settle_crossings(aside, WIDTH, cords=one_sided) is aside
