@@ -280,9 +280,9 @@ def _settled_on_cords(
     cords: tuple[NDArray[np.uint8] | None, NDArray[np.uint8] | None],
     width: float,
 ) -> tuple[Points, Points] | None:
-    """The two loops laid on the lines their cord maps show round ``crossing``, or
-    None where a map is missing or a line not trusted, or the lines meet too near, too
-    far or at too small an angle (see :data:`CORD_REACH_WIDTHS`)."""
+    """The two loops laid on the courses their cord maps show round ``crossing``, or
+    None where a map is missing or a course not trusted, or the courses meet too near,
+    too far or at too small an angle (see :data:`CORD_REACH_WIDTHS`)."""
     stretches, fits = [], []
     for points, cord in zip((a, b), cords, strict=True):
         stretch = _stretch(points, crossing, CORD_REACH_WIDTHS * width)
@@ -321,18 +321,20 @@ def _cord_course(
     ).astype(int)
     if np.any(high <= low):
         return None
-    ys, xs = np.mgrid[low[1] : high[1], low[0] : high[0]]
-    pixels = np.column_stack([xs.ravel(), ys.ravel()]).astype(float)
-    sure = cord[low[1] : high[1], low[0] : high[0]].ravel().astype(float)
-    from_course = shapely.distance(shapely.points(pixels), LineString(course))
+    window = cord[low[1] : high[1], low[0] : high[0]]
+    # The sure pixels first: most of the window is not the cord.
+    rows, columns = np.nonzero(window >= CORD_SURE)
+    pixels = np.column_stack([columns + low[0], rows + low[1]]).astype(float)
+    sure = window[rows, columns].astype(float)
     from_crossing = np.linalg.norm(pixels - crossing, axis=1)
-    taken = (
-        (sure >= CORD_SURE)
-        & (from_course <= CORD_BAND_WIDTHS * width)
-        & (from_crossing >= CORD_HOLE_WIDTHS * width)
-        & (from_crossing <= CORD_REACH_WIDTHS * width)
+    near = (CORD_HOLE_WIDTHS * width <= from_crossing) & (
+        from_crossing <= CORD_REACH_WIDTHS * width
     )
-    pixels, weights = pixels[taken], sure[taken] - CORD_SURE + 1
+    pixels, sure = pixels[near], sure[near]
+    on_band = shapely.distance(shapely.points(pixels), LineString(course)) <= (
+        CORD_BAND_WIDTHS * width
+    )
+    pixels, weights = pixels[on_band], sure[on_band] - CORD_SURE + 1
     if len(pixels) < 2 * CORD_LEAST_PIXELS:
         return None
     origin = weights @ pixels / weights.sum()
