@@ -243,7 +243,8 @@ def test_a_cord_map_spread_across_its_course_is_not_trusted() -> None:
 
     one = _cord_course(bands(150), course, crossing, WIDTH)
     assert one is not None and one.stray < 0.5 * WIDTH
-    # Two bands 3 string widths apart spread more than the limit allows.
+    # Two bands 3 string widths apart spread more than the limit allows (1.18 widths,
+    # as clipped by the band taken round the course).
     assert CORD_STRAY_WIDTHS < 1.2
     spread = 1.5 * WIDTH
     assert _cord_course(bands(150 - spread, 150 + spread), course, crossing, WIDTH) is None
@@ -259,3 +260,45 @@ def test_a_cord_map_seen_on_one_side_of_the_crossing_only_is_not_trusted() -> No
     red[:top, : round(CROSSING[0]) + 1] = 0
     one_sided["red"] = red
     assert settle_crossings(aside, WIDTH, cords=one_sided) is aside
+
+
+def test_cord_maps_cut_short_of_the_loops_still_settle() -> None:
+    """Maps that end short of the loops (the photo's edge, 200 rows here) are read as
+    far as they go."""
+    cut = {colour: cord[:200].copy() for colour, cord in cords_at_the_circles().items()}
+    settled = settle_crossings(traced_along_a_shadow(), WIDTH, cords=cut)
+    assert math.dist(read_crossing(settled), CROSSING) < 0.5 * WIDTH
+
+
+def test_cords_crossing_at_a_shallow_angle_are_not_settled_on_their_maps() -> None:
+    """Two great circles crossing at under LEAST_ANGLE_DEG: a small error across the
+    cords is a large one along them."""
+    big, half = 2000.0, math.radians(0.8 * LEAST_ANGLE_DEG / 2)
+    gap = 2 * big * math.cos(half)
+    angles = np.linspace(0, 2 * math.pi, 4000, endpoint=False)
+    ring = np.column_stack([np.cos(angles), np.sin(angles)]) * big
+    shift = np.array([300.0, 300.0]) - np.array([big * math.sin(half), gap / 2])
+    red, blue = ring + shift, ring + (0.0, gap) + shift
+
+    def band(points: np.ndarray) -> np.ndarray:
+        cord = np.zeros((600, 600), np.uint8)
+        cv2.polylines(cord, [np.round(points).astype(np.int32)], True, 255, round(WIDTH))
+        return cv2.GaussianBlur(cord, (0, 0), WIDTH / 4)
+
+    aside = pushed(red, (float(shift[0]), float(shift[1])), (300.0, 300.0), 0.4 * WIDTH, 10 * WIDTH)
+    shallow = Loops({"red": Loop("red", aside, None), "blue": Loop("blue", blue, None)}, [])
+    cords = {"red": band(red), "blue": band(blue)}
+    assert settle_crossings(shallow, WIDTH, cords=cords) is shallow
+
+
+def test_the_other_cord_marked_at_the_crossing_is_left_out() -> None:
+    """Where the maps blur into each other at the crossing (each marks the other cord
+    there), the hole left round it keeps the other cord out of the fit."""
+    cords = cords_at_the_circles()
+    rows, columns = np.mgrid[:700, :800]
+    near = np.hypot(columns - CROSSING[0], rows - CROSSING[1]) < 3 * WIDTH
+    both = np.maximum(cords["red"], cords["blue"])
+    red, blue = cords["red"].copy(), cords["blue"].copy()
+    red[near], blue[near] = both[near], both[near]
+    settled = settle_crossings(traced_along_a_shadow(), WIDTH, cords={"red": red, "blue": blue})
+    assert math.dist(read_crossing(settled), CROSSING) < 0.5 * WIDTH

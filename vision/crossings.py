@@ -82,17 +82,20 @@ PAWN_IN_STRING_WIDTHS = 7.0
 #: trusted where at least CORD_LEAST_PIXELS of them lie on each side of the crossing
 #: and they keep within CORD_STRAY_WIDTHS of it (root mean square): a cord's band alone
 #: spreads about a third of a width, a band that takes in a pawn of the cord's colour
-#: or a shadow beside it much more. The crossing is moved from
-#: CORD_SETTLE_FROM_WIDTHS to SETTLE_MOST_WIDTHS, the fits crossing at
-#: LEAST_ANGLE_DEG or more. Chosen offline on the readings of 138 photos of the
-#: fourteenth to twenty-eighth sets (every photo with a crossing read aside, and three
-#: other hard photos of each set), 50 other photos of the twenty-first and twenty-second
-#: and the dev photos: of the 2611 crossings of the generated photos, 123 read 1.5
-#: string widths or more from their place after the first pass, 40 fewer after this
-#: one (45 came within it, 5 went out of it); the dev photos' 262 of 265 within it
-#: became 263 (dev_0014). A stray of 0.6 or 0.8 widths: 10 or 32 fewer; a straight
-#: line instead of the parabola, 32 fewer (and a straight line moves crossings of
-#: curved cords that were read right).
+#: or a shadow beside it much more. The crossing is moved from CORD_SETTLE_FROM_WIDTHS
+#: to SETTLE_MOST_WIDTHS, the fits crossing at LEAST_ANGLE_DEG or more. The band and
+#: the hole are round the traced course and crossing: a trace more than about two
+#: string widths aside of its cord sees little of the cord's band, and its crossing
+#: stays (or is moved part of the way).
+#: Chosen offline on the readings of 138 photos of the fourteenth to twenty-eighth
+#: sets (every photo with a crossing read aside, and three other hard photos of each
+#: set), 50 other photos of the twenty-fifth and twenty-sixth sets and the dev photos:
+#: of the 2611 crossings of the generated photos, 123 lay 1.5 string widths or more
+#: from their place after the first pass, 40 fewer after this one (45 came within it,
+#: 5 went out of it); of the dev photos' 265, 262 lay within it before, 263 after
+#: (dev_0014). A stray of 0.6 or 0.8 widths: 10 or 32 fewer; a straight line instead
+#: of the parabola, 32 fewer (and a straight line moves crossings of curved cords that
+#: were read right).
 CORD_REACH_WIDTHS = 8.0
 CORD_BAND_WIDTHS = 1.5
 CORD_HOLE_WIDTHS = 1.5
@@ -104,13 +107,14 @@ CORD_SETTLE_FROM_WIDTHS = 0.3
 
 @dataclass(frozen=True)
 class CourseFit:
-    """A parabola fitted to a stretch of a loop, in the frame of the stretch's main
-    direction: ``across = polyval(coefficients, along)``.
+    """A parabola fitted to a stretch of a loop, or to the sure pixels of a cord map
+    (weighted by how sure), in the frame of their main direction: ``across =
+    polyval(coefficients, along)``.
 
     Attributes
     ----------
     origin : (2,) float
-        The stretch's mean point.
+        The stretch's (weighted) mean point.
     along, across : (2,) float
         Unit vectors of its main direction and of the normal.
     coefficients : (3,) float
@@ -118,7 +122,7 @@ class CourseFit:
     extent : (float, float)
         The least and greatest ``along`` of the stretch.
     stray : float
-        Root mean square distance (across) of the stretch from the parabola.
+        Root mean square distance (across, weighted) of the stretch from the parabola.
     """
 
     origin: NDArray[np.float64]
@@ -196,11 +200,17 @@ def settle_crossings(
     order = _crossing_order(rings)
     if order is None:
         return loops  # two loops along each other: arrange refuses them, not this step
-    changed = _settle_each(points, rings, order, lambda a, b, xy: _settled(
-        points[a], points[b], xy, string_width))
+
+    def on_traces(a: str, b: str, xy: NDArray[np.float64]) -> tuple[Points, Points] | None:
+        return _settled(points[a], points[b], xy, string_width)
+
+    def on_cord_maps(a: str, b: str, xy: NDArray[np.float64]) -> tuple[Points, Points] | None:
+        maps = (cords.get(a), cords.get(b)) if cords else (None, None)
+        return _settled_on_cords(points[a], points[b], xy, maps, string_width)
+
+    changed = _settle_each(points, rings, order, on_traces)
     if cords:
-        changed |= _settle_each(points, rings, order, lambda a, b, xy: _settled_on_cords(
-            points[a], points[b], xy, (cords.get(a), cords.get(b)), string_width))
+        changed |= _settle_each(points, rings, order, on_cord_maps)
     if not changed:
         return loops
     settled = {
@@ -257,18 +267,33 @@ def _settled(
     fits = [_fit(points[stretch]) for points, stretch in zip((a, b), stretches, strict=True)]
     if max(fit.stray for fit in fits) >= FIT_STRAY_WIDTHS * width:
         return None
+    return _laid_where_fits_meet((a, b), stretches, fits, crossing, width, SETTLE_FROM_WIDTHS)
+
+
+def _laid_where_fits_meet(
+    loops: tuple[Points, Points],
+    stretches: list[NDArray[np.intp]],
+    fits: list[CourseFit],
+    crossing: NDArray[np.float64],
+    width: float,
+    least_move: float,
+) -> tuple[Points, Points] | None:
+    """The two ``loops`` laid on their ``fits`` round ``crossing``, so that they cross
+    where the fits meet; None where the fits do not meet, meet nearer than
+    ``least_move`` string widths or farther than :data:`SETTLE_MOST_WIDTHS`, or cross
+    at under :data:`LEAST_ANGLE_DEG`."""
     meet = _meeting(fits, crossing, width)
     if meet is None:
         return None
     move = float(np.linalg.norm(meet - crossing))
-    if not SETTLE_FROM_WIDTHS * width <= move <= SETTLE_MOST_WIDTHS * width:
+    if not least_move * width <= move <= SETTLE_MOST_WIDTHS * width:
         return None
     cosine = abs(float(fits[0].direction_at(meet) @ fits[1].direction_at(meet)))
     if cosine > math.cos(math.radians(LEAST_ANGLE_DEG)):
         return None
     laid = tuple(
         _laid(points, stretch, fit, crossing, width)
-        for points, stretch, fit in zip((a, b), stretches, fits, strict=True)
+        for points, stretch, fit in zip(loops, stretches, fits, strict=True)
     )
     return laid[0], laid[1]
 
@@ -285,28 +310,18 @@ def _settled_on_cords(
     too far or at too small an angle (see :data:`CORD_REACH_WIDTHS`)."""
     stretches, fits = [], []
     for points, cord in zip((a, b), cords, strict=True):
+        if cord is None:
+            return None
         stretch = _stretch(points, crossing, CORD_REACH_WIDTHS * width)
-        if cord is None or stretch is None or len(stretch) < 5:
+        if stretch is None or len(stretch) < 5:
             return None
         fit = _cord_course(cord, points[stretch], crossing, width)
         if fit is None:
             return None
         stretches.append(stretch)
         fits.append(fit)
-    meet = _meeting(fits, crossing, width)
-    if meet is None:
-        return None
-    move = float(np.linalg.norm(meet - crossing))
-    if not CORD_SETTLE_FROM_WIDTHS * width <= move <= SETTLE_MOST_WIDTHS * width:
-        return None
-    cosine = abs(float(fits[0].direction_at(meet) @ fits[1].direction_at(meet)))
-    if cosine > math.cos(math.radians(LEAST_ANGLE_DEG)):
-        return None
-    laid = tuple(
-        _laid(points, stretch, fit, crossing, width)
-        for points, stretch, fit in zip((a, b), stretches, fits, strict=True)
-    )
-    return laid[0], laid[1]
+    least = CORD_SETTLE_FROM_WIDTHS
+    return _laid_where_fits_meet((a, b), stretches, fits, crossing, width, least)
 
 
 def _cord_course(
@@ -315,9 +330,11 @@ def _cord_course(
     """The parabola the cord map shows along ``course`` (a loop's stretch through
     ``crossing``), fitted to the pixels it is sure of, weighted by how sure; None
     where it is not trusted (see :data:`CORD_REACH_WIDTHS`)."""
+    # The window holds every pixel within the band of the course (its ends included).
     low = np.maximum(np.floor(course.min(axis=0) - CORD_BAND_WIDTHS * width), 0).astype(int)
     high = np.minimum(
-        np.ceil(course.max(axis=0) + CORD_BAND_WIDTHS * width), [cord.shape[1], cord.shape[0]]
+        np.floor(course.max(axis=0) + CORD_BAND_WIDTHS * width) + 1,
+        [cord.shape[1], cord.shape[0]],
     ).astype(int)
     if np.any(high <= low):
         return None
@@ -336,7 +353,7 @@ def _cord_course(
     )
     pixels, weights = pixels[on_band], sure[on_band] - CORD_SURE + 1
     if len(pixels) < 2 * CORD_LEAST_PIXELS:
-        return None
+        return None  # (too few for both sides, and the weights' sum is not 0 below)
     origin = weights @ pixels / weights.sum()
     spread = (pixels - origin).T @ ((pixels - origin) * weights[:, None]) / weights.sum()
     _, axes = np.linalg.eigh(spread)  # ascending: the normal of the main direction first
@@ -347,6 +364,8 @@ def _cord_course(
     if min(int((side > hole).sum()), int((side < -hole).sum())) < CORD_LEAST_PIXELS:
         return None
     t, u = (pixels - origin) @ along, (pixels - origin) @ across
+    if len(np.unique(np.round(t))) < 3:
+        return None  # no parabola through two columns of pixels
     coefficients = np.polyfit(t, u, 2, w=np.sqrt(weights))
     stray = math.sqrt(float(weights @ (u - np.polyval(coefficients, t)) ** 2 / weights.sum()))
     if stray >= CORD_STRAY_WIDTHS * width:
