@@ -264,8 +264,9 @@ def _settled(
     stretches = [stretch for stretch in found if stretch is not None and len(stretch) >= 5]
     if len(stretches) < 2:
         return None
-    fits = [_fit(points[stretch]) for points, stretch in zip((a, b), stretches, strict=True)]
-    if max(fit.stray for fit in fits) >= FIT_STRAY_WIDTHS * width:
+    found_fits = [_fit(points[stretch]) for points, stretch in zip((a, b), stretches, strict=True)]
+    fits = [fit for fit in found_fits if fit is not None and fit.stray < FIT_STRAY_WIDTHS * width]
+    if len(fits) < 2:
         return None
     return _laid_where_fits_meet((a, b), stretches, fits, crossing, width, SETTLE_FROM_WIDTHS)
 
@@ -354,23 +355,15 @@ def _cord_course(
     pixels, weights = pixels[on_band], sure[on_band] - CORD_SURE + 1
     if len(pixels) < 2 * CORD_LEAST_PIXELS:
         return None  # (too few for both sides, and the weights' sum is not 0 below)
-    origin = weights @ pixels / weights.sum()
-    spread = (pixels - origin).T @ ((pixels - origin) * weights[:, None]) / weights.sum()
-    _, axes = np.linalg.eigh(spread)  # ascending: the normal of the main direction first
-    across, along = axes[:, 0], axes[:, 1]
-    # Supported on both sides of the crossing, along the main direction.
-    side = (pixels - crossing) @ along
+    fit = _fit(pixels, weights)
+    if fit is None or fit.stray >= CORD_STRAY_WIDTHS * width:
+        return None
+    # Supported on both sides of the crossing, along the pixels' main direction.
+    side = (pixels - crossing) @ fit.along
     hole = CORD_HOLE_WIDTHS * width
     if min(int((side > hole).sum()), int((side < -hole).sum())) < CORD_LEAST_PIXELS:
         return None
-    t, u = (pixels - origin) @ along, (pixels - origin) @ across
-    if len(np.unique(np.round(t))) < 3:
-        return None  # no parabola through two columns of pixels
-    coefficients = np.polyfit(t, u, 2, w=np.sqrt(weights))
-    stray = math.sqrt(float(weights @ (u - np.polyval(coefficients, t)) ** 2 / weights.sum()))
-    if stray >= CORD_STRAY_WIDTHS * width:
-        return None
-    return CourseFit(origin, along, across, coefficients, (float(t.min()), float(t.max())), stray)
+    return fit
 
 
 def _stretch(points: Points, xy: NDArray[np.float64], reach: float) -> NDArray[np.intp] | None:
@@ -384,15 +377,20 @@ def _stretch(points: Points, xy: NDArray[np.float64], reach: float) -> NDArray[n
     return (before + np.arange(1, (after - before) % len(points))) % len(points)
 
 
-def _fit(stretch: Points) -> CourseFit:
-    """The parabola along the stretch's main direction that fits it best."""
-    origin = stretch.mean(axis=0)
-    _, _, axes = np.linalg.svd(stretch - origin)
-    along, across = axes[0], axes[1]
-    t = (stretch - origin) @ along
-    u = (stretch - origin) @ across
-    coefficients = np.polyfit(t, u, 2)
-    stray = float(np.sqrt(np.mean((u - np.polyval(coefficients, t)) ** 2)))
+def _fit(points: Points, weights: NDArray[np.float64] | None = None) -> CourseFit | None:
+    """The parabola along the points' main direction that fits them best (weighted
+    least squares, and a weighted stray, given ``weights``); None where they stand at
+    fewer than three places along it (a cord map's two columns of pixels)."""
+    w = np.ones(len(points)) if weights is None else weights
+    origin = w @ points / w.sum()
+    centred = points - origin
+    _, axes = np.linalg.eigh(centred.T @ (centred * w[:, None]) / w.sum())
+    along, across = axes[:, 1], axes[:, 0]  # eigh's are ascending: the normal first
+    t, u = centred @ along, centred @ across
+    if len(np.unique(np.round(t))) < 3:
+        return None
+    coefficients = np.polyfit(t, u, 2, w=np.sqrt(w))
+    stray = math.sqrt(float(w @ (u - np.polyval(coefficients, t)) ** 2 / w.sum()))
     return CourseFit(origin, along, across, coefficients, (float(t.min()), float(t.max())), stray)
 
 
