@@ -61,6 +61,7 @@ from vision.combine import (
     STRONGER_BY,
     STRONGER_BY_BESIDE_PAWN,
     SURE_COLOUR,
+    TABLE_HUE_DEMON_SCORE,
     TOUCHING_DOUBT,
     TOUCHING_DOUBT_REACH,
     UNSURE_ADDED,
@@ -294,6 +295,21 @@ def test_a_photo_looked_at_for_pawns_twice_their_size_is_looked_at_again() -> No
     twice = detect_checking_size(photo.rgb, 3.4 * INPUT_ZOOM * width)
     assert twice.pawn_width == pytest.approx(SMALLER_PAWNS**2 * 3.4 * INPUT_ZOOM * width)
     assert len(twice.pawns(min_score=SURE_MARK)) >= len(truth["creatures"]) - 1
+
+
+def test_a_smaller_look_whose_pawns_measure_wider_than_it_looked_for_is_not_kept(
+    monkeypatch,
+) -> None:
+    """Where the sizer measures the pawns at the smaller look's surest marks more than
+    RESIZE_BEYOND times as wide as it looked for, the first look's width was about
+    right: what the smaller look marked surely were knots and parts of pawns."""
+    photo, truth, width = sample_with_truth("02_easy_cloth")
+    large = 2.2 * INPUT_ZOOM * width
+    for said, kept in ((RESIZE_BEYOND + 0.1, large), (1.0, SMALLER_PAWNS * large)):
+        monkeypatch.setattr(
+            "vision.detect.width_ratios", lambda rgb, feet, w, sizer=None, r=said: [r] * len(feet)
+        )
+        assert detect_checking_size(photo.rgb, large).pawn_width == pytest.approx(kept), said
 
 
 @pytest.mark.parametrize("turn", range(8))
@@ -995,6 +1011,36 @@ def test_a_demon_marked_faintly_clearly_in_a_corner_of_its_colour_is_added() -> 
     assert (there.crossing, there.sector) == (here.crossing, here.sector)  # its corner
     assert add_cornered_demons(geometry, beside, Detections([faint], WIDTH), sure) == beside
     assert looked == []
+
+
+def test_a_demon_of_the_tables_hue_in_its_corner_is_taken_from_a_lower_mean() -> None:
+    """Against its table a demon of the table's hue looks pale in every view: in a
+    corner of its colour it is taken from TABLE_HUE_DEMON_SCORE in the mean, where the
+    detector marked it from CONFIRM_FROM in the one view; a fainter mark there (bare
+    felt or mat) and a demon of another colour still need CORNERED_DEMON_SCORE."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    xy, lines = clear_corner(board, WIDTH / 2)
+    nothing = Pawns([], WIDTH, [])
+    pale = looked_at_as((TABLE_HUE_DEMON_SCORE + CORNERED_DEMON_SCORE) / 2, [])
+    marked = mark(lines[0], xy, CONFIRM_FROM + 0.05)
+    faint = mark(lines[0], xy, CONFIRM_FROM - 0.05)
+    on_its_table = add_cornered_demons(
+        geometry, nothing, Detections([marked], WIDTH), pale, table_hue_colour=lines[0]
+    )
+    assert [(p.kind, p.colour, p.foot) for p in on_its_table.pawns] == [(DEMON, lines[0], xy)]
+    for one_view, table_hue in ((faint, lines[0]), (marked, lines[1]), (marked, None)):
+        added = add_cornered_demons(
+            geometry, nothing, Detections([one_view], WIDTH), pale, table_hue_colour=table_hue
+        )
+        assert added == nothing, (one_view.score, table_hue)
+    too_pale = looked_at_as(TABLE_HUE_DEMON_SCORE - 0.02, [])
+    assert (
+        add_cornered_demons(
+            geometry, nothing, Detections([marked], WIDTH), too_pale, table_hue_colour=lines[0]
+        )
+        == nothing
+    )
 
 
 Spot = tuple[tuple[float, float], str, Location]

@@ -64,6 +64,15 @@ RESCALE_GAIN = 1.5
 #: of their hue, whose pawns' lit sides set the string width), the width is a guess
 #: from the strings, two to three times the pawns' (160127: 0 sure and 9 faint marks,
 #: then 10 and 17 at 0.65, 27 and 1 at 0.42, with 28 pawns on the table).
+#: A smaller look is not kept where the sizer (see MOST_MEASURED) measures the pawns at
+#: its surest marks more than RESIZE_BEYOND times as wide as it looked for: what it
+#: marked surely were parts of pawns, and knots taken for pawns, while the first look's
+#: width was about right (420031, an early board of six pawns on light wood: marked
+#: faintly at the colour rules' width, 0.89 of the truth's; at 0.65 of it the knots were
+#: marked as demons from 0.42, and the sizer measured 1.76 times the width looked for;
+#: the look at that width, the truth's, marked fewer pawns surely than the knots and
+#: was not kept). Where the first width was a guess two to three times the pawns'
+#: (160127), the pawns are narrower than the smaller look's width, not wider.
 SMALLER_LOOKS = 2
 #: The longest side the network is given (pixels), whatever the pawn width says.
 MAX_INPUT_SIDE = 2400
@@ -315,10 +324,15 @@ def input_scale(
 
 
 def detect_checking_size(
-    rgb: NDArray[np.uint8], pawn_width: float, model: DetectorModel | None = None
+    rgb: NDArray[np.uint8],
+    pawn_width: float,
+    model: DetectorModel | None = None,
+    sizer: SizerModel | None = None,
 ) -> Detections:
     """:func:`detect`, and again for smaller pawns where the first look marks mostly
-    faintly (see :data:`SMALLER_PAWNS`); the look that marks more pawns surely.
+    faintly (see :data:`SMALLER_PAWNS`); the look that marks more pawns surely, unless
+    the sizer measures the pawns at its surest marks more than :data:`RESIZE_BEYOND`
+    times as wide as it looked for (see :data:`SMALLER_LOOKS`).
 
     The returned ``pawn_width`` is the one the kept look used.
     """
@@ -331,8 +345,24 @@ def detect_checking_size(
         smaller = detect(rgb, SMALLER_PAWNS * found.pawn_width, model)
         if _pawns_marked(smaller, SURE_MARK) < RESCALE_GAIN * max(sure, 1):
             return found
+        ratio = measured_ratio(rgb, smaller, sizer)
+        if ratio is not None and ratio > RESIZE_BEYOND:
+            return found
         found = smaller
     return found
+
+
+def measured_ratio(
+    rgb: NDArray[np.uint8], detections: Detections, sizer: SizerModel | None = None
+) -> float | None:
+    """The sizer's median width of the pawns at the surest of ``detections``' marks
+    (see :data:`MOST_MEASURED`), as a share of the width the detector looked for; None
+    where fewer than :data:`FEWEST_MEASURED` are sure enough to measure."""
+    surest = one_mark_per_pawn(detections.pawns(MEASURED_FROM), detections.pawn_width)
+    if len(surest) < FEWEST_MEASURED:
+        return None
+    feet = [mark.xy for mark in surest[:MOST_MEASURED]]
+    return float(np.median(width_ratios(rgb, feet, detections.pawn_width, sizer)))
 
 
 def detect_at_measured_width(
@@ -372,12 +402,8 @@ def detect_at_measured_width(
         network its largest input (:data:`MAX_INPUT_SIDE`), the marks would be the
         same: they are kept, with the width measured, and the network is not run.
     """
-    surest = one_mark_per_pawn(detections.pawns(MEASURED_FROM), detections.pawn_width)
-    if len(surest) < FEWEST_MEASURED:
-        return detections
-    feet = [mark.xy for mark in surest[:MOST_MEASURED]]
-    ratio = float(np.median(width_ratios(rgb, feet, detections.pawn_width, sizer)))
-    if 1 / RESIZE_BEYOND <= ratio <= RESIZE_BEYOND:
+    ratio = measured_ratio(rgb, detections, sizer)
+    if ratio is None or 1 / RESIZE_BEYOND <= ratio <= RESIZE_BEYOND:
         return detections
     measured = ratio * detections.pawn_width
     model = model or load_detector()

@@ -356,7 +356,10 @@ def _read_photo(
         )
         with_ghosts = pawns
         pawns = stage(
-            "demons", lambda: add_cornered_demons(geometry, with_ghosts, marks, look_again_at)
+            "demons",
+            lambda: add_cornered_demons(
+                geometry, with_ghosts, marks, look_again_at, table_hue_colour=table_hue
+            ),
         )
     if method == "classic+net":
         first_look = pawns
