@@ -208,14 +208,14 @@ CORNERED_DEMON_SCORE = 0.25
 #: A demon of the table's hue (green on felt, blue on the blue mat) is taken so from a
 #: lower mean, TABLE_HUE_DEMON_SCORE, where the detector marked it at least
 #: CONFIRM_FROM in the one view: against its table it looks pale in every view (the
-#: demons of felt and mat missed over the fifteen sets, 0.1-0.3 in the mean). Both
-#: are asked for (forty-sixth session). On the
-#: 382 felt and mat photos of seventeen generated sets, the lower mean alone added
-#: missed demons (280166, 310164, 340179, 350209: 0.27-0.40 in the one view, 0.21-0.24
-#: in the mean) and demons on bare felt or mat beside a crossing (230146, 330194: 0.13
-#: and 0.15 in the one view, 0.22 and 0.23 in the mean); with both, boards 354 -> 357,
-#: four demons found and none false. On the 51 felt and mat photos of two sets made
-#: afterwards, two demons found, none false, boards 48 -> 48.
+#: demons of felt and mat missed over the fourteenth to thirtieth sets scored 0.1-0.3
+#: in the mean). Both are asked for (forty-sixth session). On the 382 felt and mat
+#: photos of those sets, the lower mean alone found missed demons (280166, 310164,
+#: 340179, 350209: 0.27-0.40 in the one view, 0.21-0.24 in the mean) but also added
+#: false ones on bare felt or mat beside a crossing (230146, 330194: 0.13 and 0.15 in
+#: the one view, 0.22 and 0.23 in the mean); with both, boards 354 -> 357, four demons
+#: found and none false. On the 51 felt and mat photos of two sets made afterwards,
+#: two demons found, none false, boards 48 -> 48.
 TABLE_HUE_DEMON_SCORE = 0.2
 #: Knot marks at least this strong and within this many string widths of a loop are
 #: looked at for its knot; one within so many string widths of the tracer's knot
@@ -568,6 +568,7 @@ def add_cornered_demons(
     pawns: Pawns,
     detections: Detections,
     look_again: Callable[[Detection], Detection],
+    *,
     table_hue_colour: str | None = None,
 ) -> Pawns:
     """``pawns`` with the demons faintly marked in a corner of their colour.

@@ -345,14 +345,14 @@ def detect_checking_size(
         smaller = detect(rgb, SMALLER_PAWNS * found.pawn_width, model)
         if _pawns_marked(smaller, SURE_MARK) < RESCALE_GAIN * max(sure, 1):
             return found
-        ratio = measured_ratio(rgb, smaller, sizer)
+        ratio = _measured_ratio(rgb, smaller, sizer)
         if ratio is not None and ratio > RESIZE_BEYOND:
             return found
         found = smaller
     return found
 
 
-def measured_ratio(
+def _measured_ratio(
     rgb: NDArray[np.uint8], detections: Detections, sizer: SizerModel | None = None
 ) -> float | None:
     """The sizer's median width of the pawns at the surest of ``detections``' marks
@@ -402,7 +402,7 @@ def detect_at_measured_width(
         network its largest input (:data:`MAX_INPUT_SIDE`), the marks would be the
         same: they are kept, with the width measured, and the network is not run.
     """
-    ratio = measured_ratio(rgb, detections, sizer)
+    ratio = _measured_ratio(rgb, detections, sizer)
     if ratio is None or 1 / RESIZE_BEYOND <= ratio <= RESIZE_BEYOND:
         return detections
     measured = ratio * detections.pawn_width
