@@ -183,3 +183,74 @@ def width_ratios(
     crops = np.stack([place_crop(rgb, xy, width) for xy in feet])
     logs = model.network().run(sizer_input(crops)).reshape(-1)
     return np.exp(logs).astype(np.float32)
+
+
+#: :func:`widths_on_table` fits a plane only to at least this many pawns: fewer say
+#: little of how the width changes across the photo.
+LEAST_PAWNS_FOR_PLANE = 6
+#: ... leaving out, twice, the pawns whose width lies more than this many robust
+#: deviations (or, where they all agree closely, LEAST_WIDTH_SPREAD) from the fit's:
+#: a pawn measured with its shadow, or two touching measured as one.
+PLANE_OUTLIER_SPREADS = 3.0
+LEAST_WIDTH_SPREAD = 0.03
+#: ... and keeps each width within these times the photo's median: a fit steered by a
+#: few pawns at one side must not make a far pawn tiny or huge.
+PLANE_WIDTH_LIMITS = (0.6, 1.6)
+
+
+def widths_on_table(feet: Sequence[Point], widths: Sequence[float]) -> NDArray[np.float64]:
+    """The pawn width at each foot as the table's plane gives it: a smooth fit to the
+    widths measured at the feet.
+
+    All pawns are the same size on the table, and a camera sees a plane's points at a
+    depth whose inverse is an affine function of their place in the photo, so a pawn's
+    width in the photo is ``1 / (a x + b y + c)`` (lens distortion and the height of
+    a pawn's body aside). Fitted to every pawn's measured width (robustly, leaving out
+    pawns measured far off), this width is nearer each pawn's own than either the
+    photo's one median width or the pawn's own measurement, which is a few per cent
+    off on its own.
+
+    Parameters
+    ----------
+    feet : sequence of (x, y)
+        Where the pawns stand.
+    widths : sequence of float
+        Their measured widths (positive), one per foot.
+
+    Returns
+    -------
+    (len(feet),) float64
+        The widths at the feet; the median of ``widths`` for every foot where there are
+        fewer than :data:`LEAST_PAWNS_FOR_PLANE` of them.
+
+    Raises
+    ------
+    ValueError
+        When ``feet`` and ``widths`` differ in length, or a width is not a positive
+        number.
+    """
+    measured = np.asarray(widths, np.float64).reshape(-1)
+    if len(measured) != len(feet):
+        raise ValueError(f"{len(measured)} widths for {len(feet)} feet")
+    if not np.all(np.isfinite(measured) & (measured > 0)):
+        raise ValueError("every width must be a positive number")
+    if len(measured) == 0:
+        return measured
+    median = float(np.median(measured))
+    if len(measured) < LEAST_PAWNS_FOR_PLANE:
+        return np.full(len(measured), median)
+    places = np.column_stack([np.asarray(feet, np.float64), np.ones(len(measured))])
+    inverse = 1.0 / measured
+    kept = np.ones(len(measured), bool)
+    for _ in range(3):  # fitted, then twice again without the pawns far off it
+        plane, *_ = np.linalg.lstsq(places[kept], inverse[kept], rcond=None)
+        off = np.abs(places @ plane / inverse - 1.0)
+        spread = max(PLANE_OUTLIER_SPREADS * 1.4826 * float(np.median(off[kept])), LEAST_WIDTH_SPREAD)
+        kept = off <= spread
+        if kept.sum() < LEAST_PAWNS_FOR_PLANE:
+            return np.full(len(measured), median)
+    fitted_inverse = places @ plane
+    if not np.all(fitted_inverse > 0):
+        return np.full(len(measured), median)
+    low, high = PLANE_WIDTH_LIMITS
+    return np.clip(1.0 / fitted_inverse, low * median, high * median)

@@ -59,7 +59,7 @@ from vision.doubts import AMBIGUOUS_PLACE, LOW_CONFIDENCE, MOOT_CONFIDENCE, plac
 from vision.errors import ReadError
 from vision.load import MIN_WORKING_SIDE, Photo, load_photo
 from vision.parts import find_parts
-from vision.pawn_size import width_ratios
+from vision.pawn_size import width_ratios, widths_on_table
 from vision.pixels import PixelClasses, classify_pixels, draw_classes
 from vision.second_look import add_missed_pawns
 from vision.separate import Separation, separate
@@ -490,22 +490,28 @@ def place(
     read exactly over fourteen sets (2940 photos, forty-fourth session).
     """
     feet = [Foot(p.kind, p.colour, p.foot) for p in pawns.pawns]
-    radius = pawns.pawn_width / 2
+    radii = [pawns.pawn_width / 2] * len(feet)
+    if measure_widths is not None and feet:
+        places = [foot.xy for foot in feet]
+        radii = list(widths_on_table(places, measure_widths(places)) / 2)
     typical = pawns.pawn_width if typical_width is None else typical_width
 
-    def doubted_radius(pawn: SeenPawn) -> float:
+    def doubted_radius(pawn: SeenPawn, radius: float) -> float:
         own = min(own_width(pawn, pawns.pawn_width, typical), MOST_OWN_WIDTH * pawns.pawn_width)
         return max(PAWN_WIDTH_DOUBT * radius, OWN_WIDTH_DOUBT * own / 2)
 
     try:
-        located = geometry.locate(feet, pawn_radius=radius)
+        located = [
+            geometry.locate([foot], pawn_radius=radius)[0]
+            for foot, radius in zip(feet, radii, strict=True)
+        ]
         if measure_widths is not None:
             located = off_board_by_own_width(geometry, pawns, located, measure_widths)
         return [
-            _own_corner_within_doubt(geometry, foot, location, doubted_radius(pawn))
+            _own_corner_within_doubt(geometry, foot, location, doubted_radius(pawn, radius))
             if location.ambiguity == FAR_FROM_CORNERS_AMBIGUITY
             else location
-            for pawn, foot, location in zip(pawns.pawns, feet, located, strict=True)
+            for pawn, foot, location, radius in zip(pawns.pawns, feet, located, radii, strict=True)
         ]
     except EngineError as error:
         raise ReadError(f"cannot place the pawns on the board: {error}") from error
