@@ -185,30 +185,33 @@ def width_ratios(
     return np.exp(logs).astype(np.float32)
 
 
+
 #: :func:`widths_on_table` fits a plane only to at least this many pawns: fewer say
 #: little of how the width changes across the photo.
 LEAST_PAWNS_FOR_PLANE = 6
-#: ... leaving out, twice, the pawns whose width lies more than this many robust
-#: deviations (or, where they all agree closely, LEAST_WIDTH_SPREAD) from the fit's:
-#: a pawn measured with its shadow, or two touching measured as one.
+#: ... leaving out, twice, the pawns whose width lies farther than this many robust
+#: deviations (and than LEAST_WIDTH_SPREAD, where they all agree closely) from the
+#: fit's: a pawn measured with its shadow, or two touching pawns measured as one.
 PLANE_OUTLIER_SPREADS = 3.0
 LEAST_WIDTH_SPREAD = 0.03
-#: ... and keeps each width within these times the photo's median: a fit steered by a
-#: few pawns at one side must not make a far pawn tiny or huge.
+#: ... and keeps each width within these times the median width measured: a fit steered
+#: by a few pawns at one side must not make a pawn far from them tiny or huge.
 PLANE_WIDTH_LIMITS = (0.6, 1.6)
 
 
-def widths_on_table(feet: Sequence[Point], widths: Sequence[float]) -> NDArray[np.float64]:
+def widths_on_table(
+    feet: Sequence[Point], widths: Sequence[float]
+) -> NDArray[np.float64] | None:
     """The pawn width at each foot as the table's plane gives it: a smooth fit to the
     widths measured at the feet.
 
-    All pawns are the same size on the table, and a camera sees a plane's points at a
-    depth whose inverse is an affine function of their place in the photo, so a pawn's
-    width in the photo is ``1 / (a x + b y + c)`` (lens distortion and the height of
-    a pawn's body aside). Fitted to every pawn's measured width (robustly, leaving out
-    pawns measured far off), this width is nearer each pawn's own than either the
-    photo's one median width or the pawn's own measurement, which is a few per cent
-    off on its own.
+    All pawns are the same size on the table, and a camera sees the points of a plane
+    at depths whose inverse is an affine function of their place in the photo, so a
+    pawn's width in the photo is ``1 / (a x + b y + c)`` (lens distortion and the height
+    of a pawn's body aside). Fitted to the widths measured at every pawn (robustly:
+    pawns measured far off the fit are left out), the width at a pawn is nearer its own
+    than the photo's one width, which is wrong at the near and far edges of a tilted
+    photo, or than its own measurement, a few per cent off.
 
     Parameters
     ----------
@@ -219,9 +222,9 @@ def widths_on_table(feet: Sequence[Point], widths: Sequence[float]) -> NDArray[n
 
     Returns
     -------
-    (len(feet),) float64
-        The widths at the feet; the median of ``widths`` for every foot where there are
-        fewer than :data:`LEAST_PAWNS_FOR_PLANE` of them.
+    (len(feet),) float64, or None
+        The widths at the feet; None where fewer than :data:`LEAST_PAWNS_FOR_PLANE`
+        pawns are measured or kept, or the plane puts a foot at no positive width.
 
     Raises
     ------
@@ -234,23 +237,21 @@ def widths_on_table(feet: Sequence[Point], widths: Sequence[float]) -> NDArray[n
         raise ValueError(f"{len(measured)} widths for {len(feet)} feet")
     if not np.all(np.isfinite(measured) & (measured > 0)):
         raise ValueError("every width must be a positive number")
-    if len(measured) == 0:
-        return measured
-    median = float(np.median(measured))
     if len(measured) < LEAST_PAWNS_FOR_PLANE:
-        return np.full(len(measured), median)
+        return None
     places = np.column_stack([np.asarray(feet, np.float64), np.ones(len(measured))])
     inverse = 1.0 / measured
     kept = np.ones(len(measured), bool)
-    for _ in range(3):  # fitted, then twice again without the pawns far off it
+    for _ in range(3):  # fitted, then twice again without the pawns far off the fit
         plane, *_ = np.linalg.lstsq(places[kept], inverse[kept], rcond=None)
         off = np.abs(places @ plane / inverse - 1.0)
-        spread = max(PLANE_OUTLIER_SPREADS * 1.4826 * float(np.median(off[kept])), LEAST_WIDTH_SPREAD)
-        kept = off <= spread
+        deviation = 1.4826 * float(np.median(off[kept]))  # robust, as a standard deviation
+        kept = off <= max(PLANE_OUTLIER_SPREADS * deviation, LEAST_WIDTH_SPREAD)
         if kept.sum() < LEAST_PAWNS_FOR_PLANE:
-            return np.full(len(measured), median)
-    fitted_inverse = places @ plane
-    if not np.all(fitted_inverse > 0):
-        return np.full(len(measured), median)
+            return None
+    fitted = places @ plane
+    if not np.all(fitted > 0):
+        return None
+    median = float(np.median(measured))
     low, high = PLANE_WIDTH_LIMITS
-    return np.clip(1.0 / fitted_inverse, low * median, high * median)
+    return np.asarray(np.clip(1.0 / fitted, low * median, high * median), np.float64)

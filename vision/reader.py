@@ -492,8 +492,20 @@ def place(
     feet = [Foot(p.kind, p.colour, p.foot) for p in pawns.pawns]
     radii = [pawns.pawn_width / 2] * len(feet)
     if measure_widths is not None and feet:
-        places = [foot.xy for foot in feet]
-        radii = list(widths_on_table(places, measure_widths(places)) / 2)
+        # Every pawn measured once: for the table's plane, and for the creatures whose
+        # own width decides whether they are on the board.
+        places = [p.foot for p in pawns.pawns]
+        measured = dict(zip(places, measure_widths(places), strict=True))
+        widths = [measured[xy] for xy in places]
+        sizable = all(math.isfinite(width) and width > 0 for width in widths)
+        on_table = widths_on_table(places, widths) if sizable else None
+        if on_table is not None:
+            radii = list(on_table / 2)
+
+        def measured_widths(feet: Sequence[Point]) -> list[float]:
+            return [measured[xy] for xy in feet]
+
+        measure_widths = measured_widths
     typical = pawns.pawn_width if typical_width is None else typical_width
 
     def doubted_radius(pawn: SeenPawn, radius: float) -> float:
