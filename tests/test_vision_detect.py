@@ -113,13 +113,16 @@ from vision.detect import (
 from vision.doubts import missed_pawn_places, missed_pawn_warning
 from vision.errors import ReadError
 from vision.load import Photo, load_photo
+from vision.networks import COLOUR_OF_LEVEL, RELATIVE_OF_PAIR
 from vision.pawn_size import (
     CROP_PAWNS,
     CROP_PX,
+    LEAST_PAWNS_FOR_PLANE,
     load_sizer,
     place_crop,
     sizer_input,
     width_ratios,
+    widths_on_table,
 )
 from vision.reader import (
     EDGE_OF_REACH,
@@ -520,6 +523,22 @@ def test_the_sizers_input_is_colour_and_colour_against_the_crops_median() -> Non
         sizer_input(crops.astype(np.float32))
 
 
+@pytest.mark.parametrize("size", [CROP_PX, 7])
+def test_the_sizers_table_level_is_each_crops_median_rounded(size: int) -> None:
+    """The median of each crop's channel, from its histogram, is numpy's (the mean of
+    the two middle levels of an even count, then rounded half to even), so the input
+    is the same as one made with ``np.median``: crops of a few levels make ties."""
+    rng = np.random.default_rng(size)
+    for high in (256, 3):
+        crops = rng.integers(0, high, (6, size, size, 3), dtype=np.uint8)
+        crops[0, : size // 2] = 10  # an even count split between two levels: 10 and above
+        crops[0, size // 2 :] = 13
+        table = np.round(np.median(crops, axis=(1, 2))).astype(np.uint16)
+        pair = (crops.astype(np.uint16) << 8) | table[:, None, None, :]
+        expected = np.concatenate([COLOUR_OF_LEVEL[crops, 0], RELATIVE_OF_PAIR[pair]], axis=3)
+        assert np.array_equal(sizer_input(crops), expected.transpose(0, 3, 1, 2))
+
+
 def test_place_crop_refuses_a_width_that_is_no_width() -> None:
     rgb = np.zeros((50, 50, 3), np.uint8)
     for width in (0.0, -3.0, float("nan")):
@@ -549,6 +568,63 @@ def test_the_sizer_measures_a_samples_pawns_whatever_width_was_looked_for(
     # (The dark wood's pawns are 16 working pixels wide: measured 0.88 of that at the
     # right width, 0.86 looked for at half of it.)
     assert measured == pytest.approx(true_width, rel=0.2)
+
+
+def pawns_on_a_plane(count: int) -> tuple[list[tuple[float, float]], np.ndarray]:
+    """``count`` feet spread over a 1000 x 700 photo, and the widths of pawns standing
+    there on a table seen at a tilt: 1 / width affine, from 30 to 50 pixels."""
+    rng = np.random.default_rng(count)
+    feet = [(float(x), float(y)) for x, y in rng.uniform((0, 0), (1000, 700), (count, 2))]
+    widths = np.array([1 / (1 / 50 + (1 / 30 - 1 / 50) * y / 700 + 1e-6 * x) for x, y in feet])
+    return feet, widths
+
+
+def test_the_widths_on_the_tables_plane_are_the_pawns_own_where_measured_exactly() -> None:
+    feet, widths = pawns_on_a_plane(12)
+    assert widths.max() / widths.min() > 1.4
+    assert widths_on_table(feet, widths) == pytest.approx(widths, rel=1e-9)
+
+
+def test_a_pawn_measured_far_off_the_tables_plane_is_left_out_of_its_fit() -> None:
+    """A pawn measured with its shadow (1.5 times as wide) is given the plane's width,
+    and moves no other pawn's, all measured a little off (2 % either way)."""
+    feet, widths = pawns_on_a_plane(16)
+    measured = widths * np.where(np.arange(16) % 2, 1.02, 0.98)
+    measured[5] *= 1.5
+    on_table = widths_on_table(feet, measured)
+    assert on_table is not None
+    assert on_table == pytest.approx(widths, rel=0.02)
+    # Fitted with it, the plane is farther off.
+    places = np.column_stack([feet, np.ones(16)])
+    plain = np.linalg.lstsq(places, 1 / measured, rcond=None)[0]
+    assert np.abs(1 / (places @ plain) / widths - 1).max() > 0.05
+
+
+def test_too_few_pawns_give_no_plane_and_a_width_that_is_no_width_is_refused() -> None:
+    feet, widths = pawns_on_a_plane(LEAST_PAWNS_FOR_PLANE)
+    assert widths_on_table(feet[:-1], widths[:-1]) is None
+    assert widths_on_table([], []) is None
+    with pytest.raises(ValueError, match="widths for"):
+        widths_on_table(feet, widths[:-1])
+    for wrong in (0.0, -3.0, math.nan, math.inf):
+        with pytest.raises(ValueError, match="positive"):
+            widths_on_table(feet, [*widths[:-1], wrong])
+
+
+def test_the_tables_plane_gives_a_steep_samples_pawns_nearer_their_own_widths() -> None:
+    """On a steep photo the pawns are 55-73 px wide: the sizer's widths at their feet,
+    fitted with the table's plane, are nearer each pawn's own than the photo's one width
+    (the truth's median)."""
+    photo, truth, width = sample_with_truth("08_hard_steep_side_light")
+    feet = [in_working_pixels(photo, c["xy"]) for c in truth["creatures"]]
+    own = np.array([c["pawn_px"] for c in truth["creatures"]]) / photo.scale
+    assert own.max() / own.min() > 1.25
+    measured = width_ratios(photo.rgb, feet, width) * width
+    on_table = widths_on_table(feet, measured)
+    assert on_table is not None
+    error_of_one_width = np.median(np.abs(np.log(width / own)))
+    error_on_table = np.median(np.abs(np.log(on_table / own)))
+    assert error_on_table < 0.6 * error_of_one_width
 
 
 def test_a_photo_looked_at_for_pawns_of_a_far_wrong_width_is_looked_at_again() -> None:
@@ -1236,6 +1312,29 @@ def test_a_demon_seen_wider_than_most_is_counted_in_its_corner_with_its_own_widt
     assert (location.crossing, location.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
 
 
+def test_a_demon_is_located_with_the_width_the_tables_plane_gives_at_its_foot() -> None:
+    """A pawn at the near edge of a tilted photo is wider than the photo's one width: a
+    demon there that reaches its corner only as a pawn 1.3 times as wide (beyond the
+    doubt on the photo's width) is put in it where every pawn is measured so (the
+    plane of LEAST_PAWNS_FOR_PLANE pawns or more), with no doubt; with too few pawns
+    measured, the photo's width decides."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    xy, crossing, [colour, _] = beyond_reach(
+        board, WIDTH / 2, 1.3, not_within=PAWN_WIDTH_DOUBT * OWN_WIDTH_DOUBT
+    )
+    centres = [geometry.field_centre(f.id) for f in board.fields if not f.outer]
+    ghosts = [seen("white", centres[i % len(centres)]) for i in range(LEAST_PAWNS_FOR_PLANE)]
+    pawns = Pawns([seen(colour, xy), *ghosts], WIDTH, [])
+    [as_one_width, *_] = place(geometry, pawns)
+    assert (as_one_width.crossing, as_one_width.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
+    [demon, *_] = place(geometry, pawns, measure_widths=widths_of(1.3))
+    assert demon.crossing == crossing and demon.ambiguity != EDGE_OF_REACH
+    few = Pawns(pawns.pawns[: LEAST_PAWNS_FOR_PLANE - 1], WIDTH, [])
+    [alone, *_] = place(geometry, few, measure_widths=widths_of(1.3))
+    assert (alone.crossing, alone.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
+
+
 def beside_the_board(board, radii: float) -> tuple[float, float]:
     """A point right of the board's rightmost string point, ``radii`` pawn radii (of
     WIDTH) from every string: outside the strings' hull, in the outer field."""
@@ -1364,11 +1463,13 @@ def test_a_creature_clearly_on_or_off_the_board_is_not_measured() -> None:
         True, False, False, False
     ]
     for scale in (2.0, 0.4):
+        # Every pawn is measured once (for the table's plane, which four pawns do not
+        # give), and not again.
         measured: list[tuple[float, float]] = []
         assert place(geometry, pawns, measure_widths=widths_of(scale, measured)) == place(
             geometry, pawns
         )
-        assert measured == []
+        assert measured == [pawn.foot for pawn in pawns.pawns]
 
 
 def test_a_width_that_is_no_width_leaves_the_creature_as_it_was() -> None:
