@@ -409,3 +409,23 @@ def test_a_pale_demon_on_a_table_of_its_hue_is_read_in_its_corner() -> None:
     assert len(read) == 1 and read[0]["kind"] == "demon"
     comparison = compare_reports(reading.report, made.truth)
     assert comparison.board_exact, "; ".join(comparison.problems)
+
+
+def test_a_demon_planted_beside_its_corner_on_a_tilted_photo_is_read_beside_it() -> None:
+    # Seed 350142 (hard, tilted): a red demon planted away from every corner stands
+    # beyond its corner's reach as a pawn of its own width, within it as one of the
+    # photo's median width, which the near pawns make too wide for it. Located with the
+    # width the table's plane gives at its foot, it is read where it stands.
+    made = make_photo(350142, "hard")
+    reading = read_photo(made.jpeg)
+    [planted] = [c for c in made.truth["creatures"] if c["id"] == 5]
+    assert (planted["kind"], planted["colour"], planted["crossing"]) == ("demon", "red", None)
+    reach = 0.5 * reading.stages["detect"].pawn_width * reading.photo.scale
+    [read] = [
+        c
+        for c in reading.report["creatures"]
+        if c["colour"] == "red" and np.hypot(*np.subtract(c["xy"], planted["xy"])) < reach
+    ]
+    assert read["kind"] == "demon" and read["crossing"] is None
+    comparison = compare_reports(reading.report, made.truth)
+    assert comparison.board_exact, "; ".join(comparison.problems)
