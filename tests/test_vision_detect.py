@@ -118,6 +118,7 @@ from vision.pawn_size import (
     CROP_PAWNS,
     CROP_PX,
     LEAST_PAWNS_FOR_PLANE,
+    PLANE_WIDTH_LIMITS,
     load_sizer,
     place_crop,
     sizer_input,
@@ -523,7 +524,7 @@ def test_the_sizers_input_is_colour_and_colour_against_the_crops_median() -> Non
         sizer_input(crops.astype(np.float32))
 
 
-@pytest.mark.parametrize("size", [CROP_PX, 7])
+@pytest.mark.parametrize("size", [CROP_PX, 8, 7])
 def test_the_sizers_table_level_is_each_crops_median_rounded(size: int) -> None:
     """The median of each crop's channel, from its histogram, is numpy's (the mean of
     the two middle levels of an even count, then rounded half to even), so the input
@@ -531,8 +532,9 @@ def test_the_sizers_table_level_is_each_crops_median_rounded(size: int) -> None:
     rng = np.random.default_rng(size)
     for high in (256, 3):
         crops = rng.integers(0, high, (6, size, size, 3), dtype=np.uint8)
-        crops[0, : size // 2] = 10  # an even count split between two levels: 10 and above
-        crops[0, size // 2 :] = 13
+        crops[0, : size // 2] = 10  # half 10, half 11: a median of 10.5, rounded to 10
+        crops[0, size // 2 :] = 11
+        crops[1] = 200  # one level
         table = np.round(np.median(crops, axis=(1, 2))).astype(np.uint16)
         pair = (crops.astype(np.uint16) << 8) | table[:, None, None, :]
         expected = np.concatenate([COLOUR_OF_LEVEL[crops, 0], RELATIVE_OF_PAIR[pair]], axis=3)
@@ -609,6 +611,37 @@ def test_too_few_pawns_give_no_plane_and_a_width_that_is_no_width_is_refused() -
     for wrong in (0.0, -3.0, math.nan, math.inf):
         with pytest.raises(ValueError, match="positive"):
             widths_on_table(feet, [*widths[:-1], wrong])
+
+
+def test_a_plane_is_not_fitted_where_the_feet_kept_lie_on_one_line_or_too_few_are_kept() -> None:
+    feet, widths = pawns_on_a_plane(12)
+    on_a_line = [(x, 2 * x + 5) for x, _ in feet]
+    assert widths_on_table(on_a_line, widths) is None
+    # Half the pawns measured far off the other half: they say nothing of a plane.
+    split = widths * np.where(np.arange(12) % 2, 1.0, 1.5)
+    assert widths_on_table(feet, split) is None
+    with pytest.raises(ValueError, match="finite"):
+        widths_on_table([*feet[:-1], (math.nan, 3.0)], widths)
+
+
+def test_a_plane_keeps_every_width_within_its_limits_of_the_median() -> None:
+    """A plane steep enough to make the farthest pawn 40 times narrower than the
+    nearest keeps each within PLANE_WIDTH_LIMITS of the median measured, and one
+    that gives a foot no positive width gives none."""
+    feet = [(float(x), 50.0 * (i % 2)) for i, x in enumerate(range(0, 1000, 100))]
+    steep = np.array([1 / (0.001 + 0.04 * x / 1000) for x, _ in feet])
+    low, high = PLANE_WIDTH_LIMITS
+    on_table = widths_on_table(feet, steep)
+    assert on_table is not None
+    median = float(np.median(steep))
+    assert on_table.min() == pytest.approx(low * median) and on_table.max() == pytest.approx(
+        high * median
+    )
+    assert on_table[3:7] == pytest.approx(steep[3:7])
+    # 1 / width fitted through zero between the feet: no plane.
+    crossing_zero = [(x, y) for x, y in feet[:6]] + [(1e5, 0.0)] * 6
+    widths = [40.0] * 6 + [1 / 1e-9] * 6
+    assert widths_on_table(crossing_zero, widths) is None
 
 
 def test_the_tables_plane_gives_a_steep_samples_pawns_nearer_their_own_widths() -> None:
@@ -1315,23 +1348,32 @@ def test_a_demon_seen_wider_than_most_is_counted_in_its_corner_with_its_own_widt
 def test_a_demon_is_located_with_the_width_the_tables_plane_gives_at_its_foot() -> None:
     """A pawn at the near edge of a tilted photo is wider than the photo's one width: a
     demon there that reaches its corner only as a pawn 1.3 times as wide (beyond the
-    doubt on the photo's width) is put in it where every pawn is measured so (the
-    plane of LEAST_PAWNS_FOR_PLANE pawns or more), with no doubt; with too few pawns
-    measured, the photo's width decides."""
+    doubt on the photo's width) is put in it, with no doubt, where the pawns measured
+    (LEAST_PAWNS_FOR_PLANE or more) lie on a plane that makes it so, though most of
+    them are as wide as the photo's width; with too few pawns measured, the photo's
+    width decides."""
     board = random_layout(3).board()
     geometry = BoardGeometry(board)
     xy, crossing, [colour, _] = beyond_reach(
         board, WIDTH / 2, 1.3, not_within=PAWN_WIDTH_DOUBT * OWN_WIDTH_DOUBT
     )
-    centres = [geometry.field_centre(f.id) for f in board.fields if not f.outer]
-    ghosts = [seen("white", centres[i % len(centres)]) for i in range(LEAST_PAWNS_FOR_PLANE)]
+    # Ghosts 20 pawn widths to the right, where 1 / width has grown to 1 / WIDTH.
+    far = 20 * WIDTH
+    ghosts = [seen("white", (xy[0] + far, xy[1] + k * 3 * WIDTH)) for k in range(-3, 3)]
+    assert len(ghosts) >= LEAST_PAWNS_FOR_PLANE
+    slope = (1 / WIDTH - 1 / (1.3 * WIDTH)) / far
+
+    def on_a_plane(feet: Sequence[tuple[float, float]]) -> list[float]:
+        return [1 / (1 / (1.3 * WIDTH) + slope * (x - xy[0])) for x, _ in feet]
+
     pawns = Pawns([seen(colour, xy), *ghosts], WIDTH, [])
     [as_one_width, *_] = place(geometry, pawns)
     assert (as_one_width.crossing, as_one_width.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
-    [demon, *_] = place(geometry, pawns, measure_widths=widths_of(1.3))
+    assert np.median(on_a_plane([p.foot for p in pawns.pawns])) == pytest.approx(WIDTH)
+    [demon, *_] = place(geometry, pawns, measure_widths=on_a_plane)
     assert demon.crossing == crossing and demon.ambiguity != EDGE_OF_REACH
     few = Pawns(pawns.pawns[: LEAST_PAWNS_FOR_PLANE - 1], WIDTH, [])
-    [alone, *_] = place(geometry, few, measure_widths=widths_of(1.3))
+    [alone, *_] = place(geometry, few, measure_widths=on_a_plane)
     assert (alone.crossing, alone.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
 
 
@@ -1394,6 +1436,13 @@ def test_a_creature_is_put_off_the_board_only_clearly_so_by_its_own_width() -> N
     assert not kept.creature.off_board
     [off] = place(geometry, pawns, measure_widths=widths_of(0.8))
     assert off.creature.off_board
+    # So with enough pawns measured for the table's plane (as narrow): the plane sets
+    # where a pawn on the board stands, not whether it is on the board.
+    centres = [geometry.field_centre(f.id) for f in board.fields if not f.outer]
+    inside = [seen("white", centres[i % len(centres)]) for i in range(LEAST_PAWNS_FOR_PLANE)]
+    more = Pawns([*pawns.pawns, *inside], WIDTH, [])
+    [kept, *_] = place(geometry, more, measure_widths=widths_of(0.9))
+    assert not kept.creature.off_board
 
 
 def test_a_creature_is_put_on_the_board_only_clearly_so_by_its_own_width() -> None:
@@ -1438,7 +1487,7 @@ def test_a_creature_left_on_the_board_keeps_the_place_read_with_the_photos_width
     assert measured == [demon.foot]
 
 
-def test_a_creature_clearly_on_or_off_the_board_is_not_measured() -> None:
+def test_a_creature_clearly_on_or_off_the_board_is_judged_with_the_photos_width() -> None:
     """Beyond OWN_SIZE_REACH (off the board, but on it if measured twice as wide), and
     nearer than it (a ghost in the outer field, off if measured 0.4 times as wide), the
     photo's width decides; so it does for a demon in play in a corner, and for a ghost

@@ -212,6 +212,10 @@ LEAST_PAWNS_FOR_PLANE = 6
 #: fit's: a pawn measured with its shadow, or two touching pawns measured as one.
 PLANE_OUTLIER_SPREADS = 3.0
 LEAST_WIDTH_SPREAD = 0.03
+#: ... and fits none where the pawns kept still lie farther than this from it (robust
+#: deviation; the sizer's own measurements lie about 0.05 from a pawn's width): pawns
+#: that disagree so much say nothing of a plane.
+MOST_PLANE_SPREAD = 0.15
 #: ... and keeps each width within these times the median width measured: a fit steered
 #: by a few pawns at one side must not make a pawn far from them tiny or huge.
 PLANE_WIDTH_LIMITS = (0.6, 1.6)
@@ -242,31 +246,43 @@ def widths_on_table(
     -------
     (len(feet),) float64, or None
         The widths at the feet; None where fewer than :data:`LEAST_PAWNS_FOR_PLANE`
-        pawns are measured or kept, or the plane puts a foot at no positive width.
+        pawns are measured or kept, the feet kept do not span the photo (all on one
+        line), the pawns kept lie farther than :data:`MOST_PLANE_SPREAD` from the
+        plane, or it puts a foot at no positive width.
 
     Raises
     ------
     ValueError
-        When ``feet`` and ``widths`` differ in length, or a width is not a positive
-        number.
+        When ``feet`` and ``widths`` differ in length, a width is not a positive
+        number, or a foot not a finite point.
     """
     measured = np.asarray(widths, np.float64).reshape(-1)
     if len(measured) != len(feet):
         raise ValueError(f"{len(measured)} widths for {len(feet)} feet")
     if not np.all(np.isfinite(measured) & (measured > 0)):
         raise ValueError("every width must be a positive number")
+    xy = np.asarray(feet, np.float64).reshape(len(measured), 2)
+    if not np.all(np.isfinite(xy)):
+        raise ValueError("every foot must be a finite point")
     if len(measured) < LEAST_PAWNS_FOR_PLANE:
         return None
-    places = np.column_stack([np.asarray(feet, np.float64), np.ones(len(measured))])
+    # Centred and scaled, so that the fit is as well conditioned in any photo's pixels.
+    spread = np.maximum(xy.std(axis=0), 1e-9)
+    places = np.column_stack([(xy - xy.mean(axis=0)) / spread, np.ones(len(measured))])
     inverse = 1.0 / measured
     kept = np.ones(len(measured), bool)
-    for _ in range(3):  # fitted, then twice again without the pawns far off the fit
-        plane, *_ = np.linalg.lstsq(places[kept], inverse[kept], rcond=None)
+    for _ in range(3):  # fitted, then twice again without the pawns far off the last fit
+        plane, _, rank, _ = np.linalg.lstsq(places[kept], inverse[kept], rcond=None)
+        if rank < 3:
+            return None  # the feet kept lie on one line: no slope across it
         off = np.abs(places @ plane / inverse - 1.0)
         deviation = 1.4826 * float(np.median(off[kept]))  # robust, as a standard deviation
+        # (The last pass's pawns kept are counted only: too few, and the fit is not trusted.)
         kept = off <= max(PLANE_OUTLIER_SPREADS * deviation, LEAST_WIDTH_SPREAD)
         if kept.sum() < LEAST_PAWNS_FOR_PLANE:
             return None
+    if 1.4826 * float(np.median(off[kept])) > MOST_PLANE_SPREAD:
+        return None
     fitted = places @ plane
     if not np.all(fitted > 0):
         return None

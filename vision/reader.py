@@ -465,20 +465,28 @@ def place(
 ) -> list[Location]:
     """Each pawn's field and corner, through the engine's sector-based locator.
 
-    First whether it is on the board: with ``measure_widths`` (the widths of the pawns
-    standing at some feet, in the working photo's pixels), a creature of the outer
-    field, or off the board, that stands OWN_SIZE_REACH of the photo's pawn radii from
-    every string is judged on or off the board with its own width
-    (:func:`off_board_by_own_width`).
+    First whether it is on the board, with the photo's width: with ``measure_widths``
+    (the widths of the pawns standing at some feet, in the working photo's pixels), a
+    creature of the outer field, or off the board, that stands OWN_SIZE_REACH of the
+    photo's pawn radii from every string is judged on or off the board with its own
+    width (:func:`off_board_by_own_width`).
 
-    Then where: a demon the locator finds away from every corner is located again with
-    a larger pawn width: PAWN_WIDTH_DOUBT times the width read for the photo, or
+    Then where on the board: with ``measure_widths``, every pawn is measured, and each
+    pawn on the board is located with the width the table's plane gives at its foot
+    (:func:`vision.pawn_size.widths_on_table`; the photo's width where no plane is
+    fitted, as without ``measure_widths``). A tilted camera shows near pawns up to 1.3
+    times wider than far ones, and the locator weighs how a pawn fits a corner by its
+    radius: a demon put down loosely between two corners went to the one the photo's
+    one width favoured.
+
+    Then a demon the locator finds away from every corner is located again with a
+    larger pawn width: PAWN_WIDTH_DOUBT times the width it was located with, or
     OWN_WIDTH_DOUBT times its own where that is more (:func:`vision.combine.own_width`:
     as much larger as its blob is wider than the colour rules' width of one pawn,
     ``typical_width``, the photo's width when not given; up to MOST_OWN_WIDTH times the
     photo's). If it then stands in a corner of its own colour, it is counted there
-    (ambiguity EDGE_OF_REACH). The width is read once for the whole photo, and a tilted
-    camera shows near pawns larger than far ones: a demon put down loosely in its
+    (ambiguity EDGE_OF_REACH): the width read may be too small (pawns partly hidden,
+    one width for the photo under perspective), and a demon put down loosely in its
     corner, near the edge of the corner's reach, is otherwise read as a violation the
     table does not show. Demons really away from the corners stand in a field's middle,
     beyond that doubt: of the 58 such demons read in three generated sets (630 photos),
@@ -490,43 +498,60 @@ def place(
     read exactly over fourteen sets (2940 photos, forty-fourth session).
     """
     feet = [Foot(p.kind, p.colour, p.foot) for p in pawns.pawns]
-    radii = [pawns.pawn_width / 2] * len(feet)
-    if measure_widths is not None and feet:
-        # Every pawn measured once: for the table's plane, and for the creatures whose
-        # own width decides whether they are on the board.
-        places = [p.foot for p in pawns.pawns]
-        measured = dict(zip(places, measure_widths(places), strict=True))
-        widths = [measured[xy] for xy in places]
-        sizable = all(math.isfinite(width) and width > 0 for width in widths)
-        on_table = widths_on_table(places, widths) if sizable else None
-        if on_table is not None:
-            radii = list(on_table / 2)
-
-        def measured_widths(feet: Sequence[Point]) -> list[float]:
-            return [measured[xy] for xy in feet]
-
-        measure_widths = measured_widths
+    radius = pawns.pawn_width / 2
     typical = pawns.pawn_width if typical_width is None else typical_width
 
-    def doubted_radius(pawn: SeenPawn, radius: float) -> float:
+    def doubted_radius(pawn: SeenPawn, located_with: float) -> float:
         own = min(own_width(pawn, pawns.pawn_width, typical), MOST_OWN_WIDTH * pawns.pawn_width)
-        return max(PAWN_WIDTH_DOUBT * radius, OWN_WIDTH_DOUBT * own / 2)
+        return max(PAWN_WIDTH_DOUBT * located_with, OWN_WIDTH_DOUBT * own / 2)
 
     try:
-        located = [
-            geometry.locate([foot], pawn_radius=radius)[0]
-            for foot, radius in zip(feet, radii, strict=True)
-        ]
+        located = geometry.locate(feet, pawn_radius=radius)
+        radii = [radius] * len(feet)
         if measure_widths is not None:
-            located = off_board_by_own_width(geometry, pawns, located, measure_widths)
+            # Every pawn measured once, for the table's plane and for the creatures
+            # whose own width decides whether they are on the board (a foot's width
+            # hangs on the foot alone).
+            places = [pawn.foot for pawn in pawns.pawns]
+            measured = dict(zip(places, measure_widths(places), strict=True))
+            located = off_board_by_own_width(
+                geometry, pawns, located, lambda at: [measured[xy] for xy in at]
+            )
+            on_table = _widths_on_table(places, [measured[xy] for xy in places])
+            if on_table is not None:
+                radii = [width / 2 for width in on_table]
+                located = [
+                    location
+                    if location.creature.off_board
+                    else _on_the_board_with(geometry, foot, location, plane_radius)
+                    for foot, location, plane_radius in zip(feet, located, radii, strict=True)
+                ]
         return [
-            _own_corner_within_doubt(geometry, foot, location, doubted_radius(pawn, radius))
+            _own_corner_within_doubt(geometry, foot, location, doubted_radius(pawn, r))
             if location.ambiguity == FAR_FROM_CORNERS_AMBIGUITY
             else location
-            for pawn, foot, location, radius in zip(pawns.pawns, feet, located, radii, strict=True)
+            for pawn, foot, location, r in zip(pawns.pawns, feet, located, radii, strict=True)
         ]
     except EngineError as error:
         raise ReadError(f"cannot place the pawns on the board: {error}") from error
+
+
+def _widths_on_table(feet: Sequence[Point], widths: Sequence[float]) -> list[float] | None:
+    """:func:`vision.pawn_size.widths_on_table`, or None where a width measured is no
+    positive number (the sizer's, which never gives one, or another measure's)."""
+    if not all(math.isfinite(width) and width > 0 for width in widths):
+        return None
+    on_table = widths_on_table(feet, widths)
+    return None if on_table is None else [float(width) for width in on_table]
+
+
+def _on_the_board_with(
+    geometry: BoardGeometry, foot: Foot, location: Location, radius: float
+) -> Location:
+    """Where a creature judged on the board stands as a pawn of ``radius``; whether it
+    is on the board stays as ``location`` judged it (with its own margin)."""
+    again = geometry.locate([foot], pawn_radius=radius)[0]
+    return location if again.creature.off_board else again
 
 
 def off_board_by_own_width(
