@@ -203,7 +203,6 @@ def width_ratios(
     return np.exp(logs).astype(np.float32)
 
 
-
 #: :func:`widths_on_table` fits a plane only to at least this many pawns: fewer say
 #: little of how the width changes across the photo.
 LEAST_PAWNS_FOR_PLANE = 6
