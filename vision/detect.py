@@ -86,6 +86,11 @@ INPUT_ZOOM = 4 / 3
 #: A faint mark is looked at again (:func:`look_again`) in eight views of the place
 #: round it, a half-width of CONFIRM_CROP pawns, turned and mirrored every way.
 CONFIRM_CROP = 6.0
+#: A pawn's foot by the mean of the eight views (:func:`foot_in_views`) needs this many
+#: views that mark it. Over 446 demons of tilted generated photos (forty-seventh
+#: session) the mean foot was a median 0.040 pawn widths from the truth's, the one
+#: look's 0.050.
+FOOT_VIEWS_SEEN = 4
 #: Two marks of one kind and colour from SAME_PAWN to TWICE_MARKED_WITHIN pawn widths
 #: apart, each from TWICE_MARKED_FROM (every mark reported), may be one pawn marked twice
 #: (:func:`marked_once`): they are looked at again for pawns WIDER_LOOK times as wide,
@@ -576,6 +581,52 @@ def look_again(
         near = [s.score for s in seen if math.dist(s.xy, mark.xy) < SAME_PAWN * width]
         total += max(near, default=0.0)
     return Detection(mark.kind, mark.colour, mark.xy, total / 8, views=8)
+
+
+def foot_in_views(
+    rgb: NDArray[np.uint8], mark: Detection, width: float, model: DetectorModel | None = None
+) -> Point | None:
+    """Where ``mark``'s pawn stands by the mean of its foot in the eight turns and
+    mirrors of the place round it: in each view, the strongest mark of its kind and
+    colour within :data:`SAME_PAWN` pawn widths of it.
+
+    The network gives a foot as an offset from one of a coarse grid's cells; each turn
+    puts the grid elsewhere on the pawn, and the mean of the views is nearer the truth
+    than one look (:data:`FOOT_VIEWS_SEEN` gives the figures).
+
+    Parameters
+    ----------
+    rgb : (H, W, 3) uint8
+        The photo the mark was made in.
+    mark : Detection
+        The pawn's mark (its kind, colour and place).
+    width : float
+        The width of a pawn the detector looked for.
+    model : DetectorModel, optional
+        The bundled detector when omitted.
+
+    Returns
+    -------
+    (x, y) or None
+        In ``rgb``'s pixels; None where fewer than :data:`FOOT_VIEWS_SEEN` views mark
+        the pawn (or the place round it leaves less than a pawn's room).
+    """
+    if not math.isfinite(width) or width <= 0:
+        raise ValueError(f"width must be a positive number, got {width}")
+    if mark.kind == KNOT:
+        raise ValueError("a knot has no foot")
+    cut = _place_round(rgb, mark.xy, width)
+    if cut is None:
+        return None
+    feet = []
+    for seen in _turned_looks(cut, range(8), width, mark, MIN_SCORE, model or load_detector()):
+        near = [s for s in seen if math.dist(s.xy, mark.xy) < SAME_PAWN * width]
+        if near:
+            feet.append(max(near, key=lambda s: s.score).xy)
+    if len(feet) < FOOT_VIEWS_SEEN:
+        return None
+    x, y = np.mean(feet, axis=0)
+    return (float(x), float(y))
 
 
 def _turned_looks(
