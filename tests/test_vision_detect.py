@@ -1450,9 +1450,9 @@ def between_two_corners(
 
 
 def across_a_corners_edge(board: Board, radius: float) -> tuple[Point, Point, str, int, int]:
-    """Two points of a field, a hundredth of a pawn width or so apart, where a demon of
-    ``colour`` stands between two corners: at the first in crossing ``a``'s corner,
-    at the second in crossing ``b``'s."""
+    """Two points of a field, next to each other (1/200 of the way between the two
+    corners' snug spots), where a demon of ``colour`` stands between two corners: at
+    the first in crossing ``a``'s corner, at the second in crossing ``b``'s."""
     for points, where, a, b in between_two_corners(board, radius):
         for i in range(len(points) - 1):
             this, that = where[i], where[i + 1]
@@ -1516,9 +1516,11 @@ def test_a_demon_between_two_corners_is_located_by_its_foot_looked_at_again() ->
     assert (moved.crossing, moved.creature.xy) == (b, second)
     assert (in_corner.creature.xy, in_field.creature.xy) == (clear_xy, ghost.foot)
     assert (steadily.ambiguity, steadily.creature.xy) == (BETWEEN_CORNERS_AMBIGUITY, steady.foot)
-    # Where the views do not mark it, or put it away from every corner or on a
-    # string, its own foot stays.
-    on_string = board.lines[0].polyline[len(board.lines[0].polyline) // 2]
+    # Where the views do not mark it, or put it in no corner or on a string (here on
+    # the crossing, where the locator names a corner all the same), its own foot stays.
+    on_string = board.crossings[a].xy
+    [there] = geometry.locate([Foot(DEMON, colour, on_string)], pawn_radius=WIDTH / 2)
+    assert there.crossing is not None and there.ambiguity == ON_STRING_AMBIGUITY
     for elsewhere in (None, beside_the_board(board, 20), on_string):
         [kept, *_] = place(geometry, pawns, foot_again=looked_again(elsewhere))
         assert (kept.crossing, kept.creature.xy) == (a, first), elsewhere

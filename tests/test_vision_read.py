@@ -429,3 +429,16 @@ def test_a_demon_planted_beside_its_corner_on_a_tilted_photo_is_read_beside_it()
     assert read["kind"] == "demon" and read["crossing"] is None
     comparison = compare_reports(reading.report, made.truth)
     assert comparison.board_exact, "; ".join(comparison.problems)
+
+
+def test_a_demon_between_two_corners_is_read_in_the_corner_it_stands_in() -> None:
+    # Seed 440029 (easy): a green demon stands loosely between two corners of its
+    # colour in one field; the one look's foot put it in the other one, the mean of the
+    # eight views' feet in the truth's (vision.reader.place, foot_again).
+    made = make_photo(440029, "easy")
+    reading = read_photo(made.jpeg)
+    [loose] = [c for c in made.truth["creatures"] if c["id"] == 4]
+    assert (loose["kind"], loose["colour"]) == ("demon", "green")
+    comparison = compare_reports(reading.report, made.truth)
+    assert comparison.board_exact, "; ".join(comparison.problems)
+    assert not [p for p in comparison.problems if p.startswith("creature 4 (")]

@@ -87,9 +87,9 @@ INPUT_ZOOM = 4 / 3
 #: round it, a half-width of CONFIRM_CROP pawns, turned and mirrored every way.
 CONFIRM_CROP = 6.0
 #: A pawn's foot by the mean of the eight views (:func:`foot_in_views`) needs this many
-#: views that mark it. Over 446 demons of tilted generated photos (forty-seventh
-#: session) the mean foot was a median 0.040 pawn widths from the truth's, the one
-#: look's 0.050.
+#: views that mark it, half of them: fewer, and one stray view weighs too much. Over 446
+#: demons of tilted generated photos (forty-seventh session) the mean foot was a median
+#: 0.040 pawn widths from the truth's, the one look's 0.050.
 FOOT_VIEWS_SEEN = 4
 #: Two marks of one kind and colour from SAME_PAWN to TWICE_MARKED_WITHIN pawn widths
 #: apart, each from TWICE_MARKED_FROM (every mark reported), may be one pawn marked twice

@@ -503,8 +503,9 @@ def place(
     two corners a few hundredths of a pawn width decide, about what one look's foot is
     off; the views' mean is a fifth nearer. Only such demons are looked at again, and
     only where a foot FOOT_SHIFT pawn widths away would stand elsewhere: eight more
-    looks cost 30-100 ms a pawn. A refined foot off the board or on a string is not
-    taken: the views settle which corner, not whether.
+    looks cost 30-100 ms a pawn. A refined foot in no corner (off the board, or away
+    from every corner) or on a string is not taken: the views settle which corner, not
+    whether.
 
     Then a demon the locator finds away from every corner is located again with a
     larger pawn width: PAWN_WIDTH_DOUBT times the width it was located with, or
@@ -565,7 +566,7 @@ def place(
                 foot = replace(feet[i], xy=xy)
                 again = geometry.locate([foot], pawn_radius=radii[i])[0]
                 # The views settle which corner, not whether it is in one: a foot they
-                # put off the board or on a string keeps the one look's.
+                # put in no corner or on a string keeps the one look's.
                 if again.crossing is not None and again.ambiguity != ON_STRING_AMBIGUITY:
                     feet[i], located[i] = foot, again
         return [
