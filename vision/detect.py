@@ -569,17 +569,9 @@ def look_again(
     Detection
         The mark with the mean as its score and ``views`` 8.
     """
-    if not math.isfinite(width) or width <= 0:
-        raise ValueError(f"width must be a positive number, got {width}")
-    model = model or load_detector()
-    cut = _place_round(rgb, mark.xy, width)
-    if cut is None:
-        # Not a pawn's room round it in the photo (a mark off its edge): no pawn seen.
-        return Detection(mark.kind, mark.colour, mark.xy, 0.0, views=8)
-    total = 0.0
-    for seen in _turned_looks(cut, range(8), width, mark, MIN_SCORE, model):
-        near = [s.score for s in seen if math.dist(s.xy, mark.xy) < SAME_PAWN * width]
-        total += max(near, default=0.0)
+    views = _strongest_in_views(rgb, mark, width, model)
+    # Off the photo's edge, without a pawn's room round it, no view sees a pawn.
+    total = sum(seen.score for seen in views or [] if seen is not None)
     return Detection(mark.kind, mark.colour, mark.xy, total / 8, views=8)
 
 
@@ -611,22 +603,33 @@ def foot_in_views(
         In ``rgb``'s pixels; None where fewer than :data:`FOOT_VIEWS_SEEN` views mark
         the pawn (or the place round it leaves less than a pawn's room).
     """
-    if not math.isfinite(width) or width <= 0:
-        raise ValueError(f"width must be a positive number, got {width}")
     if mark.kind == KNOT:
         raise ValueError("a knot has no foot")
-    cut = _place_round(rgb, mark.xy, width)
-    if cut is None:
-        return None
-    feet = []
-    for seen in _turned_looks(cut, range(8), width, mark, MIN_SCORE, model or load_detector()):
-        near = [s for s in seen if math.dist(s.xy, mark.xy) < SAME_PAWN * width]
-        if near:
-            feet.append(max(near, key=lambda s: s.score).xy)
+    views = _strongest_in_views(rgb, mark, width, model)
+    feet = [seen.xy for seen in views or [] if seen is not None]
     if len(feet) < FOOT_VIEWS_SEEN:
         return None
     x, y = np.mean(feet, axis=0)
     return (float(x), float(y))
+
+
+def _strongest_in_views(
+    rgb: NDArray[np.uint8], mark: Detection, width: float, model: DetectorModel | None
+) -> list[Detection | None] | None:
+    """In each of the eight turns and mirrors of the place round ``mark``, the
+    strongest mark of its kind and colour within :data:`SAME_PAWN` pawn widths of it
+    (None where a view marks none); None where the place leaves less than a pawn's
+    room (a mark off the photo's edge). Validates ``width``."""
+    if not math.isfinite(width) or width <= 0:
+        raise ValueError(f"width must be a positive number, got {width}")
+    cut = _place_round(rgb, mark.xy, width)
+    if cut is None:
+        return None
+    views: list[Detection | None] = []
+    for seen in _turned_looks(cut, range(8), width, mark, MIN_SCORE, model or load_detector()):
+        near = [s for s in seen if math.dist(s.xy, mark.xy) < SAME_PAWN * width]
+        views.append(max(near, key=lambda s: s.score, default=None))
+    return views
 
 
 def _turned_looks(
