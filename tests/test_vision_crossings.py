@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -13,15 +14,18 @@ from shapely.geometry import Point as ShapelyPoint
 from engine.geometry import ring_crossings
 from vision.crossings import (
     CORD_HOLE_WIDTHS,
+    CORD_REACH_WIDTHS,
     CORD_STRAY_WIDTHS,
     FIT_STRAY_WIDTHS,
     LEAST_ANGLE_DEG,
+    NEAR_MARGIN_WIDTHS,
     PAWN_IN_STRING_WIDTHS,
     SETTLE_FROM_WIDTHS,
     _cord_course,
     draw_settled,
     settle_crossings,
 )
+from vision.detect import CordsNear
 from vision.trace import Loop, Loops
 
 WIDTH = 4.0
@@ -302,3 +306,50 @@ def test_the_other_cord_marked_at_the_crossing_is_left_out() -> None:
     red[near], blue[near] = both[near], both[near]
     settled = settle_crossings(traced_along_a_shadow(), WIDTH, cords={"red": red, "blue": blue})
     assert math.dist(read_crossing(settled), CROSSING) < 0.5 * WIDTH
+
+
+# On a closer look's cord maps.
+
+
+def closer_look(
+    cords: dict[str, np.ndarray], asked: list[tuple[tuple[float, float], float]]
+) -> Callable[[tuple[float, float], float], CordsNear]:
+    """A stand-in for the detector's closer look: ``cords`` cut to the square asked
+    for, with where it starts; each question is noted in ``asked``."""
+
+    def look(xy: tuple[float, float], reach: float) -> CordsNear:
+        asked.append((xy, reach))
+        left, top = max(int(xy[0] - reach), 0), max(int(xy[1] - reach), 0)
+        right, bottom = int(xy[0] + reach) + 1, int(xy[1] + reach) + 1
+        return CordsNear(
+            {colour: cord[top:bottom, left:right] for colour, cord in cords.items()}, (left, top)
+        )
+
+    return look
+
+
+def test_a_crossing_is_settled_on_the_closer_looks_maps_where_given() -> None:
+    """The first look's maps follow the trace along the shadow (they take in the
+    shadow too): they settle nothing. A closer look round each crossing sees the cords
+    where they run, in maps of its own part of the photo."""
+    aside = traced_along_a_shadow()
+    along_the_trace = {
+        colour: cord_map(loop.points) for colour, loop in aside.loops.items()
+    }
+    assert settle_crossings(aside, WIDTH, cords=along_the_trace) is aside
+    asked: list[tuple[tuple[float, float], float]] = []
+    look = closer_look(cords_at_the_circles(), asked)
+    settled = settle_crossings(aside, WIDTH, cords=along_the_trace, cords_near=look)
+    assert math.dist(read_crossing(settled), CROSSING) < 0.5 * WIDTH
+    # Asked once round each of the two crossings, as far as the fits reach and more.
+    assert len(asked) == 2
+    assert min(math.dist(xy, CROSSING) for xy, _ in asked) < 2 * WIDTH
+    assert {reach for _, reach in asked} == {(CORD_REACH_WIDTHS + NEAR_MARGIN_WIDTHS) * WIDTH}
+
+
+def test_a_closer_look_that_shows_no_cord_leaves_the_crossing() -> None:
+    aside = traced_along_a_shadow()
+    asked: list[tuple[tuple[float, float], float]] = []
+    nothing = closer_look({}, asked)
+    assert settle_crossings(aside, WIDTH, cords=cords_at_the_circles(), cords_near=nothing) is aside
+    assert asked

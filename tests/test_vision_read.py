@@ -442,3 +442,17 @@ def test_a_demon_between_two_corners_is_read_in_the_corner_it_stands_in() -> Non
     comparison = compare_reports(reading.report, made.truth)
     assert comparison.board_exact, "; ".join(comparison.problems)
     assert not [p for p in comparison.problems if p.startswith("creature 4 (")]
+
+
+def test_a_crossing_of_a_cord_traced_along_its_shadow_is_settled_on_a_closer_look() -> None:
+    # Seed 230192 (hard, green felt): the green cord was traced along its shadow, and
+    # the first look's cord map takes in the shadow too: the crossing with the red
+    # cord was read 2.2 string widths from its place, and its two green demons at a
+    # crossing read aside. A closer look round the crossing marks the cord's own band
+    # (vision.detect.cords_near), and the crossing is settled there.
+    made = make_photo(230192, "hard")
+    reading = read_photo(made.jpeg)
+    comparison = compare_reports(reading.report, made.truth)
+    assert comparison.board_exact, "; ".join(comparison.problems)
+    assert comparison.crossings_matched == comparison.crossings_truth
+    assert not [p for p in comparison.problems if "off its place" in p or "read aside" in p]

@@ -35,6 +35,7 @@ from shapely.geometry import Point as ShapelyPoint
 
 from engine.geometry import ring_crossings
 from vision.colour import LABEL_RGB
+from vision.detect import CordsNear
 from vision.trace import Loop, Loops, Points, leaving
 
 #: Each loop's course within this many string widths of a crossing is fitted (its
@@ -103,6 +104,9 @@ CORD_SURE = 100
 CORD_LEAST_PIXELS = 5
 CORD_STRAY_WIDTHS = 1.0
 CORD_SETTLE_FROM_WIDTHS = 0.3
+#: A closer look at a crossing (``cords_near``) takes in this many string widths beyond
+#: CORD_REACH_WIDTHS: the network sees the table round the cords at the reach's edge.
+NEAR_MARGIN_WIDTHS = 3.0
 
 
 @dataclass(frozen=True)
@@ -160,6 +164,7 @@ def settle_crossings(
     string_width: float,
     pawn_width: float | None = None,
     cords: Mapping[str, NDArray[np.uint8]] | None = None,
+    cords_near: Callable[[tuple[float, float], float], CordsNear] | None = None,
 ) -> Loops:
     """The loops, each laid on its smooth course round the crossings where its trace
     was kinked aside, then on the course its cord map shows (see the module's
@@ -177,6 +182,10 @@ def settle_crossings(
     cords : dict of colour to (H, W) uint8, optional
         The detector's cord maps (:attr:`vision.detect.Detections.cords`), in the
         loops' pixels; a colour without one is not settled on it.
+    cords_near : callable, optional
+        ``cords_near(xy, reach)``: the cord maps of a closer look at the loops' photo
+        within ``reach`` of ``xy`` (:func:`vision.detect.cords_near`). Where given, each
+        crossing is settled on the maps of a closer look round it, not on ``cords``.
 
     Returns
     -------
@@ -205,11 +214,16 @@ def settle_crossings(
         return _settled(points[a], points[b], xy, string_width)
 
     def on_cord_maps(a: str, b: str, xy: NDArray[np.float64]) -> tuple[Points, Points] | None:
-        maps = (cords.get(a), cords.get(b)) if cords else (None, None)
-        return _settled_on_cords(points[a], points[b], xy, maps, string_width)
+        if cords_near is not None:
+            reach = (CORD_REACH_WIDTHS + NEAR_MARGIN_WIDTHS) * string_width
+            near = cords_near((float(xy[0]), float(xy[1])), reach)
+            maps = tuple(_placed(near.maps.get(colour), near.origin) for colour in (a, b))
+        else:
+            maps = tuple(_placed((cords or {}).get(colour), (0, 0)) for colour in (a, b))
+        return _settled_on_cords(points[a], points[b], xy, (maps[0], maps[1]), string_width)
 
     changed = _settle_each(points, rings, order, on_traces)
-    if cords:
+    if cords or cords_near is not None:
         changed |= _settle_each(points, rings, order, on_cord_maps)
     if not changed:
         return loops
@@ -299,11 +313,19 @@ def _laid_where_fits_meet(
     return laid[0], laid[1]
 
 
+#: A cord map and where its first pixel lies among the loops' pixels (x, y).
+PlacedMap = tuple[NDArray[np.uint8], tuple[int, int]]
+
+
+def _placed(cord: NDArray[np.uint8] | None, origin: tuple[int, int]) -> PlacedMap | None:
+    return None if cord is None else (cord, origin)
+
+
 def _settled_on_cords(
     a: Points,
     b: Points,
     crossing: NDArray[np.float64],
-    cords: tuple[NDArray[np.uint8] | None, NDArray[np.uint8] | None],
+    cords: tuple[PlacedMap | None, PlacedMap | None],
     width: float,
 ) -> tuple[Points, Points] | None:
     """The two loops laid on the courses their cord maps show round ``crossing``, or
@@ -316,9 +338,13 @@ def _settled_on_cords(
         stretch = _stretch(points, crossing, CORD_REACH_WIDTHS * width)
         if stretch is None or len(stretch) < 5:
             return None
-        fit = _cord_course(cord, points[stretch], crossing, width)
+        # The fit is made in the map's pixels and moved back among the loops'.
+        sure, origin = cord
+        offset = np.asarray(origin, float)
+        fit = _cord_course(sure, points[stretch] - offset, crossing - offset, width)
         if fit is None:
             return None
+        fit = replace(fit, origin=fit.origin + offset)
         stretches.append(stretch)
         fits.append(fit)
     least = CORD_SETTLE_FROM_WIDTHS

@@ -48,8 +48,10 @@ from vision.creatures import Pawns, SeenPawn, find_pawns
 from vision.crossings import draw_settled, settle_crossings
 from vision.detect import (
     SAME_PAWN,
+    CordsNear,
     Detection,
     Detections,
+    cords_near,
     detect_at_measured_width,
     detect_checking_size,
     draw_detections,
@@ -353,10 +355,17 @@ def _read_photo(
         loops = stage("knots", knots)
     traced_loops = loops
     cords = strings.detections.cords if strings.detections is not None else None
+    closer: Callable[[tuple[float, float], float], CordsNear] | None = None
+    if strings.detections is not None:
+        looked_for = strings.detections.pawn_width
+
+        def closer(xy: tuple[float, float], reach: float) -> CordsNear:
+            return cords_near(photo.rgb, xy, reach, looked_for)
+
     loops = stage(
         "settle",
         lambda: settle_crossings(
-            traced_loops, separation.string_width, pawns.pawn_width, cords
+            traced_loops, separation.string_width, pawns.pawn_width, cords, closer
         ),
     )
     board = stage("arrange", lambda: arrange(loops))
