@@ -328,18 +328,25 @@ def closer_look(
     return look
 
 
-def test_a_crossing_is_settled_on_the_closer_looks_maps_where_given() -> None:
-    """The first look's maps follow the trace along the shadow (they take in the
-    shadow too): they settle nothing. A closer look round each crossing sees the cords
-    where they run, in maps of its own part of the photo."""
+def with_its_shadow(loops: Loops) -> dict[str, np.ndarray]:
+    """The first look's maps of a cord of the table's hue: the cord's band and its
+    shadow's beside it, as one wide band (here the red cord's shadow along the trace)."""
+    cords = cords_at_the_circles()
+    cords["red"] = np.maximum(cords["red"], cord_map(loops.loops["red"].points))
+    return cords
+
+
+def test_a_crossing_is_settled_on_the_closer_look_where_its_maps_fit_more_tightly() -> None:
+    """The first look's map of the red cord takes in its shadow along the trace: its fit
+    lies between the two and keeps farther from its pixels. A closer look round each
+    crossing sees the cords where they run, in maps of its own part of the photo."""
     aside = traced_along_a_shadow()
-    along_the_trace = {
-        colour: cord_map(loop.points) for colour, loop in aside.loops.items()
-    }
-    assert settle_crossings(aside, WIDTH, cords=along_the_trace) is aside
+    first = with_its_shadow(aside)
+    on_the_first = settle_crossings(aside, WIDTH, cords=first)
+    assert math.dist(read_crossing(on_the_first), CROSSING) > 0.75 * WIDTH
     asked: list[tuple[tuple[float, float], float]] = []
     look = closer_look(cords_at_the_circles(), asked)
-    settled = settle_crossings(aside, WIDTH, cords=along_the_trace, cords_near=look)
+    settled = settle_crossings(aside, WIDTH, cords=first, cords_near=look)
     assert math.dist(read_crossing(settled), CROSSING) < 0.5 * WIDTH
     # Asked once round each of the two crossings, as far as the fits reach and more.
     assert len(asked) == 2
@@ -347,9 +354,39 @@ def test_a_crossing_is_settled_on_the_closer_looks_maps_where_given() -> None:
     assert {reach for _, reach in asked} == {(CORD_REACH_WIDTHS + NEAR_MARGIN_WIDTHS) * WIDTH}
 
 
-def test_a_closer_look_that_shows_no_cord_leaves_the_crossing() -> None:
+def test_the_first_look_is_kept_where_the_closer_looks_maps_fit_less_tightly() -> None:
+    """The closer look marks a pawn's rim beside the red cord too (the network sees
+    pawns far larger than it learned): there the first look's map, one band, is kept."""
+    aside = traced_along_a_shadow()
+    rimmed = cords_at_the_circles()
+    rimmed["red"] = np.maximum(rimmed["red"], cord_map(aside.loops["red"].points))
+    asked: list[tuple[tuple[float, float], float]] = []
+    settled = settle_crossings(
+        aside, WIDTH, cords=cords_at_the_circles(), cords_near=closer_look(rimmed, asked)
+    )
+    assert asked
+    assert math.dist(read_crossing(settled), CROSSING) < 0.5 * WIDTH
+    assert math.dist(read_crossing(settle_crossings(aside, WIDTH, cords=rimmed)), CROSSING) > (
+        0.75 * WIDTH
+    )
+
+
+def test_a_closer_look_cut_at_the_photos_edge_still_settles() -> None:
+    """A part cut short by the photo's edge (200 rows here, the crossing 33 rows
+    above it) is read as far as it goes."""
+    cut = {colour: cord[:200].copy() for colour, cord in cords_at_the_circles().items()}
+    asked: list[tuple[tuple[float, float], float]] = []
+    settled = settle_crossings(traced_along_a_shadow(), WIDTH, cords_near=closer_look(cut, asked))
+    assert math.dist(read_crossing(settled), CROSSING) < 0.5 * WIDTH
+
+
+def test_a_closer_look_that_shows_no_cord_leaves_the_first_looks_say() -> None:
     aside = traced_along_a_shadow()
     asked: list[tuple[tuple[float, float], float]] = []
     nothing = closer_look({}, asked)
-    assert settle_crossings(aside, WIDTH, cords=cords_at_the_circles(), cords_near=nothing) is aside
-    assert asked
+    alone = settle_crossings(aside, WIDTH, cords_near=nothing)
+    assert asked and alone is aside
+    with_first = settle_crossings(aside, WIDTH, cords=cords_at_the_circles(), cords_near=nothing)
+    first_only = settle_crossings(aside, WIDTH, cords=cords_at_the_circles())
+    assert np.array_equal(with_first.loops["red"].points, first_only.loops["red"].points)
+    assert math.dist(read_crossing(with_first), CROSSING) < 0.5 * WIDTH

@@ -449,7 +449,8 @@ def test_a_crossing_of_a_cord_traced_along_its_shadow_is_settled_on_a_closer_loo
     # the first look's cord map takes in the shadow too: the crossing with the red
     # cord was read 2.2 string widths from its place, and its two green demons at a
     # crossing read aside. A closer look round the crossing marks the cord's own band
-    # (vision.detect.cords_near), and the crossing is settled there.
+    # (vision.detect.cords_near), which its fit keeps nearer than the first look's, and
+    # the crossing is settled there.
     made = make_photo(230192, "hard")
     reading = read_photo(made.jpeg)
     comparison = compare_reports(reading.report, made.truth)

@@ -16,7 +16,16 @@ along the loop's course, the crossing itself left out, where the cord beneath is
 and where both fit the map closely, are supported on both sides of the crossing
 and meet a little apart from where the loops cross, the loops are laid on them there.
 The trace follows the colour rules' mask and its skeleton, which a pawn's rim, a shadow
-or the table's hue pull aside; the cord map sees the cord's band itself.
+or the table's hue pull aside; the cord map sees the cord's band itself (on most
+tables).
+
+The reader gives this step a closer look round each crossing too (``cords_near``): the
+first look (:data:`vision.detect.INPUT_ZOOM`) marks a cord of the table's hue together
+with its shadow beside it, and the fits of those maps lie up to two string widths aside
+too; looked at :data:`vision.detect.CLOSER_LOOK` times as large, the network marks the
+cord's own band, but also the rims of pawns, far larger than it learned, and the edges
+of hard shadows. Each cord's course is fitted on the look whose map it fits more
+tightly.
 """
 
 from __future__ import annotations
@@ -105,7 +114,9 @@ CORD_LEAST_PIXELS = 5
 CORD_STRAY_WIDTHS = 1.0
 CORD_SETTLE_FROM_WIDTHS = 0.3
 #: A closer look at a crossing (``cords_near``) takes in this many string widths beyond
-#: CORD_REACH_WIDTHS: the network sees the table round the cords at the reach's edge.
+#: CORD_REACH_WIDTHS: the pixels fitted lie within CORD_BAND_WIDTHS of a stretch that
+#: reaches CORD_REACH_WIDTHS, so 1.5 widths are left before the part's edge, where the
+#: network sees only the part's border repeated. (Not varied.)
 NEAR_MARGIN_WIDTHS = 3.0
 
 
@@ -159,6 +170,11 @@ class CourseFit:
         return self.origin + np.outer(t, self.along) + np.outer(u, self.across)
 
 
+#: One look's cord maps, by colour, and where their first pixel lies among the loops'
+#: pixels (x, y): the photo's own, or a closer look's at a part of it.
+Look = tuple[Mapping[str, NDArray[np.uint8]], tuple[int, int]]
+
+
 def settle_crossings(
     loops: Loops,
     string_width: float,
@@ -185,7 +201,8 @@ def settle_crossings(
     cords_near : callable, optional
         ``cords_near(xy, reach)``: the cord maps of a closer look at the loops' photo
         within ``reach`` of ``xy`` (:func:`vision.detect.cords_near`). Where given, each
-        crossing is settled on the maps of a closer look round it, not on ``cords``.
+        crossing is looked at closer too, and each cord's course round it fitted on
+        the look whose map it fits more tightly.
 
     Returns
     -------
@@ -214,13 +231,12 @@ def settle_crossings(
         return _settled(points[a], points[b], xy, string_width)
 
     def on_cord_maps(a: str, b: str, xy: NDArray[np.float64]) -> tuple[Points, Points] | None:
+        looks: list[Look] = [(cords, (0, 0))] if cords else []
         if cords_near is not None:
             reach = (CORD_REACH_WIDTHS + NEAR_MARGIN_WIDTHS) * string_width
             near = cords_near((float(xy[0]), float(xy[1])), reach)
-            maps = tuple(_placed(near.maps.get(colour), near.origin) for colour in (a, b))
-        else:
-            maps = tuple(_placed((cords or {}).get(colour), (0, 0)) for colour in (a, b))
-        return _settled_on_cords(points[a], points[b], xy, (maps[0], maps[1]), string_width)
+            looks.append((near.maps, near.origin))
+        return _settled_on_cords((points[a], points[b]), (a, b), xy, looks, string_width)
 
     changed = _settle_each(points, rings, order, on_traces)
     if cords or cords_near is not None:
@@ -313,42 +329,40 @@ def _laid_where_fits_meet(
     return laid[0], laid[1]
 
 
-#: A cord map and where its first pixel lies among the loops' pixels (x, y).
-PlacedMap = tuple[NDArray[np.uint8], tuple[int, int]]
-
-
-def _placed(cord: NDArray[np.uint8] | None, origin: tuple[int, int]) -> PlacedMap | None:
-    return None if cord is None else (cord, origin)
-
-
 def _settled_on_cords(
-    a: Points,
-    b: Points,
+    loops: tuple[Points, Points],
+    colours: tuple[str, str],
     crossing: NDArray[np.float64],
-    cords: tuple[PlacedMap | None, PlacedMap | None],
+    looks: list[Look],
     width: float,
 ) -> tuple[Points, Points] | None:
-    """The two loops laid on the courses their cord maps show round ``crossing``, or
-    None where a map is missing or a course not trusted, or the courses meet too near,
-    too far or at too small an angle (see :data:`CORD_REACH_WIDTHS`)."""
+    """The two loops (of ``colours``) laid on the courses their cord maps show round
+    ``crossing``, or None where no look has a map of a cord or no course is trusted, or
+    the courses meet too near, too far or at too small an angle (see
+    :data:`CORD_REACH_WIDTHS`). Of several looks, each cord's course is the fit that
+    keeps nearest its pixels (the least stray): the look that shows the cord as one
+    tight band, not together with its shadow or a pawn's rim beside it."""
     stretches, fits = [], []
-    for points, cord in zip((a, b), cords, strict=True):
-        if cord is None:
-            return None
+    for points, colour in zip(loops, colours, strict=True):
         stretch = _stretch(points, crossing, CORD_REACH_WIDTHS * width)
         if stretch is None or len(stretch) < 5:
             return None
-        # The fit is made in the map's pixels and moved back among the loops'.
-        sure, origin = cord
-        offset = np.asarray(origin, float)
-        fit = _cord_course(sure, points[stretch] - offset, crossing - offset, width)
-        if fit is None:
+        found = []
+        for maps, origin in looks:
+            cord = maps.get(colour)
+            if cord is None:
+                continue
+            # The fit is made in the map's pixels and moved back among the loops'.
+            offset = np.asarray(origin, float)
+            fit = _cord_course(cord, points[stretch] - offset, crossing - offset, width)
+            if fit is not None:
+                found.append(replace(fit, origin=fit.origin + offset))
+        if not found:
             return None
-        fit = replace(fit, origin=fit.origin + offset)
         stretches.append(stretch)
-        fits.append(fit)
+        fits.append(min(found, key=lambda fit: fit.stray))
     least = CORD_SETTLE_FROM_WIDTHS
-    return _laid_where_fits_meet((a, b), stretches, fits, crossing, width, least)
+    return _laid_where_fits_meet(loops, stretches, fits, crossing, width, least)
 
 
 def _cord_course(

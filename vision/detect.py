@@ -89,11 +89,15 @@ INPUT_ZOOM = 4 / 3
 #: cord about 5), its cord maps mark a cord of the table's hue in its own band, where
 #: the first look's take in its shadow beside it too, and so lie up to two string
 #: widths aside on green felt and the blue mat. Its pawns are far larger than any the
-#: network learned, and it marks their rims as cords: only its cord maps are used.
-#: Chosen on the 121 photos of the fourteenth to twenty-second sets with a crossing not
-#: found and 70 others (fifty-first session): settled on these maps, 37 crossings read
-#: 1.5-5.3 string widths aside came within it, 3 went out (1.5 times larger: 27 and
-#: 4; 2.5 times: 36 and 4).
+#: network learned, and it marks their rims as cords, and the edges of hard shadows:
+#: only its cord maps are used, and the settle stage fits each cord on the look whose
+#: map it fits more tightly (vision.crossings). Chosen on 121 photos of the fourteenth
+#: to twenty-second sets, the 51 with a crossing not found and 70 other hard and normal
+#: ones (forty-ninth session), the closer maps used alone: 37 crossings read 1.5-5.3
+#: string widths aside came within it, 3 went out (1.5 times larger: 27 and 4; 2.5
+#: times: 36 and 4); but on the dev photos (another renderer) 263 -> 260 were found,
+#: dev_0014's blue cord on the blue mat lost at two crossings. Fitted on the tighter
+#: map: 33 and 2, dev photos 263 -> 261.
 CLOSER_LOOK = 2.0
 #: A faint mark is looked at again (:func:`look_again`) in eight views of the place
 #: round it, a half-width of CONFIRM_CROP pawns, turned and mirrored every way.
@@ -398,9 +402,10 @@ def cords_near(
         raise ValueError(f"xy must be a finite point, got {xy}")
     model = model or load_detector()
     height, width = rgb.shape[:2]
-    left, top = max(int(xy[0] - reach), 0), max(int(xy[1] - reach), 0)
-    right, bottom = min(int(xy[0] + reach) + 1, width), min(int(xy[1] + reach) + 1, height)
-    if right <= left or bottom <= top:
+    left, top = max(math.floor(xy[0] - reach), 0), max(math.floor(xy[1] - reach), 0)
+    right = min(math.floor(xy[0] + reach) + 1, width)
+    bottom = min(math.floor(xy[1] + reach) + 1, height)
+    if right <= left or bottom <= top or not model.cords:
         return CordsNear({}, (left, top))
     box = (slice(top, bottom), slice(left, right))
     scale = input_scale((bottom - top, right - left), pawn_width, model, CLOSER_LOOK * INPUT_ZOOM)

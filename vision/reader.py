@@ -356,7 +356,7 @@ def _read_photo(
     traced_loops = loops
     cords = strings.detections.cords if strings.detections is not None else None
     closer: Callable[[tuple[float, float], float], CordsNear] | None = None
-    if strings.detections is not None:
+    if strings.detections is not None and strings.detections.cords:
         looked_for = strings.detections.pawn_width
 
         def closer(xy: tuple[float, float], reach: float) -> CordsNear:
