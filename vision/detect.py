@@ -321,20 +321,7 @@ def detect(
     if not math.isfinite(zoom) or zoom <= 0:
         raise ValueError(f"zoom must be a positive number, got {zoom}")
     model = model or load_detector()
-    rows, columns = box or (slice(0, rgb.shape[0]), slice(0, rgb.shape[1]))
-    h, w = rgb[rows, columns].shape[:2]
-    scale = input_scale((h, w), pawn_width, model, zoom)
-    output, view = run_on_part(
-        model.network(),
-        rgb,
-        box,
-        scale,
-        model.side_multiple,
-        # The table's median is taken over the window the network was trained with
-        # (BACKGROUND_PAWNS of its 16-px pawns: three pawns at INPUT_ZOOM); over four
-        # zoomed pawns it read worse (docs/reader-history.md, twenty-third session).
-        lambda image: detector_input(image, model.pawn_px),
-    )
+    output, view = _look_at(rgb, box, pawn_width, model, zoom)
     found = []
     for obj, score, (x, y) in peaks(output[: len(OBJECTS) + 2], model.stride):
         if not view.inside(x, y):
@@ -344,6 +331,31 @@ def detect(
     found.sort(key=lambda d: -d.score)
     cords = _cord_maps(output, view, model, rgb.shape) if with_cords else {}
     return Detections(found=found, pawn_width=pawn_width, cords=cords)
+
+
+def _look_at(
+    rgb: NDArray[np.uint8],
+    box: tuple[slice, slice] | None,
+    pawn_width: float,
+    model: DetectorModel,
+    zoom: float,
+) -> tuple[NDArray[np.float32], ScaledPart]:
+    """The network's output for the part ``box`` of ``rgb`` (all of it when None),
+    scaled so that a pawn ``pawn_width`` wide is ``zoom`` times its training's, and how
+    the part was given to it."""
+    rows, columns = box or (slice(0, rgb.shape[0]), slice(0, rgb.shape[1]))
+    h, w = rgb[rows, columns].shape[:2]
+    return run_on_part(
+        model.network(),
+        rgb,
+        box,
+        input_scale((h, w), pawn_width, model, zoom),
+        model.side_multiple,
+        # The table's median is taken over the window the network was trained with
+        # (BACKGROUND_PAWNS of its 16-px pawns: three pawns at INPUT_ZOOM); over four
+        # zoomed pawns it read worse (docs/reader-history.md, twenty-third session).
+        lambda image: detector_input(image, model.pawn_px),
+    )
 
 
 def _cord_maps(
@@ -408,15 +420,7 @@ def cords_near(
     if right <= left or bottom <= top or not model.cords:
         return CordsNear({}, (left, top))
     box = (slice(top, bottom), slice(left, right))
-    scale = input_scale((bottom - top, right - left), pawn_width, model, CLOSER_LOOK * INPUT_ZOOM)
-    output, view = run_on_part(
-        model.network(),
-        rgb,
-        box,
-        scale,
-        model.side_multiple,
-        lambda image: detector_input(image, model.pawn_px),
-    )
+    output, view = _look_at(rgb, box, pawn_width, model, CLOSER_LOOK * INPUT_ZOOM)
     return CordsNear(_cord_maps(output, view, model, (bottom - top, right - left)), (left, top))
 
 
