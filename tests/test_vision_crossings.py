@@ -21,7 +21,9 @@ from vision.crossings import (
     NEAR_MARGIN_WIDTHS,
     PAWN_IN_STRING_WIDTHS,
     SETTLE_FROM_WIDTHS,
+    SMOOTH_TRACE_WIDTHS,
     _cord_course,
+    _course_through,
     draw_settled,
     settle_crossings,
 )
@@ -49,6 +51,29 @@ def pushed(points: np.ndarray, centre: tuple[float, float], at: tuple[float, flo
     radial = (points - centre) / np.linalg.norm(points - centre, axis=1)[:, None]
     near = np.linalg.norm(points - at, axis=1)
     return points + (offset * np.exp(-((near / spread) ** 2)))[:, None] * radial
+
+
+def along_the_circle(
+    centre: tuple[float, float], radius: float, start: tuple[float, float], distance: float
+) -> tuple[float, float]:
+    """The point ``distance`` along the circle from its point ``start`` (clockwise on
+    the screen, where y runs down)."""
+    angle = math.atan2(start[1] - centre[1], start[0] - centre[0]) - distance / radius
+    return (centre[0] + radius * math.cos(angle), centre[1] + radius * math.sin(angle))
+
+
+def with_a_rim(points: np.ndarray, centre: tuple[float, float], at: tuple[float, float]
+               ) -> np.ndarray:
+    """The circle ``points`` pulled a string width outward at ``at`` by a pawn's rim."""
+    return pushed(points, centre, at, WIDTH, WIDTH)
+
+
+def stray_round_the_crossing(points: np.ndarray, crossing: np.ndarray) -> float:
+    """How far (string widths, root mean square) the loop's course through
+    ``crossing`` keeps from its parabola."""
+    course = _course_through(points, crossing, WIDTH)
+    assert course is not None
+    return course[1].stray / WIDTH
 
 
 def loops_of(red: np.ndarray, red_knot: tuple[float, float] | None = None) -> Loops:
@@ -202,13 +227,47 @@ def cords_at_the_circles() -> dict[str, np.ndarray]:
     return {"red": cord_map(circle(RED_CENTRE)), "blue": cord_map(circle(BLUE_CENTRE))}
 
 
-def traced_along_a_shadow() -> Loops:
-    """The red loop traced a string width outward over a long stretch round the
+def smoothly_along_a_shadow() -> Loops:
+    """The red loop traced two string widths outward over a long stretch round the
     crossing, smoothly (along the cord's shadow): the course fits see no kink."""
     return loops_of(pushed(circle(RED_CENTRE), RED_CENTRE, CROSSING, 1.8 * WIDTH, 10 * WIDTH))
 
 
-def test_a_crossing_traced_smoothly_aside_is_settled_on_the_cord_maps() -> None:
+def traced_along_a_shadow() -> Loops:
+    """As :func:`smoothly_along_a_shadow`, and pulled aside once more by a pawn's rim
+    four string widths from the crossing: a trace that does not run smooth there."""
+    rim = along_the_circle(RED_CENTRE, RADIUS, CROSSING, 4 * WIDTH)
+    red = with_a_rim(circle(RED_CENTRE), RED_CENTRE, rim)
+    return loops_of(pushed(red, RED_CENTRE, CROSSING, 1.8 * WIDTH, 10 * WIDTH))
+
+
+def test_the_scenes_traces_are_as_smooth_as_they_say() -> None:
+    """The scenes below stand on either side of SMOOTH_TRACE_WIDTHS (and within
+    FIT_STRAY_WIDTHS: the first pass trusts their fits)."""
+    smooth, rimmed = smoothly_along_a_shadow(), traced_along_a_shadow()
+    assert stray_round_the_crossing(smooth.loops["red"].points, read_crossing(smooth)) < (
+        0.8 * SMOOTH_TRACE_WIDTHS
+    )
+    rimmed_stray = stray_round_the_crossing(rimmed.loops["red"].points, read_crossing(rimmed))
+    assert 1.5 * SMOOTH_TRACE_WIDTHS < rimmed_stray < FIT_STRAY_WIDTHS
+    for loops in (smooth, rimmed):
+        blue = loops.loops["blue"].points
+        assert stray_round_the_crossing(blue, read_crossing(loops)) < 0.1 * SMOOTH_TRACE_WIDTHS
+
+
+def test_traces_running_smooth_through_a_crossing_are_taken_as_they_are() -> None:
+    """Where both traces run smooth through a crossing, its cord maps are not looked
+    at: here they show it two widths away, as the maps of a pawn's rim or a shadow's
+    edge beside a cord that was traced right would."""
+    smooth = smoothly_along_a_shadow()
+    assert math.dist(read_crossing(smooth), CROSSING) > 1.5 * WIDTH
+    asked: list[tuple[tuple[float, float], float]] = []
+    look = closer_look(cords_at_the_circles(), asked)
+    kept = settle_crossings(smooth, WIDTH, cords=cords_at_the_circles(), cords_near=look)
+    assert kept is smooth and asked == []
+
+
+def test_a_crossing_traced_aside_along_a_shadow_is_settled_on_the_cord_maps() -> None:
     aside = traced_along_a_shadow()
     assert math.dist(read_crossing(aside), CROSSING) > 1.5 * WIDTH
     # The smooth courses meet where the loops cross: the first pass leaves them.
@@ -289,7 +348,10 @@ def test_cords_crossing_at_a_shallow_angle_are_not_settled_on_their_maps() -> No
         cv2.polylines(cord, [np.round(points).astype(np.int32)], True, 255, round(WIDTH))
         return cv2.GaussianBlur(cord, (0, 0), WIDTH / 4)
 
-    aside = pushed(red, (float(shift[0]), float(shift[1])), (300.0, 300.0), 0.4 * WIDTH, 10 * WIDTH)
+    red_centre = (float(shift[0]), float(shift[1]))
+    rim = along_the_circle(red_centre, big, (300.0, 300.0), 4 * WIDTH)
+    aside = pushed(with_a_rim(red, red_centre, rim), red_centre, (300.0, 300.0), 0.4 * WIDTH,
+                   10 * WIDTH)
     shallow = Loops({"red": Loop("red", aside, None), "blue": Loop("blue", blue, None)}, [])
     cords = {"red": band(red), "blue": band(blue)}
     assert settle_crossings(shallow, WIDTH, cords=cords) is shallow
@@ -348,10 +410,11 @@ def test_a_crossing_is_settled_on_the_closer_look_where_its_maps_fit_more_tightl
     look = closer_look(cords_at_the_circles(), asked)
     settled = settle_crossings(aside, WIDTH, cords=first, cords_near=look)
     assert math.dist(read_crossing(settled), CROSSING) < 0.5 * WIDTH
-    # Asked once round each of the two crossings, as far as the fits reach and more.
-    assert len(asked) == 2
-    assert min(math.dist(xy, CROSSING) for xy, _ in asked) < 2 * WIDTH
-    assert {reach for _, reach in asked} == {(CORD_REACH_WIDTHS + NEAR_MARGIN_WIDTHS) * WIDTH}
+    # Asked once, round the crossing whose trace does not run smooth (the lower one
+    # does), as far as the fits reach and more.
+    assert len(asked) == 1
+    assert math.dist(asked[0][0], CROSSING) < 2 * WIDTH
+    assert asked[0][1] == (CORD_REACH_WIDTHS + NEAR_MARGIN_WIDTHS) * WIDTH
 
 
 def test_the_first_look_is_kept_where_the_closer_looks_maps_fit_less_tightly() -> None:
@@ -390,3 +453,23 @@ def test_a_closer_look_that_shows_no_cord_leaves_the_first_looks_say() -> None:
     first_only = settle_crossings(aside, WIDTH, cords=cords_at_the_circles())
     assert np.array_equal(with_first.loops["red"].points, first_only.loops["red"].points)
     assert math.dist(read_crossing(with_first), CROSSING) < 0.5 * WIDTH
+
+
+def test_a_trace_smooth_once_settled_on_its_course_is_not_looked_at_on_the_maps() -> None:
+    """A crossing the first pass laid on the loops' fits runs smooth: the cord maps
+    (here marking the red cord's shadow two widths outward) are not looked at there."""
+    kinked = loops_of(pushed(circle(RED_CENTRE), RED_CENTRE, CROSSING, 1.8 * WIDTH, WIDTH))
+    assert stray_round_the_crossing(kinked.loops["red"].points, read_crossing(kinked)) > (
+        3 * SMOOTH_TRACE_WIDTHS
+    )
+    first = settle_crossings(kinked, WIDTH)
+    assert math.dist(read_crossing(kinked), CROSSING) > 1.5 * WIDTH
+    assert math.dist(read_crossing(first), CROSSING) < 0.5 * WIDTH
+    laid = first.loops["red"].points
+    assert stray_round_the_crossing(laid, read_crossing(first)) < SMOOTH_TRACE_WIDTHS
+    shadow = pushed(circle(RED_CENTRE), RED_CENTRE, CROSSING, 2 * WIDTH, 10 * WIDTH)
+    cords = {"red": cord_map(shadow), "blue": cords_at_the_circles()["blue"]}
+    asked: list[tuple[tuple[float, float], float]] = []
+    both = settle_crossings(kinked, WIDTH, cords=cords, cords_near=closer_look(cords, asked))
+    assert asked == []
+    assert np.array_equal(both.loops["red"].points, first.loops["red"].points)
