@@ -28,9 +28,11 @@ of hard shadows. Each cord's course is fitted on the look whose map it fits more
 tightly.
 
 Where both traces already run smooth through a crossing (each keeps within a tenth of a
-string width of its parabola), the cord maps are not looked at there: the trace follows
-its cord, and a map that marks a pawn's rim or a shadow's edge beside it would only
-move the crossing aside (and the closer look, a run of the network, is spared).
+string width of its parabola), the cord maps are not looked at there (and the closer
+look, a run of the network, is spared): such a trace mostly follows its cord, and a map
+that marks a pawn's rim or a shadow's edge beside it would only move the crossing aside.
+A cord traced smoothly along its shadow the whole way through a crossing is left aside
+too: measured, that is rarer than the other.
 """
 
 from __future__ import annotations
@@ -63,8 +65,9 @@ FIT_STRAY_WIDTHS = 0.6
 LEAST_STRETCH_POINTS = 5
 #: Both traces run smooth through a crossing where each keeps within this many string
 #: widths of its parabola (root mean square, after the first pass): their crossing is
-#: not looked at on the cord maps. A trace pulled aside by a pawn's rim or a shadow
-#: kinks by half a width or more; one that follows its cord strays a few hundredths.
+#: not looked at on the cord maps. A trace that follows its cord strays a few
+#: hundredths of a width from its parabola; one pulled aside by a pawn's rim or onto a
+#: shadow for part of the stretch, a tenth or more.
 #: Chosen offline on the fiftieth session's readings: of the ~60 crossings still read
 #: 1.5 widths or more aside on the nine generated sets, 13 were read right by the trace
 #: and moved aside on the cord maps. Replaying the cord pass on the logged crossings of
@@ -333,7 +336,8 @@ def _course_through(
     points: Points, crossing: NDArray[np.float64], width: float
 ) -> tuple[NDArray[np.intp], CourseFit] | None:
     """The loop's stretch within :data:`FIT_REACH_WIDTHS` of ``crossing`` and the
-    parabola fitted to it; None where the stretch is too short or cannot be fitted."""
+    parabola fitted to it; None where :func:`_stretch` finds none, it has fewer than
+    :data:`LEAST_STRETCH_POINTS` points, or it cannot be fitted."""
     stretch = _stretch(points, crossing, FIT_REACH_WIDTHS * width)
     if stretch is None or len(stretch) < LEAST_STRETCH_POINTS:
         return None
