@@ -689,7 +689,7 @@ def _sample_half(field: np.ndarray, xy: np.ndarray) -> np.ndarray:
     grid = points.reshape(rows, cols, 2)
     # A two-channel map1 carries both coordinates; map2 is then None.
     out = cv2.remap(
-        field, grid, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE  # type: ignore[call-overload]
+        field, grid, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     return np.asarray(out.reshape(-1)[:n])
 

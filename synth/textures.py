@@ -110,7 +110,7 @@ class TableCoords:
             grid += _F32(offset)
         coarse = cv2.merge([self.u_c * _F32(1.0 / cell_u), self.v_c * _F32(1.0 / cell_v)])
         maps = self.up(coarse, low)  # one two-channel map: cheaper than two
-        return np.asarray(cv2.remap(grid, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP))  # type: ignore[call-overload]
+        return np.asarray(cv2.remap(grid, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP))
 
 
 def table_mix(table: TableParams, coords: TableCoords, rng: np.random.Generator) -> np.ndarray:

@@ -239,7 +239,7 @@ def _split(blob: PawnBlob, count: int, single_radius: float) -> list[np.ndarray]
         None,
         criteria,
         3,
-        cv2.KMEANS_PP_CENTERS,  # type: ignore[call-overload]
+        cv2.KMEANS_PP_CENTERS,
     )
     labels = np.asarray(found).ravel()
     parts = [points[labels == k] for k in range(count)]
