@@ -13,6 +13,7 @@ from shapely.geometry import Point as ShapelyPoint
 
 from engine.geometry import ring_crossings
 from vision.crossings import (
+    AGAIN_FROM_WIDTHS,
     CORD_HOLE_WIDTHS,
     CORD_REACH_WIDTHS,
     CORD_STRAY_WIDTHS,
@@ -21,6 +22,7 @@ from vision.crossings import (
     NEAR_MARGIN_WIDTHS,
     PAWN_IN_STRING_WIDTHS,
     SETTLE_FROM_WIDTHS,
+    SETTLE_MOST_WIDTHS,
     SMOOTH_TRACE_WIDTHS,
     _cord_course,
     _course_through,
@@ -282,6 +284,38 @@ def test_a_crossing_traced_aside_along_a_shadow_is_settled_on_the_cord_maps() ->
     assert np.array_equal(settled.loops["red"].points[far], aside.loops["red"].points[far])
 
 
+def aside_by(widths: float, spread: float) -> Loops:
+    """The red loop traced ``widths`` string widths outward at the crossing, less and
+    less over ``spread`` widths either side, and kinked by a pawn's rim (so that its
+    trace does not run smooth there)."""
+    rim = along_the_circle(RED_CENTRE, RADIUS, CROSSING, 4 * WIDTH)
+    red = with_a_rim(circle(RED_CENTRE), RED_CENTRE, rim)
+    return loops_of(pushed(red, RED_CENTRE, CROSSING, widths * WIDTH, spread * WIDTH))
+
+
+def test_a_crossing_traced_four_widths_aside_is_settled_on_the_cord_maps() -> None:
+    """Farther than SETTLE_MOST_WIDTHS: the maps show the cords, not the trace."""
+    aside = aside_by(4.0, 3.0)
+    assert math.dist(read_crossing(aside), CROSSING) > SETTLE_MOST_WIDTHS * WIDTH
+    settled = settle_crossings(aside, WIDTH, cords=cords_at_the_circles())
+    assert math.dist(read_crossing(settled), CROSSING) < 0.5 * WIDTH
+
+
+def test_a_crossing_moved_part_of_the_way_is_looked_at_again_where_it_was_moved() -> None:
+    """Traced aside over a long stretch, the cord lies outside the band round the trace
+    near the crossing: the maps' fit there meets a width short of the crossing. Looked
+    at again round the course it was laid on, it comes to its place."""
+    aside = aside_by(3.5, 8.0)
+    asked: list[tuple[tuple[float, float], float]] = []
+    look = closer_look(cords_at_the_circles(), asked)
+    settled = settle_crossings(aside, WIDTH, cords=cords_at_the_circles(), cords_near=look)
+    assert math.dist(read_crossing(settled), CROSSING) < 0.25 * WIDTH
+    first, again = asked
+    assert math.dist(first[0], read_crossing(aside)) < 0.1 * WIDTH
+    assert math.dist(first[0], again[0]) > AGAIN_FROM_WIDTHS * WIDTH
+    assert 0.5 * WIDTH < math.dist(again[0], CROSSING) < 1.5 * WIDTH
+
+
 def test_cord_maps_that_agree_with_the_trace_leave_the_loops() -> None:
     smooth = loops_of(circle(RED_CENTRE))
     assert settle_crossings(smooth, WIDTH, cords=cords_at_the_circles()) is smooth
@@ -420,7 +454,8 @@ def test_a_crossing_is_settled_on_the_closer_look_where_its_maps_fit_more_tightl
     settled = settle_crossings(aside, WIDTH, cords=first, cords_near=look)
     assert math.dist(read_crossing(settled), CROSSING) < 0.5 * WIDTH
     # Asked once, round the crossing whose trace does not run smooth (the lower one
-    # does), as far as the fits reach and more.
+    # does), as far as the fits reach and more (not again where the maps moved it to:
+    # it moved less than AGAIN_FROM_WIDTHS).
     assert len(asked) == 1
     assert math.dist(asked[0][0], CROSSING) < 2 * WIDTH
     assert asked[0][1] == (CORD_REACH_WIDTHS + NEAR_MARGIN_WIDTHS) * WIDTH

@@ -478,6 +478,26 @@ def test_a_crossing_of_a_cord_traced_along_its_shadow_is_settled_on_a_closer_loo
     assert not [p for p in comparison.problems if "off its place" in p or "read aside" in p]
 
 
+def test_a_crossing_traced_far_aside_is_settled_on_the_cord_maps() -> None:
+    # Seed 260204 (hard): the green and yellow cords' traces crossed five string
+    # widths from where the cords do (crossing 4), farther than the first pass moves a
+    # crossing; the cord maps show where the two cross.
+    made = make_photo(260204, "hard")
+    reading = read_photo(made.jpeg)
+    comparison = compare_reports(reading.report, made.truth)
+    assert comparison.crossings_matched == comparison.crossings_truth
+
+
+def test_a_crossing_moved_part_of_the_way_is_settled_where_it_was_moved() -> None:
+    # Seed 240206 (hard, blue mat): the dark blue cord traced four and a half string
+    # widths aside of its crossing with the green one, the maps' fit round that trace
+    # moved it two and a half, and the maps looked at again there settle it.
+    made = make_photo(240206, "hard")
+    reading = read_photo(made.jpeg)
+    comparison = compare_reports(reading.report, made.truth)
+    assert comparison.crossings_matched == comparison.crossings_truth
+
+
 def test_a_crossing_whose_traces_run_smooth_is_not_moved_on_the_cord_maps() -> None:
     # Seed 320208 (hard, blue mat): the green and yellow cords were traced right, smooth
     # through crossing 1, but the green cord's maps round it, taking in the green demon

@@ -33,6 +33,12 @@ look, a run of the network, is spared): such a trace mostly follows its cord, an
 that marks a pawn's rim or a shadow's edge beside it would only move the crossing aside.
 A cord traced smoothly along its shadow the whole way through a crossing is left aside
 too: measured, that is rarer than the other.
+
+A crossing the cord maps moved is looked at on them once more where it was moved to
+(with a closer look there too): the maps are fitted within a band round the loops'
+course, and where a trace ran several string widths aside of its cord, the band holds
+the cord only away from the crossing, so the first fit meets short of where the cords
+cross.
 """
 
 from __future__ import annotations
@@ -115,7 +121,7 @@ PAWN_IN_STRING_WIDTHS = 7.0
 #: and they keep within CORD_STRAY_WIDTHS of it (root mean square): a cord's band alone
 #: spreads about a third of a width, a band that takes in a pawn of the cord's colour
 #: or a shadow beside it much more. The crossing is moved from CORD_SETTLE_FROM_WIDTHS
-#: to SETTLE_MOST_WIDTHS, the fits crossing at LEAST_ANGLE_DEG or more. The band and
+#: to CORD_SETTLE_MOST_WIDTHS, the fits crossing at LEAST_ANGLE_DEG or more. The band and
 #: the hole are round the traced course and crossing: a trace more than about two
 #: string widths aside of its cord sees little of the cord's band, and its crossing
 #: stays (or is moved part of the way).
@@ -135,6 +141,9 @@ CORD_SURE = 100
 CORD_LEAST_PIXELS = 5
 CORD_STRAY_WIDTHS = 1.0
 CORD_SETTLE_FROM_WIDTHS = 0.3
+CORD_SETTLE_MOST_WIDTHS = 5.0
+AGAIN_FROM_WIDTHS = CORD_BAND_WIDTHS
+AGAIN_WITHIN_WIDTHS = 0.25
 #: A closer look at a crossing (``cords_near``) takes in this many string widths beyond
 #: CORD_REACH_WIDTHS: the pixels fitted lie within CORD_BAND_WIDTHS of a stretch that
 #: reaches CORD_REACH_WIDTHS, so 1.5 widths are left before the part's edge, where the
@@ -252,19 +261,47 @@ def settle_crossings(
     def on_traces(a: str, b: str, xy: NDArray[np.float64]) -> tuple[Points, Points] | None:
         return _settled(points[a], points[b], xy, string_width)
 
-    def on_cord_maps(a: str, b: str, xy: NDArray[np.float64]) -> tuple[Points, Points] | None:
-        if _runs_smooth(points[a], points[b], xy, string_width):
-            return None  # the trace follows the cords here: see the module's docstring
+    # Where the cord maps moved a crossing far to, by the pair of loops.
+    moved: list[tuple[tuple[str, str], NDArray[np.float64]]] = []
+
+    def looks_at(xy: NDArray[np.float64]) -> list[Look]:
         looks: list[Look] = [(cords, (0, 0))] if cords else []
         if cords_near is not None:
             reach = (CORD_REACH_WIDTHS + NEAR_MARGIN_WIDTHS) * string_width
             near = cords_near((float(xy[0]), float(xy[1])), reach)
             looks.append((near.maps, near.origin))
-        return _settled_on_cords((points[a], points[b]), (a, b), xy, looks, string_width)
+        return looks
+
+    def on_cord_maps(a: str, b: str, xy: NDArray[np.float64]) -> tuple[Points, Points] | None:
+        if _runs_smooth(points[a], points[b], xy, string_width):
+            return None  # the trace follows the cords here: see the module's docstring
+        laid = _settled_on_cords((points[a], points[b]), (a, b), xy, looks_at(xy), string_width)
+        if laid is not None:
+            met = ring_crossings(LinearRing(laid[0]), LinearRing(laid[1]))
+            if met is not None and len(met):
+                at = met[np.argmin(np.linalg.norm(met - xy, axis=1))]
+                if np.linalg.norm(at - xy) >= AGAIN_FROM_WIDTHS * string_width:
+                    moved.append(((a, b), at))
+        return laid
+
+    def again_on_cord_maps(
+        a: str, b: str, xy: NDArray[np.float64]
+    ) -> tuple[Points, Points] | None:
+        # The band the maps are fitted in lies round the course the loops took: a
+        # crossing read far aside is moved part of the way, and looked at again there
+        # (where the loops, laid on their fits, run smooth: no gate here).
+        if not any(
+            pair == (a, b) and np.linalg.norm(at - xy) < AGAIN_WITHIN_WIDTHS * string_width
+            for pair, at in moved
+        ):
+            return None
+        return _settled_on_cords((points[a], points[b]), (a, b), xy, looks_at(xy), string_width)
 
     changed = _settle_each(points, rings, order, on_traces)
     if cords or cords_near is not None:
         changed |= _settle_each(points, rings, order, on_cord_maps)
+        if moved:
+            changed |= _settle_each(points, rings, order, again_on_cord_maps)
     if not changed:
         return loops
     settled = {
@@ -352,16 +389,17 @@ def _laid_where_fits_meet(
     crossing: NDArray[np.float64],
     width: float,
     least_move: float,
+    most_move: float = SETTLE_MOST_WIDTHS,
 ) -> tuple[Points, Points] | None:
     """The two ``loops`` laid on their ``fits`` round ``crossing``, so that they cross
     where the fits meet; None where the fits do not meet, meet nearer than
-    ``least_move`` string widths or farther than :data:`SETTLE_MOST_WIDTHS`, or cross
-    at under :data:`LEAST_ANGLE_DEG`."""
+    ``least_move`` string widths or farther than ``most_move``, or cross at under
+    :data:`LEAST_ANGLE_DEG`."""
     meet = _meeting(fits, crossing, width)
     if meet is None:
         return None
     move = float(np.linalg.norm(meet - crossing))
-    if not least_move * width <= move <= SETTLE_MOST_WIDTHS * width:
+    if not least_move * width <= move <= most_move * width:
         return None
     cosine = abs(float(fits[0].direction_at(meet) @ fits[1].direction_at(meet)))
     if cosine > math.cos(math.radians(LEAST_ANGLE_DEG)):
@@ -405,8 +443,8 @@ def _settled_on_cords(
             return None
         stretches.append(stretch)
         fits.append(min(found, key=lambda fit: fit.stray))
-    least = CORD_SETTLE_FROM_WIDTHS
-    return _laid_where_fits_meet(loops, stretches, fits, crossing, width, least)
+    least, most = CORD_SETTLE_FROM_WIDTHS, CORD_SETTLE_MOST_WIDTHS
+    return _laid_where_fits_meet(loops, stretches, fits, crossing, width, least, most)
 
 
 def _cord_course(
