@@ -13,7 +13,7 @@ from shapely.geometry import Point as ShapelyPoint
 
 from engine.geometry import ring_crossings
 from vision.crossings import (
-    AGAIN_FROM_WIDTHS,
+    CORD_AGAIN_FROM_WIDTHS,
     CORD_HOLE_WIDTHS,
     CORD_REACH_WIDTHS,
     CORD_STRAY_WIDTHS,
@@ -294,7 +294,8 @@ def aside_by(widths: float, spread: float) -> Loops:
 
 
 def test_a_crossing_traced_four_widths_aside_is_settled_on_the_cord_maps() -> None:
-    """Farther than SETTLE_MOST_WIDTHS: the maps show the cords, not the trace."""
+    """Farther than the first pass moves a crossing (SETTLE_MOST_WIDTHS), within
+    CORD_SETTLE_MOST_WIDTHS: the maps show the cords themselves, not the trace."""
     aside = aside_by(4.0, 3.0)
     assert math.dist(read_crossing(aside), CROSSING) > SETTLE_MOST_WIDTHS * WIDTH
     settled = settle_crossings(aside, WIDTH, cords=cords_at_the_circles())
@@ -312,8 +313,23 @@ def test_a_crossing_moved_part_of_the_way_is_looked_at_again_where_it_was_moved(
     assert math.dist(read_crossing(settled), CROSSING) < 0.25 * WIDTH
     first, again = asked
     assert math.dist(first[0], read_crossing(aside)) < 0.1 * WIDTH
-    assert math.dist(first[0], again[0]) > AGAIN_FROM_WIDTHS * WIDTH
+    assert math.dist(first[0], again[0]) > CORD_AGAIN_FROM_WIDTHS * WIDTH
     assert 0.5 * WIDTH < math.dist(again[0], CROSSING) < 1.5 * WIDTH
+
+
+def test_a_crossing_looked_at_again_is_moved_no_farther_than_the_limit_in_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The scene above, its crossing traced 3.5 widths aside, with the limit at 3:
+    the first move (2.6 widths) is within it, the second would take it past."""
+    aside = aside_by(3.5, 8.0)
+    monkeypatch.setattr("vision.crossings.CORD_SETTLE_MOST_WIDTHS", 3.0)
+    asked: list[tuple[tuple[float, float], float]] = []
+    look = closer_look(cords_at_the_circles(), asked)
+    settled = settle_crossings(aside, WIDTH, cords=cords_at_the_circles(), cords_near=look)
+    assert len(asked) == 2  # looked at again, and not moved
+    assert math.dist(read_crossing(settled), asked[1][0]) < 0.01 * WIDTH
+    assert math.dist(read_crossing(settled), read_crossing(aside)) <= 3.0 * WIDTH
 
 
 def test_cord_maps_that_agree_with_the_trace_leave_the_loops() -> None:
@@ -455,7 +471,7 @@ def test_a_crossing_is_settled_on_the_closer_look_where_its_maps_fit_more_tightl
     assert math.dist(read_crossing(settled), CROSSING) < 0.5 * WIDTH
     # Asked once, round the crossing whose trace does not run smooth (the lower one
     # does), as far as the fits reach and more (not again where the maps moved it to:
-    # it moved less than AGAIN_FROM_WIDTHS).
+    # it moved less than CORD_AGAIN_FROM_WIDTHS).
     assert len(asked) == 1
     assert math.dist(asked[0][0], CROSSING) < 2 * WIDTH
     assert asked[0][1] == (CORD_REACH_WIDTHS + NEAR_MARGIN_WIDTHS) * WIDTH

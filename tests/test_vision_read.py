@@ -479,9 +479,9 @@ def test_a_crossing_of_a_cord_traced_along_its_shadow_is_settled_on_a_closer_loo
 
 
 def test_a_crossing_traced_far_aside_is_settled_on_the_cord_maps() -> None:
-    # Seed 260204 (hard): the green and yellow cords' traces crossed five string
-    # widths from where the cords do (crossing 4), farther than the first pass moves a
-    # crossing; the cord maps show where the two cross.
+    # Seed 260204 (hard): the green and yellow cords' traces crossed four and a half
+    # string widths (as the reader measures them) from where the cords do (crossing
+    # 4), farther than the first pass moves a crossing; the cord maps show where.
     made = make_photo(260204, "hard")
     reading = read_photo(made.jpeg)
     comparison = compare_reports(reading.report, made.truth)

@@ -34,11 +34,11 @@ that marks a pawn's rim or a shadow's edge beside it would only move the crossin
 A cord traced smoothly along its shadow the whole way through a crossing is left aside
 too: measured, that is rarer than the other.
 
-A crossing the cord maps moved is looked at on them once more where it was moved to
-(with a closer look there too): the maps are fitted within a band round the loops'
-course, and where a trace ran several string widths aside of its cord, the band holds
-the cord only away from the crossing, so the first fit meets short of where the cords
-cross.
+A crossing the cord maps moved by the band's width or more is looked at on them once
+more where it was moved to (with a closer look there too): the maps are fitted within
+a band round the loops' course, and where a trace ran several string widths aside of
+its cord, the band holds the cord only away from the crossing, so the first fit meets
+short of where the cords cross.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ PAWN_IN_STRING_WIDTHS = 7.0
 #: to CORD_SETTLE_MOST_WIDTHS, the fits crossing at LEAST_ANGLE_DEG or more. The band and
 #: the hole are round the traced course and crossing: a trace more than about two
 #: string widths aside of its cord sees little of the cord's band, and its crossing
-#: stays (or is moved part of the way).
+#: stays (or is moved part of the way, and looked at again: CORD_AGAIN_FROM_WIDTHS).
 #: Chosen offline on the readings of 138 photos of the fourteenth to twenty-eighth
 #: sets (every photo with a crossing read aside, and three other hard photos of each
 #: set), 50 other photos of the twenty-fifth and twenty-sixth sets and the dev photos:
@@ -141,9 +141,21 @@ CORD_SURE = 100
 CORD_LEAST_PIXELS = 5
 CORD_STRAY_WIDTHS = 1.0
 CORD_SETTLE_FROM_WIDTHS = 0.3
+#: The cord maps move a crossing up to CORD_SETTLE_MOST_WIDTHS (the first pass, on the
+#: traces, SETTLE_MOST_WIDTHS): they are looked at only where a trace does not run
+#: smooth (SMOOTH_TRACE_WIDTHS), and there a trace may have been pulled four or five
+#: widths aside of its cord (a dark cord on the blue mat drawn along another cord's
+#: shadow, or round a pawn that hides the crossing: 240201, 260204). A crossing they
+#: moved CORD_AGAIN_FROM_WIDTHS or more (the band's width: the cord lay outside the
+#: band round the trace near the crossing, so the fit met short of it) is looked at on
+#: them once more where it was moved to (the pair's crossing within
+#: CORD_AGAIN_WITHIN_WIDTHS of that place), moving it no farther than
+#: CORD_SETTLE_MOST_WIDTHS in all. Looked at again after every move, the dev photos'
+#: crossings went to and fro by up to a width (dev_0014: one crossing won, one lost).
+#: Measured in the fifty-second session: see docs/reader-history.md.
 CORD_SETTLE_MOST_WIDTHS = 5.0
-AGAIN_FROM_WIDTHS = CORD_BAND_WIDTHS
-AGAIN_WITHIN_WIDTHS = 0.25
+CORD_AGAIN_FROM_WIDTHS = CORD_BAND_WIDTHS
+CORD_AGAIN_WITHIN_WIDTHS = 0.25
 #: A closer look at a crossing (``cords_near``) takes in this many string widths beyond
 #: CORD_REACH_WIDTHS: the pixels fitted lie within CORD_BAND_WIDTHS of a stretch that
 #: reaches CORD_REACH_WIDTHS, so 1.5 widths are left before the part's edge, where the
@@ -200,6 +212,9 @@ class CourseFit:
         u = np.polyval(self.coefficients, t)
         return self.origin + np.outer(t, self.along) + np.outer(u, self.across)
 
+
+#: A crossing moved: the pair of loops, where they crossed and where they cross now.
+Move = tuple[tuple[str, str], NDArray[np.float64], NDArray[np.float64]]
 
 #: One look's cord maps, by colour, and where their first pixel lies among the loops'
 #: pixels (x, y): the photo's own, or a closer look's at a part of it.
@@ -261,9 +276,6 @@ def settle_crossings(
     def on_traces(a: str, b: str, xy: NDArray[np.float64]) -> tuple[Points, Points] | None:
         return _settled(points[a], points[b], xy, string_width)
 
-    # Where the cord maps moved a crossing far to, by the pair of loops.
-    moved: list[tuple[tuple[str, str], NDArray[np.float64]]] = []
-
     def looks_at(xy: NDArray[np.float64]) -> list[Look]:
         looks: list[Look] = [(cords, (0, 0))] if cords else []
         if cords_near is not None:
@@ -275,32 +287,38 @@ def settle_crossings(
     def on_cord_maps(a: str, b: str, xy: NDArray[np.float64]) -> tuple[Points, Points] | None:
         if _runs_smooth(points[a], points[b], xy, string_width):
             return None  # the trace follows the cords here: see the module's docstring
-        laid = _settled_on_cords((points[a], points[b]), (a, b), xy, looks_at(xy), string_width)
-        if laid is not None:
-            met = ring_crossings(LinearRing(laid[0]), LinearRing(laid[1]))
-            if met is not None and len(met):
-                at = met[np.argmin(np.linalg.norm(met - xy, axis=1))]
-                if np.linalg.norm(at - xy) >= AGAIN_FROM_WIDTHS * string_width:
-                    moved.append(((a, b), at))
-        return laid
+        return _settled_on_cords((points[a], points[b]), (a, b), xy, looks_at(xy), string_width)
+
+    # The crossings the cord maps moved far: (pair of loops, from, to).
+    moved_far: list[Move] = []
 
     def again_on_cord_maps(
         a: str, b: str, xy: NDArray[np.float64]
     ) -> tuple[Points, Points] | None:
-        # The band the maps are fitted in lies round the course the loops took: a
-        # crossing read far aside is moved part of the way, and looked at again there
-        # (where the loops, laid on their fits, run smooth: no gate here).
-        if not any(
-            pair == (a, b) and np.linalg.norm(at - xy) < AGAIN_WITHIN_WIDTHS * string_width
-            for pair, at in moved
-        ):
+        # The maps are fitted in a band round the loops' course: a crossing traced far
+        # aside of its cords is moved part of the way, and looked at again where it
+        # was moved to (the loops, laid on their fits, run smooth there: no gate),
+        # but moved no farther than CORD_SETTLE_MOST_WIDTHS from where it was traced.
+        near = CORD_AGAIN_WITHIN_WIDTHS * string_width
+        starts = [m[1] for m in moved_far if m[0] == (a, b) and math.dist(m[2], xy) < near]
+        if not starts:
             return None
-        return _settled_on_cords((points[a], points[b]), (a, b), xy, looks_at(xy), string_width)
+        laid = _settled_on_cords((points[a], points[b]), (a, b), xy, looks_at(xy), string_width)
+        if laid is None:
+            return None
+        met = ring_crossings(LinearRing(laid[0]), LinearRing(laid[1]))
+        if met is None or not len(met):
+            return None
+        now = met[np.argmin(np.linalg.norm(met - xy, axis=1))]
+        return laid if math.dist(now, starts[0]) <= CORD_SETTLE_MOST_WIDTHS * string_width else None
 
     changed = _settle_each(points, rings, order, on_traces)
     if cords or cords_near is not None:
-        changed |= _settle_each(points, rings, order, on_cord_maps)
-        if moved:
+        moves: list[Move] = []
+        changed |= _settle_each(points, rings, order, on_cord_maps, moves)
+        far = CORD_AGAIN_FROM_WIDTHS * string_width
+        moved_far.extend(m for m in moves if math.dist(m[1], m[2]) >= far)
+        if moved_far:
             changed |= _settle_each(points, rings, order, again_on_cord_maps)
     if not changed:
         return loops
@@ -316,10 +334,12 @@ def _settle_each(
     rings: dict[str, LinearRing],
     order: dict[str, tuple[str, ...]],
     settle: Callable[[str, str, NDArray[np.float64]], tuple[Points, Points] | None],
+    moves: list[Move] | None = None,
 ) -> set[str]:
     """Each crossing of each pair of loops (a, b) settled by ``settle(a, b, crossing)``
     (the two loops laid anew, or None), in place in ``points`` and ``rings``, where
-    the loops stay simple and meet in ``order``; the colours laid anew."""
+    the loops stay simple and meet in ``order``; the colours laid anew. Each crossing
+    moved is added to ``moves``, if given, where the pair still crosses as often."""
     changed: set[str] = set()
     for a, b in itertools.combinations(sorted(points), 2):
         met = ring_crossings(rings[a], rings[b])
@@ -342,7 +362,10 @@ def _settle_each(
             # one settled may have moved too).
             now = ring_crossings(rings[a], rings[b])
             if now is not None and len(now) == len(met):
+                before = met[k]
                 met = np.array([now[np.argmin(np.linalg.norm(now - xy, axis=1))] for xy in met])
+                if moves is not None:
+                    moves.append(((a, b), before, met[k]))
     return changed
 
 
