@@ -47,6 +47,7 @@ import itertools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -213,8 +214,13 @@ class CourseFit:
         return self.origin + np.outer(t, self.along) + np.outer(u, self.across)
 
 
-#: A crossing moved: the pair of loops, where they crossed and where they cross now.
-Move = tuple[tuple[str, str], NDArray[np.float64], NDArray[np.float64]]
+class Move(NamedTuple):
+    """A crossing moved: the pair of loops, where they crossed and where they cross now."""
+
+    pair: tuple[str, str]
+    before: NDArray[np.float64]
+    after: NDArray[np.float64]
+
 
 #: One look's cord maps, by colour, and where their first pixel lies among the loops'
 #: pixels (x, y): the photo's own, or a closer look's at a part of it.
@@ -300,7 +306,7 @@ def settle_crossings(
         # was moved to (the loops, laid on their fits, run smooth there: no gate),
         # but moved no farther than CORD_SETTLE_MOST_WIDTHS from where it was traced.
         near = CORD_AGAIN_WITHIN_WIDTHS * string_width
-        starts = [m[1] for m in moved_far if m[0] == (a, b) and math.dist(m[2], xy) < near]
+        starts = [m.before for m in moved_far if m.pair == (a, b) and math.dist(m.after, xy) < near]
         if not starts:
             return None
         laid = _settled_on_cords((points[a], points[b]), (a, b), xy, looks_at(xy), string_width)
@@ -317,7 +323,7 @@ def settle_crossings(
         moves: list[Move] = []
         changed |= _settle_each(points, rings, order, on_cord_maps, moves)
         far = CORD_AGAIN_FROM_WIDTHS * string_width
-        moved_far.extend(m for m in moves if math.dist(m[1], m[2]) >= far)
+        moved_far.extend(m for m in moves if math.dist(m.before, m.after) >= far)
         if moved_far:
             changed |= _settle_each(points, rings, order, again_on_cord_maps)
     if not changed:
@@ -365,7 +371,7 @@ def _settle_each(
                 before = met[k]
                 met = np.array([now[np.argmin(np.linalg.norm(now - xy, axis=1))] for xy in met])
                 if moves is not None:
-                    moves.append(((a, b), before, met[k]))
+                    moves.append(Move((a, b), before, met[k]))
     return changed
 
 
@@ -379,7 +385,8 @@ def _settled(
     if len(trusted) < 2:
         return None
     stretches, fits = [c[0] for c in trusted], [c[1] for c in trusted]
-    return _laid_where_fits_meet((a, b), stretches, fits, crossing, width, SETTLE_FROM_WIDTHS)
+    least, most = SETTLE_FROM_WIDTHS, SETTLE_MOST_WIDTHS
+    return _laid_where_fits_meet((a, b), stretches, fits, crossing, width, least, most)
 
 
 def _runs_smooth(a: Points, b: Points, crossing: NDArray[np.float64], width: float) -> bool:
@@ -412,7 +419,7 @@ def _laid_where_fits_meet(
     crossing: NDArray[np.float64],
     width: float,
     least_move: float,
-    most_move: float = SETTLE_MOST_WIDTHS,
+    most_move: float,
 ) -> tuple[Points, Points] | None:
     """The two ``loops`` laid on their ``fits`` round ``crossing``, so that they cross
     where the fits meet; None where the fits do not meet, meet nearer than
