@@ -68,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
                             "a folder gives JSON lines (--out)")
         return score_folder(args.photo, args.out)
     if args.out:
+        if not args.photo.exists():
+            raise UserError(f"no such folder or photo: {args.photo}")
         raise UserError("--out is for a folder of photos; for one photo use --json")
     return score_photo(args.photo, as_json=args.json, overlay=args.overlay, debug=args.debug)
 
@@ -132,6 +134,8 @@ def _one_line(error: BaseException) -> str:
 def _write_picture(rgb: np.ndarray, path: Path) -> None:
     from PIL import Image
 
+    if path.is_dir():
+        raise UserError(f"cannot write {path}: a folder; give a file name such as overlay.png")
     try:
         Image.fromarray(rgb).save(path)
     except (OSError, ValueError) as error:  # ValueError: an unknown file ending

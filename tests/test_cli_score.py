@@ -53,6 +53,8 @@ def score(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str
 BAD_FILES: list[tuple[str, Callable[[], bytes], str]] = [
     ("not an image", lambda: b"Dicke Daemonen\n" * 50, "not an image"),
     ("truncated JPEG", lambda: jpeg()[:5000], "truncated"),
+    # Overwritten in the middle: libjpeg only warns, and would give half a picture.
+    ("damaged JPEG", lambda: jpeg()[:40000] + bytes(range(256)) * 8 + jpeg()[42048:], "damaged"),
     ("empty file", lambda: b"", "empty"),
     ("huge header", huge_png_header, "too large"),
     ("too small", lambda: jpeg(200, 150), "too small"),
@@ -90,6 +92,7 @@ def test_a_missing_photo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
         (["{folder}", "--json"], "for one photo"),
         (["{folder}", "--overlay", "x.png"], "for one photo"),
         (["{photo}", "--out", "r.jsonl"], "for a folder"),
+        (["{missing}", "--out", "r.jsonl"], "no such folder or photo"),
         (["{empty}"], "no photos"),
     ],
 )
@@ -100,7 +103,8 @@ def test_options_that_do_not_fit(
     folder.mkdir()
     empty.mkdir()
     (folder / "a.jpg").write_bytes(jpeg())
-    paths = {"folder": folder, "empty": empty, "photo": folder / "a.jpg"}
+    paths = {"folder": folder, "empty": empty, "photo": folder / "a.jpg",
+             "missing": tmp_path / "nowhere"}
     status, out, err = score([a.format(**paths) for a in argv], capsys)
     assert (status, out) == (2, "")
     assert err.count("\n") == 1 and message in err
@@ -292,3 +296,6 @@ def test_an_overlay_that_cannot_be_written(
     status, out, err = score([str(GOOD), "--overlay", str(tmp_path / "no" / "o.png")], capsys)
     assert (status, out) == (2, "")
     assert err.count("\n") == 1 and "cannot write" in err
+    status, out, err = score([str(GOOD), "--overlay", str(tmp_path)], capsys)
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1 and "a folder; give a file name" in err

@@ -29,6 +29,17 @@ STORED_FROM_UPRIGHT = {
     8: Image.Transpose.ROTATE_270,
 }
 
+#: The viewer's transposition: stored picture → upright picture.
+UPRIGHT_FROM_STORED = {
+    2: Image.Transpose.FLIP_LEFT_RIGHT,
+    3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_270,
+    7: Image.Transpose.TRANSVERSE,
+    8: Image.Transpose.ROTATE_90,
+}
+
 
 @functools.cache
 def pattern(width: int, height: int) -> np.ndarray:
@@ -76,6 +87,12 @@ def fake_jpeg_size(jpeg: bytes, width: int, height: int) -> bytes:
     at = jpeg.index(b"\xff\xc0")
     # SOFn: marker, length (2), precision (1), height (2), width (2), ...
     return jpeg[: at + 5] + struct.pack(">HH", height, width) + jpeg[at + 9 :]
+
+
+def damaged_in_the_middle(jpeg: bytes) -> bytes:
+    """``jpeg`` with 2 kB of its compressed pixels in the middle overwritten."""
+    middle = len(jpeg) // 2
+    return jpeg[:middle] + bytes(range(256)) * 8 + jpeg[middle + 2048 :]
 
 
 # --- sizes and reduction ------------------------------------------------------------------
@@ -236,6 +253,23 @@ def test_exif_rotated_jpeg_matches_the_upright_jpeg(orientation: int) -> None:
     assert np.abs(rotated.rgb.astype(int) - straight.rgb).mean() < 1.0
 
 
+@pytest.mark.parametrize("orientation", range(1, 9))
+@pytest.mark.parametrize("min_side", [1280, 640])
+def test_a_jpeg_has_pillows_pixels_upright(orientation: int, min_side: int) -> None:
+    # JPEGs are decoded by simplejpeg (which refuses damaged data), turned and cut as
+    # arrays: the pixels must be those Pillow decodes, at full and at reduced size.
+    stored, exif = with_orientation(Image.fromarray(pattern(1280, 960)), orientation)
+    data = encode(stored, "JPEG", quality=90, exif=exif)
+    photo = load_photo(data, min_working_side=min_side)
+    scale = 1280 // min_side
+    pillow = Image.open(io.BytesIO(data))
+    pillow.draft("RGB", (pillow.width // scale, pillow.height // scale))
+    if orientation != 1:
+        pillow = pillow.transpose(UPRIGHT_FROM_STORED[orientation])
+    assert photo.scale == scale and photo.size == (1280, 960)
+    assert np.array_equal(photo.rgb, np.asarray(pillow.convert("RGB")))
+
+
 # --- a part of the photo -----------------------------------------------------------------
 
 
@@ -322,6 +356,10 @@ def jpeg_bytes() -> bytes:
         ("too small", lambda: encode(Image.fromarray(pattern(300, 200)), "PNG"), "too small"),
         ("thin strip", lambda: encode(Image.fromarray(pattern(4000, 100)), "PNG"), "too small"),
         ("PNG header of 400 megapixels", lambda: fake_png_header(20000, 20000), "too large"),
+        # libjpeg fills what it cannot decode with one colour, and only warns.
+        ("JPEG damaged in the middle", lambda: damaged_in_the_middle(jpeg_bytes()), "damaged"),
+        ("JPEG header larger than its data", lambda: fake_jpeg_size(jpeg_bytes(), 4000, 3000),
+         "truncated"),
         (
             "JPEG header of 400 megapixels",
             lambda: fake_jpeg_size(jpeg_bytes(), 20000, 20000),
@@ -361,11 +399,12 @@ def test_the_size_is_checked_from_the_header_before_decoding() -> None:
 
 def test_a_photo_decoded_whole_has_a_lower_limit_than_a_jpeg() -> None:
     # A PNG, WebP or HEIC is decoded whole: 100 megapixels took 14 s and 1.5 GB. A JPEG
-    # of the same size is decoded at a reduced size and is read.
+    # of the same size is decoded at a reduced size: its size is let through (this one
+    # is then refused for holding far fewer pixels than its header claims).
     with pytest.raises(PhotoError, match="100 megapixels; a PNG photo is decoded whole"):
         load_photo(fake_png_header(10000, 10000))
-    photo = load_photo(fake_jpeg_size(jpeg_bytes(), 10000, 10000))
-    assert photo.size == (10000, 10000) and photo.scale > 1
+    with pytest.raises(PhotoError, match="truncated"):
+        load_photo(fake_jpeg_size(jpeg_bytes(), 10000, 10000))
     # 48 megapixels, as a phone's large HEIC, is read.
     with pytest.raises(PhotoError, match="truncated"):
         load_photo(fake_png_header(8064, 6048))

@@ -191,6 +191,19 @@ def test_upload_of_a_truncated_jpeg_is_refused(client: FlaskClient) -> None:
     assert "This file cannot be used" in response.get_data(as_text=True)
 
 
+def test_upload_of_a_jpeg_damaged_in_the_middle_is_refused_and_not_stored(
+    client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    # Decoded, its lower part would be one flat colour: half a board, read as a board.
+    data = READABLE.with_suffix(".jpg").read_bytes()
+    middle = len(data) // 2
+    damaged = data[:middle] + bytes(range(256)) * 8 + data[middle + 2048 :]
+    response = upload(client, damaged)
+    assert response.status_code == 400
+    assert "damaged image" in response.get_data(as_text=True)
+    assert db.execute("SELECT COUNT(*) FROM boards").fetchone()[0] == 0
+
+
 def test_upload_larger_than_the_limit_is_refused(app: Flask, client: FlaskClient) -> None:
     app.config["MAX_CONTENT_LENGTH"] = 100_000
     response = upload(client, READABLE.with_suffix(".jpg").read_bytes())
@@ -1215,6 +1228,14 @@ def test_archive_lists_filters_and_exports(
     assert f"Board {anna}" in filtered and f"Board {ben}" not in filtered
     future = client.get("/archive?since=2999-01-01").get_data(as_text=True)
     assert "No board matches this filter." in future
+    # A filter longer than any name matches none (SQLite refuses a LIKE pattern of
+    # 50,000 characters: it was a server error), as a page and through the API.
+    for long in ("a" * 41, "a" * 60_000, "%" * 30_000):
+        response = client.get(f"/archive?player={long}")
+        assert response.status_code == 200
+        assert "No board matches this filter." in response.get_data(as_text=True)
+        assert client.get(f"/api/boards?player={long}").get_json()["boards"] == []
+    assert [b.id for b in list_boards(db, player="A" * 40)] == []
     # The list's summaries (scores picked out of the JSON by SQLite) and a board's own agree.
     client.patch(f"/api/boards/{anna}", headers=API,
                  json={"edits": [{"op": "remove", "creature": 0}]})

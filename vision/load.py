@@ -5,14 +5,17 @@ The first stage of the reader. Everything a phone or a folder can hand us goes t
 with the EXIF orientation applied so that the picture is the way a person sees it.
 
 Phone photos have far more pixels than the strings need, so a JPEG is decoded at 1/2,
-1/4 or 1/8 of its size straight from its DCT coefficients (libjpeg's scaled decoding,
-through Pillow's ``draft``), which is faster than decoding it whole and loses nothing
-the reader uses; other formats are decoded whole and box-averaged down. The reduction
+1/4 or 1/8 of its size straight from its DCT coefficients (libjpeg-turbo's scaled
+decoding, through simplejpeg, which also refuses damaged data; Pillow's ``draft`` gives
+the same pixels, and decodes what simplejpeg cannot, such as a CMYK JPEG), which is
+faster than decoding it whole and loses nothing the reader uses; other formats are
+decoded whole and box-averaged down. The reduction
 stops while the working image's long side is still at least ``min_working_side``.
 
 Everything that is not a usable photo raises :class:`~vision.errors.PhotoError` with
-one line saying why: not an image, an empty file, a truncated file, too small, or so
-large that decoding it would be a risk (checked from the header, before decoding).
+one line saying why: not an image, an empty file, a truncated or damaged file, too
+small, or so large that decoding it would be a risk (checked from the header, before
+decoding).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import pillow_heif
+import simplejpeg  # type: ignore[import-untyped]
 from PIL import Image, UnidentifiedImageError
 
 from vision.errors import PhotoError
@@ -55,7 +59,7 @@ PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
 
 #: Pillow's names of the formats, as we report them.
 _FORMAT_NAMES = {"JPEG": "jpeg", "MPO": "jpeg", "PNG": "png", "WEBP": "webp", "HEIF": "heic"}
-#: The formats Pillow decodes straight to a reduced size (``draft``).
+#: The formats decoded straight to a reduced size (simplejpeg, or Pillow's ``draft``).
 _REDUCED_DECODE = ("JPEG", "MPO")
 
 #: EXIF orientation tag value → the transposition that makes the picture upright
@@ -162,21 +166,30 @@ def load_photo(
     width, height = image.size
     fmt = image.format or "unknown"
     scale = working_scale((width, height), min_working_side)
-    image = _decode(image, scale)
     orientation = _orientation(image)  # before reduce(), which drops the EXIF
-    image = _reduce(image, scale, width)
-    upright = _UPRIGHT.get(orientation)
-    if upright is not None:
-        image = image.transpose(upright)
+    decoded = _decode_jpeg(data, (width, height), scale) if fmt in _REDUCED_DECODE else None
+    stored_width = width
     if orientation in (5, 6, 7, 8):
         width, height = height, width
     origin = (0, 0)
-    if box is not None:
-        # The working pixels that hold any of the box.
-        left, top, right, bottom = (int(v) for v in _working_box(box, scale, image.size))
-        image = image.crop((left, top, right, bottom))
-        origin = (left, top)
-    rgb = _to_rgb8(image)
+    if decoded is not None:
+        # Turned and cut as views of the decoded pixels: only the part kept is copied.
+        rgb = _upright(decoded, orientation)
+        if box is not None:
+            working_size = (rgb.shape[1], rgb.shape[0])
+            left, top, right, bottom = _working_box(box, scale, working_size)
+            rgb, origin = rgb[top:bottom, left:right], (left, top)
+        rgb = np.ascontiguousarray(rgb)
+    else:
+        image = _reduce(_decode(image, scale), scale, stored_width)
+        upright = _UPRIGHT.get(orientation)
+        if upright is not None:
+            image = image.transpose(upright)
+        if box is not None:
+            # The working pixels that hold any of the box.
+            left, top, right, bottom = _working_box(box, scale, image.size)
+            image, origin = image.crop((left, top, right, bottom)), (left, top)
+        rgb = _to_rgb8(image)
     name = _FORMAT_NAMES.get(fmt, fmt.lower())
     return Photo(
         rgb=rgb,
@@ -279,6 +292,40 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
     return image
 
 
+def _decode_jpeg(data: bytes, size: tuple[int, int], scale: int) -> np.ndarray | None:
+    """A JPEG's pixels as RGB, reduced by ``scale`` straight from its DCT, or None
+    where simplejpeg cannot decode it (a CMYK JPEG, say: Pillow does).
+
+    Damaged or cut-short data is refused. libjpeg decodes damaged data without an
+    error: it warns ("Corrupt JPEG data: ...") and fills what it could not decode with
+    one flat colour, so a photo damaged halfway would be read as half a board. Pillow
+    does not pass the warnings on; simplejpeg, the same libjpeg-turbo with the same
+    settings (the same pixels as Pillow's ``draft``, measured), raises on them.
+    """
+    width, height = size
+    try:
+        return np.asarray(
+            simplejpeg.decode_jpeg(
+                data,
+                colorspace="RGB",
+                strict=True,
+                min_width=math.ceil(width / scale),
+                min_height=math.ceil(height / scale),
+            )
+        )
+    except MemoryError as error:
+        raise PhotoError("image too large to decode in the memory available") from error
+    except ValueError as error:
+        message = _one_line(error)
+        # ("Premature end of JPEG file", "Corrupt JPEG data: premature end of data
+        # segment": a header that claims more than the file holds, too.)
+        if "premature end" in message.lower():
+            raise PhotoError("truncated image: the file ends before the picture does") from error
+        if message.lower().startswith("corrupt jpeg data"):
+            raise PhotoError(f"damaged image: {message}") from error
+        return None
+
+
 def _decode(image: Image.Image, scale: int) -> Image.Image:
     """Decode the pixels, reduced by ``scale`` (a JPEG straight from its DCT)."""
     width, height = image.size
@@ -312,6 +359,16 @@ def _reduce(image: Image.Image, scale: int, original_width: int) -> Image.Image:
     if done >= scale:
         return image
     return image.reduce(scale // done)
+
+
+def _upright(rgb: np.ndarray, orientation: int) -> np.ndarray:
+    """``rgb`` turned as EXIF ``orientation`` says (as :data:`_UPRIGHT` does with
+    Pillow), as a view of it."""
+    if orientation in (5, 6, 7, 8):
+        # Each of these is a turn of the picture over its main diagonal, then a flip.
+        rgb = rgb.transpose(1, 0, 2)
+    flips = {2: (1,), 3: (0, 1), 4: (0,), 5: (), 6: (1,), 7: (0, 1), 8: (0,)}.get(orientation, ())
+    return np.flip(rgb, axis=flips) if flips else rgb
 
 
 def _orientation(image: Image.Image) -> int:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webui.db import player_names, transaction
-from webui.game import NO_GAME, GameInfo, game_outcome
+from webui.game import MAX_NAME, NO_GAME, GameInfo, game_outcome
 from webui.photos import PhotoInfo, PhotoStore, inspect_photo
 from webui.scoring import BoardReading, read_board
 
@@ -188,7 +188,10 @@ def _filters(
 ) -> tuple[str, list[str]]:
     """The WHERE clause (or "") and its parameters for the archive's filters."""
     clauses, parameters = [], []
-    if player:
+    if player and len(player) > MAX_NAME:
+        # No name is that long; and SQLite refuses a LIKE pattern of 50,000 characters.
+        clauses.append("0")
+    elif player:
         clauses.append(
             "b.id IN (SELECT board_id FROM board_players WHERE name LIKE ? ESCAPE '\\')"
         )
