@@ -67,6 +67,9 @@ def run(args: argparse.Namespace) -> int:
             raise UserError("--overlay, --debug and --json are for one photo; "
                             "a folder gives JSON lines (--out)")
         return score_folder(args.photo, args.out)
+    if args.overlay is not None and args.overlay.is_dir():
+        raise UserError(f"cannot write {args.overlay}: a folder; give a file name such as "
+                        "overlay.png")
     if args.out:
         if not args.photo.exists():
             raise UserError(f"no such folder or photo: {args.photo}")
@@ -134,8 +137,6 @@ def _one_line(error: BaseException) -> str:
 def _write_picture(rgb: np.ndarray, path: Path) -> None:
     from PIL import Image
 
-    if path.is_dir():
-        raise UserError(f"cannot write {path}: a folder; give a file name such as overlay.png")
     try:
         Image.fromarray(rgb).save(path)
     except (OSError, ValueError) as error:  # ValueError: an unknown file ending

@@ -7,9 +7,9 @@ with the EXIF orientation applied so that the picture is the way a person sees i
 Phone photos have far more pixels than the strings need, so a JPEG is decoded at 1/2,
 1/4 or 1/8 of its size straight from its DCT coefficients (libjpeg-turbo's scaled
 decoding, through simplejpeg, which also refuses damaged data; Pillow's ``draft`` gives
-the same pixels, and decodes what simplejpeg cannot, such as a CMYK JPEG), which is
-faster than decoding it whole and loses nothing the reader uses; other formats are
-decoded whole and box-averaged down. The reduction
+the same pixels, and decodes a CMYK JPEG, which simplejpeg would turn into RGB its own
+way), which is faster than decoding it whole and loses nothing the reader uses; other
+formats are decoded whole and box-averaged down. The reduction
 stops while the working image's long side is still at least ``min_working_side``.
 
 Everything that is not a usable photo raises :class:`~vision.errors.PhotoError` with
@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -59,6 +60,17 @@ PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
 
 #: Pillow's names of the formats, as we report them.
 _FORMAT_NAMES = {"JPEG": "jpeg", "MPO": "jpeg", "PNG": "png", "WEBP": "webp", "HEIF": "heic"}
+#: Markers (as libjpeg names them) that stray bytes before are no sign of damage: the
+#: header's segments (quantisation tables, restart interval, frame, application data,
+#: comments), between which some programs leave padding. Before any other (the end of
+#: the picture, a restart marker, the next scan or its tables) they are compressed data
+#: left over where the decoder lost step in damaged data: every overwritten, inserted
+#: or flipped run of bytes tried that libjpeg noticed without a worse warning ended so.
+_HARMLESS_STRAY_BEFORE = frozenset(
+    ["0xdb", "0xdd", "0xfe"]
+    + [f"0xe{digit:x}" for digit in range(16)]
+    + [f"0xc{digit:x}" for digit in range(16) if digit not in (4, 8, 12)]
+)
 #: The formats decoded straight to a reduced size (simplejpeg, or Pillow's ``draft``).
 _REDUCED_DECODE = ("JPEG", "MPO")
 
@@ -294,36 +306,42 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
 
 def _decode_jpeg(data: bytes, size: tuple[int, int], scale: int) -> np.ndarray | None:
     """A JPEG's pixels as RGB, reduced by ``scale`` straight from its DCT, or None
-    where simplejpeg cannot decode it (a CMYK JPEG, say: Pillow does).
+    where Pillow is to decode it (a CMYK JPEG, or one simplejpeg cannot decode).
 
     Damaged or cut-short data is refused. libjpeg decodes damaged data without an
-    error: it warns ("Corrupt JPEG data: ...") and fills what it could not decode with
-    one flat colour, so a photo damaged halfway would be read as half a board. Pillow
-    does not pass the warnings on; simplejpeg, the same libjpeg-turbo with the same
-    settings (the same pixels as Pillow's ``draft``, measured), raises on them.
+    error: it warns ("Corrupt JPEG data: ...") and paints what it could not decode one
+    flat colour, so a photo damaged halfway would be read as half a board. Pillow does
+    not pass the warnings on; simplejpeg, the same libjpeg-turbo with the same settings
+    (the same pixels as Pillow's ``draft``, measured), raises on them, and they are
+    refused but for stray bytes between the header's segments
+    (:data:`_HARMLESS_STRAY_BEFORE`). simplejpeg turns CMYK into RGB its own way: a
+    CMYK JPEG is only checked (at 1/8 size), and decoded by Pillow.
     """
     width, height = size
     try:
-        return np.asarray(
-            simplejpeg.decode_jpeg(
-                data,
-                colorspace="RGB",
-                strict=True,
-                min_width=math.ceil(width / scale),
-                min_height=math.ceil(height / scale),
-            )
+        colorspace = simplejpeg.decode_jpeg_header(data)[2]
+        own = colorspace not in ("CMYK", "YCCK")
+        factor = scale if own else 8
+        rgb = simplejpeg.decode_jpeg(
+            data,
+            colorspace="RGB",
+            strict=True,
+            min_width=math.ceil(width / factor),
+            min_height=math.ceil(height / factor),
         )
     except MemoryError as error:
         raise PhotoError("image too large to decode in the memory available") from error
     except ValueError as error:
         message = _one_line(error)
-        # ("Premature end of JPEG file", "Corrupt JPEG data: premature end of data
-        # segment": a header that claims more than the file holds, too.)
-        if "premature end" in message.lower():
+        if message.lower().startswith("premature end of jpeg file"):
             raise PhotoError("truncated image: the file ends before the picture does") from error
+        stray = re.search(r"extraneous bytes before marker (0x[0-9a-f]{2})", message)
+        if stray is not None and stray.group(1) in _HARMLESS_STRAY_BEFORE:
+            return None  # Pillow decodes it as simplejpeg would have
         if message.lower().startswith("corrupt jpeg data"):
             raise PhotoError(f"damaged image: {message}") from error
-        return None
+        return None  # not decodable by simplejpeg (an unusual subsampling, say): Pillow
+    return np.asarray(rgb) if own else None
 
 
 def _decode(image: Image.Image, scale: int) -> Image.Image:
