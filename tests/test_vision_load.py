@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+import vision.load
 from vision.errors import PhotoError
 from vision.load import load_photo, working_scale
 
@@ -376,6 +377,9 @@ def jpeg_bytes() -> bytes:
             lambda: encode(Image.fromarray(pattern(640, 480)), "HEIF")[:3000],
             "truncated",
         ),
+        ("GIF", lambda: encode(Image.fromarray(pattern(640, 480)), "GIF"), "not a photo format"),
+        ("BMP", lambda: encode(Image.fromarray(pattern(640, 480)), "BMP"), "not a photo format"),
+        ("TIFF", lambda: encode(Image.fromarray(pattern(640, 480)), "TIFF"), "not a photo format"),
         ("too small", lambda: encode(Image.fromarray(pattern(300, 200)), "PNG"), "too small"),
         ("thin strip", lambda: encode(Image.fromarray(pattern(4000, 100)), "PNG"), "too small"),
         ("PNG header of 400 megapixels", lambda: fake_png_header(20000, 20000), "too large"),
@@ -435,6 +439,21 @@ def test_a_photo_decoded_whole_has_a_lower_limit_than_a_jpeg() -> None:
     # 48 megapixels, as a phone's large HEIC, is read.
     with pytest.raises(PhotoError, match="truncated"):
         load_photo(fake_png_header(8064, 6048))
+
+
+def test_a_file_larger_than_any_photo_is_refused_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vision.load, "MAX_FILE_BYTES", 10_000)
+    path = tmp_path / "photo.jpg"
+    path.write_bytes(jpeg_bytes() + bytes(20_000))  # readable, but too long a file
+    with pytest.raises(PhotoError, match="file too large: over"):
+        load_photo(path)
+    with pytest.raises(PhotoError, match="file too large: over"):
+        load_photo(path.read_bytes())
+    if Path("/dev/zero").exists():  # a file that never ends is read no further
+        with pytest.raises(PhotoError, match="file too large: over"):
+            load_photo("/dev/zero")
 
 
 def test_a_missing_file_or_a_folder_is_a_photo_error(tmp_path: Path) -> None:

@@ -55,6 +55,10 @@ MIN_WORKING_SIDE = 1800
 #: 1.5 GB to read. A 48-megapixel phone HEIC passes; a JPEG may have ``max_pixels``.
 MAX_WHOLE_DECODE_PIXELS = 50_000_000
 
+#: A file larger than this is refused before it is read whole: a 120-megapixel JPEG is
+#: some 60 MB, a 50-megapixel PNG up to 150 MB.
+MAX_FILE_BYTES = 256 << 20
+
 #: The file endings of the photos a folder is read for (the formats above).
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
 
@@ -259,13 +263,18 @@ def _read_bytes(source: bytes | str | os.PathLike[str]) -> bytes:
     else:
         path = Path(source)
         try:
-            data = path.read_bytes()
+            with path.open("rb") as file:
+                # A byte more than the largest file read tells a larger one (or a device
+                # that never ends, /dev/zero) without reading all of it.
+                data = file.read(MAX_FILE_BYTES + 1)
         except IsADirectoryError as error:
             raise PhotoError("a folder, not a photo") from error
         except OSError as error:
             raise PhotoError(f"cannot read the file: {error.strerror or error}") from error
     if not data:
         raise PhotoError("an empty file, not an image")
+    if len(data) > MAX_FILE_BYTES:
+        raise PhotoError(f"file too large: over {MAX_FILE_BYTES >> 20} MB, more than a photo")
     return data
 
 
@@ -283,6 +292,13 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
             raise PhotoError("not an image (the file's format is not recognised)") from error
         except Exception as error:  # noqa: BLE001 - format plugins raise many kinds
             raise PhotoError(f"not a readable image: {_one_line(error)}") from error
+    if image.format not in _FORMAT_NAMES:
+        # A GIF, BMP or TIFF opens too, but no phone takes one, and a folder's are not
+        # read (PHOTO_SUFFIXES): refused alike, wherever it comes from.
+        raise PhotoError(
+            f"not a photo format read here: {image.format or 'unknown'} "
+            "(JPEG, PNG, WebP or HEIC)"
+        )
     width, height = image.size
     if width * height > max_pixels:
         raise PhotoError(
