@@ -16,7 +16,7 @@ from PIL import Image
 
 import vision.load
 from vision.errors import PhotoError
-from vision.load import load_photo, working_scale
+from vision.load import _UPRIGHT, load_photo, working_scale
 
 #: Stored picture → upright picture for each EXIF orientation (inverse of the viewer's
 #: transposition: the two rotations swap, the flips undo themselves).
@@ -28,17 +28,6 @@ STORED_FROM_UPRIGHT = {
     6: Image.Transpose.ROTATE_90,
     7: Image.Transpose.TRANSVERSE,
     8: Image.Transpose.ROTATE_270,
-}
-
-#: The viewer's transposition: stored picture → upright picture.
-UPRIGHT_FROM_STORED = {
-    2: Image.Transpose.FLIP_LEFT_RIGHT,
-    3: Image.Transpose.ROTATE_180,
-    4: Image.Transpose.FLIP_TOP_BOTTOM,
-    5: Image.Transpose.TRANSPOSE,
-    6: Image.Transpose.ROTATE_270,
-    7: Image.Transpose.TRANSVERSE,
-    8: Image.Transpose.ROTATE_90,
 }
 
 
@@ -259,7 +248,8 @@ def test_exif_rotated_jpeg_matches_the_upright_jpeg(orientation: int) -> None:
 @pytest.mark.parametrize("min_side", [1280, 640, 160])
 def test_a_jpeg_has_pillows_pixels_upright(orientation: int, min_side: int) -> None:
     # JPEGs are decoded by simplejpeg (which refuses damaged data), turned and cut as
-    # arrays: the pixels must be those Pillow decodes, at full and at reduced size.
+    # arrays: the pixels must be those Pillow decodes and turns (_UPRIGHT, which
+    # test_exif_orientation_gives_the_upright_pixels holds), at full and reduced size.
     stored, exif = with_orientation(Image.fromarray(pattern(1280, 960)), orientation)
     data = encode(stored, "JPEG", quality=90, exif=exif)
     photo = load_photo(data, min_working_side=min_side)
@@ -267,7 +257,7 @@ def test_a_jpeg_has_pillows_pixels_upright(orientation: int, min_side: int) -> N
     pillow = Image.open(io.BytesIO(data))
     pillow.draft("RGB", (pillow.width // scale, pillow.height // scale))
     if orientation != 1:
-        pillow = pillow.transpose(UPRIGHT_FROM_STORED[orientation])
+        pillow = pillow.transpose(_UPRIGHT[orientation])
     assert photo.scale == scale and photo.size == (1280, 960)
     assert np.array_equal(photo.rgb, np.asarray(pillow.convert("RGB")))
 
@@ -278,7 +268,7 @@ def test_a_grey_jpeg_of_odd_size_has_pillows_pixels_in_a_box() -> None:
     part = load_photo(data, min_working_side=640, box=(101.0, 203.5, 700.0, 1000.0))
     pillow = Image.open(io.BytesIO(data))
     pillow.draft("RGB", (pillow.width // 2, pillow.height // 2))
-    upright = np.asarray(pillow.transpose(UPRIGHT_FROM_STORED[6]).convert("RGB"))
+    upright = np.asarray(pillow.transpose(_UPRIGHT[6]).convert("RGB"))
     left, top = part.origin
     height, width = part.rgb.shape[:2]
     assert part.scale == 2.0 and part.size == (1283, 961) and (left, top) == (50, 101)
