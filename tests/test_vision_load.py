@@ -86,6 +86,10 @@ def damaged_in_the_middle(jpeg: bytes) -> bytes:
     return jpeg[:middle] + bytes(i * 37 % 255 for i in range(2048)) + jpeg[middle + 2048 :]
 
 
+def half(data: bytes) -> bytes:
+    return data[: len(data) // 2]
+
+
 # --- sizes and reduction ------------------------------------------------------------------
 
 
@@ -360,12 +364,30 @@ def jpeg_bytes() -> bytes:
         (
             "truncated WebP",
             lambda: encode(Image.fromarray(pattern(640, 480)), "WEBP")[:3000],
-            "not a readable image",
+            "truncated",
+        ),
+        (
+            "WebP cut short of its last byte",
+            lambda: encode(Image.fromarray(pattern(640, 480)), "WEBP")[:-1],
+            "truncated",
         ),
         (
             "truncated HEIC",
             lambda: encode(Image.fromarray(pattern(640, 480)), "HEIF")[:3000],
             "truncated",
+        ),
+        (
+            # Cut in its picture's data, it is no HEIC at all to Pillow.
+            "HEIC cut halfway",
+            lambda: half(encode(Image.fromarray(pattern(640, 480)), "HEIF")),
+            "truncated",
+        ),
+        # Pillow decodes a PNG to find EXIF after its picture, and keeps the part
+        # decoded when the rest is damaged (a lower half all black).
+        (
+            "PNG damaged in the middle",
+            lambda: damaged_in_the_middle(encode(Image.fromarray(pattern(640, 480)), "PNG")),
+            "damaged",
         ),
         ("GIF", lambda: encode(Image.fromarray(pattern(640, 480)), "GIF"), "not a photo format"),
         ("BMP", lambda: encode(Image.fromarray(pattern(640, 480)), "BMP"), "not a photo format"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,11 @@ from engine.board import Crossing
 from engine.colours import LINE_COLOURS
 from engine.report import board_from_report, moves_change_nothing
 from synth.photo import make_photo
+from vision import reader
 from vision.creatures import Remark
 from vision.errors import ReadError
 from vision.evaluate import compare_reports
+from vision.load import Photo, load_photo
 from vision.overlay import LOW_CONFIDENCE
 from vision.reader import faint_cord_at, read_photo
 from vision.trace import Loop, Loops
@@ -308,6 +311,51 @@ def test_a_board_small_in_a_large_photo_is_read_again_from_its_part_of_the_photo
     for crossing in reading.report["crossings"]:
         x, y = crossing["xy"]
         assert min(np.hypot(x - left - tx, y - top - ty) for tx, ty in true_points) < 4.0
+
+
+def test_a_reading_too_large_to_make_finer_is_the_last(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The small board of the test above, with the finer reading allowed fewer pixels
+    # than its box holds (a photo of far more than 12 megapixels): the half-size
+    # reading is the last, its thin strings traced all the same; and a photo of a bare
+    # table is refused after one reading, not read again whole at the finer scale.
+    monkeypatch.setattr(reader, "MAX_FINER_PIXELS", 1_000_000)
+    loads: list[dict[str, Any]] = []
+
+    def counted_load(*args: Any, **kwargs: Any) -> Any:
+        loads.append(kwargs)
+        return load_photo(*args, **kwargs)
+
+    monkeypatch.setattr(reader, "load_photo", counted_load)
+    bgr = cv2.imread(str(EXACT_SAMPLE))
+    height, width = bgr.shape[:2]
+    large = cv2.copyMakeBorder(
+        bgr, height // 2, height // 2, width // 2, width // 2, cv2.BORDER_REPLICATE)
+    ok, encoded = cv2.imencode(".jpg", large, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert ok
+    reading = read_photo(encoded.tobytes())
+    assert (len(loads), reading.photo.scale, reading.photo.cut) == (1, 2.0, False)
+    assert set(reading.stages["trace"].loops) == set(LINE_COLOURS)
+    bare = np.full((3000, 4000, 3), (90, 120, 150), np.uint8)
+    ok, encoded = cv2.imencode(".jpg", bare)
+    assert ok
+    loads.clear()
+    with pytest.raises(ReadError, match="no strings"):
+        read_photo(encoded.tobytes())
+    assert len(loads) == 1
+    # Within the allowance, the bare table is read again whole at the finer scale.
+    monkeypatch.setattr(reader, "MAX_FINER_PIXELS", 13_000_000)
+    loads.clear()
+    with pytest.raises(ReadError, match="no strings"):
+        read_photo(encoded.tobytes())
+    assert len(loads) == 2
+
+
+def test_the_finer_reading_is_sized_by_its_box() -> None:
+    photo = Photo(np.zeros((1512, 2016, 3), np.uint8), 2.0, (4032, 3024), "jpeg")
+    assert reader.finer_pixels(photo, None) == 4032 * 3024
+    assert reader.finer_pixels(photo, (-10.0, 100.0, 1000.0, 600.0)) == 1000 * 500
+    quarter = replace(photo, scale=4.0)
+    assert reader.finer_pixels(quarter, None) == 2016 * 1512
 
 
 @pytest.mark.parametrize(

@@ -1148,6 +1148,9 @@ def test_a_warning_about_a_loop_offers_to_redraw_it(
         ({"op": "loop", "colour": "red", "path": [[1e300, 0], [-1e300, 0], [0, 1e300]]},
          "edits[0].path[0]: expected [x, y], numbers within"),
         ({"op": "add", "colour": "red", "xy": [10**400, 0]}, "edits[0].xy: expected [x, y]"),
+        ({"op": "add", "colour": "red", "xy": [-5000, -5000]},
+         "edits[0].xy: [-5000, -5000] lies outside the photo"),
+        ({"op": "move", "creature": 0, "xy": [10, 99999]}, "edits[0].xy: [10, 99999] lies outside"),
         ({"op": "loop", "colour": "red", "path": [[1, 1], [2, 2]], "other_side": "yes"},
          "edits[0].other_side: expected true or false"),
         ({"op": "on_board", "creature": 0}, "edits[0].creature: that creature is on the board"),
@@ -1357,7 +1360,11 @@ def test_a_tap_far_from_the_board_places_an_off_board_creature() -> None:
     report = truth_report(VIOLATIONS)
     xs = [p[0] for line in report["lines"].values() for p in line["polyline"]]
     ys = [p[1] for line in report["lines"].values() for p in line["polyline"]]
-    far = [max(xs) + (max(xs) - min(xs)), max(ys) + (max(ys) - min(ys))]
+    # The photo's corner farthest from the board (a tap outside the photo is refused).
+    width, height = report["image"]["width"], report["image"]["height"]
+    middle = ((min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2)
+    far = max(([x, y] for x in (0, width) for y in (0, height)),
+              key=lambda corner: math.dist(corner, middle))
     changed = apply_edits(report, [{"op": "add", "colour": "white", "xy": far}])
     added = changed["creatures"][-1]
     assert (added["kind"], added["off_board"], added["field"]) == ("ghost", True, None)

@@ -25,6 +25,7 @@ import math
 import os
 import re
 import warnings
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +63,11 @@ MAX_FILE_BYTES = 256 << 20
 #: The file endings of the photos a folder is read for (the formats above).
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
 
+#: The message for a file that ends before its picture does.
+TRUNCATED = "truncated image: the file ends before the picture does"
+#: The brands an HEIC file's first box (``ftyp``) names.
+_HEIF_BRANDS = frozenset({b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"})
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: Pillow's names of the formats, as we report them.
 _FORMAT_NAMES = {"JPEG": "jpeg", "MPO": "jpeg", "PNG": "png", "WEBP": "webp", "HEIF": "heic"}
 #: Markers (as libjpeg names them) that stray bytes before are no sign of damage: the
@@ -182,8 +188,15 @@ def load_photo(
     width, height = image.size
     fmt = image.format or "unknown"
     scale = working_scale((width, height), min_working_side)
-    orientation = _orientation(image)  # before reduce(), which drops the EXIF
+    if fmt == "PNG":
+        _check_png_chunks(data)
     decoded = _decode_jpeg(data, (width, height), scale) if fmt in _REDUCED_DECODE else None
+    if decoded is None:
+        # Decoded before its EXIF is read: a PNG's may follow the picture, and Pillow
+        # decodes the picture to find it, saying nothing of damage there (a PNG damaged
+        # halfway was read as half a board, the rest black).
+        image = _decode(image, scale)
+    orientation = _orientation(image)  # before reduce(), which drops the EXIF
     stored_width = width
     if orientation in (5, 6, 7, 8):
         width, height = height, width
@@ -197,7 +210,7 @@ def load_photo(
             rgb, origin = rgb[top:bottom, left:right], (left, top)
         rgb = np.ascontiguousarray(rgb)
     else:
-        image = _reduce(_decode(image, scale), scale, stored_width)
+        image = _reduce(image, scale, stored_width)
         upright = _UPRIGHT.get(orientation)
         if upright is not None:
             image = image.transpose(upright)
@@ -289,9 +302,11 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
         except Image.DecompressionBombError as error:
             raise PhotoError(f"image too large to decode safely ({_one_line(error)})") from error
         except UnidentifiedImageError as error:
-            raise PhotoError("not an image (the file's format is not recognised)") from error
+            why = _why_unopened(data)
+            raise PhotoError(why or "not an image (the file's format is not recognised)") from error
         except Exception as error:  # noqa: BLE001 - format plugins raise many kinds
-            raise PhotoError(f"not a readable image: {_one_line(error)}") from error
+            why = _why_unopened(data)
+            raise PhotoError(why or f"not a readable image: {_one_line(error)}") from error
     if image.format not in _FORMAT_NAMES:
         # A GIF, BMP or TIFF opens too, but no phone takes one, and a folder's are not
         # read (PHOTO_SUFFIXES): refused alike, wherever it comes from.
@@ -318,6 +333,49 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
             f"image too small: {width}×{height}, at least {MIN_SIZE[0]}×{MIN_SIZE[1]} needed"
         )
     return image
+
+
+def _check_png_chunks(data: bytes) -> None:
+    """Refuse a PNG whose chunks fail their checksums or run past the file's end.
+
+    Pillow checks no checksum of the picture's data (IDAT): damaged data that still
+    inflates is decoded as other pixels, without a word.
+    """
+    view = memoryview(data)  # chunks checked in place, not copied
+    position = len(_PNG_SIGNATURE)
+    while position + 8 <= len(data):
+        length = int.from_bytes(data[position : position + 4], "big")
+        end = position + 8 + length
+        if end + 4 > len(data):
+            raise PhotoError(TRUNCATED)
+        kind = data[position + 4 : position + 8]
+        if zlib.crc32(view[position + 4 : end]) != int.from_bytes(data[end : end + 4], "big"):
+            name = kind.decode("latin-1") if kind.isalpha() else "a"
+            raise PhotoError(f"damaged image: the PNG's {name} chunk fails its checksum")
+        if kind == b"IEND":
+            return
+        position = end + 4
+    raise PhotoError(TRUNCATED)
+
+
+def _why_unopened(data: bytes) -> str | None:
+    """What is wrong with a WebP or HEIC file that Pillow could not open, in words
+    (Pillow says only "could not create decoder object", or that it knows no such
+    format); None for a file of neither kind."""
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        # The RIFF header gives the length of all that follows it.
+        if len(data) < 8 + int.from_bytes(data[4:8], "little"):
+            return TRUNCATED
+        return "damaged image: the WebP data cannot be decoded"
+    if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
+        try:
+            pillow_heif.open_heif(io.BytesIO(data))
+        except Exception as error:  # noqa: BLE001 - libheif's errors are ValueErrors, mostly
+            message = _one_line(error)
+            if "end of file" in message.lower():
+                return TRUNCATED
+            return f"damaged image: {message}"
+    return None
 
 
 def _decode_jpeg(data: bytes, size: tuple[int, int], scale: int) -> np.ndarray | None:
@@ -350,7 +408,7 @@ def _decode_jpeg(data: bytes, size: tuple[int, int], scale: int) -> np.ndarray |
     except ValueError as error:
         message = _one_line(error)
         if message.lower().startswith("premature end of jpeg file"):
-            raise PhotoError("truncated image: the file ends before the picture does") from error
+            raise PhotoError(TRUNCATED) from error
         stray = re.search(r"extraneous bytes before marker (0x[0-9a-f]{2})", message)
         if stray is not None and stray.group(1) in _HARMLESS_STRAY_BEFORE:
             return None  # Pillow decodes it as simplejpeg would have
@@ -376,9 +434,7 @@ def _decode(image: Image.Image, scale: int) -> Image.Image:
         except Exception as error:  # noqa: BLE001 - decoders raise many kinds on bad data
             message = _one_line(error)
             if "truncated" in message.lower() or "end of file" in message.lower():
-                raise PhotoError(
-                    "truncated image: the file ends before the picture does"
-                ) from error
+                raise PhotoError(TRUNCATED) from error
             raise PhotoError(f"damaged image: {message}") from error
     return image
 

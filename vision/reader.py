@@ -84,6 +84,12 @@ MAX_BRIDGE_SHARE = 0.15
 BOX_MARGIN_PAWNS = 4.0
 #: ... and round every pawn the detector marks at least this much.
 BOX_MARK = 0.2
+#: The finer reading is not made where it would hold more working pixels than this (the
+#: first reading is then the last): a 12-megapixel photo read whole at full size, the
+#: largest reading measured, peaks near 0.85 GB, and a 100-megapixel photo of a bare
+#: table was read again at 25 megapixels (the whole photo, as nothing was found to box
+#: in) in 10 s and 1.5 GB, to find nothing.
+MAX_FINER_PIXELS = 13_000_000
 #: The pawn width read from a photo may be this much too small (one width for the whole
 #: photo under perspective, pawns partly hidden): a demon just beyond the reach of a
 #: corner of its own colour with the width read, and within it with a width this much
@@ -267,18 +273,23 @@ def _read_photo(
             found = replace(found, detections=marks)
         if 0 < separation.measured_width < MIN_STRING_WIDTH and not last_try:
             return found
+        return trace_strings(found, last_try)
+
+    def trace_strings(found: _Strings, last_try: bool) -> _Strings:
+        """``found`` with its loops traced; unless it is the last try, a loop that
+        cannot be traced leaves them None and the error kept."""
 
         def trace() -> Loops:
-            if marks is None:
-                return trace_loops(separation)
-            return trace_with_cords(separation, marks)
+            if found.detections is None:
+                return trace_loops(found.separation)
+            return trace_with_cords(found.separation, found.detections)
 
         try:
             return replace(found, loops=stage("trace", trace))
-        except ReadError:
+        except ReadError as error:
             if last_try:
                 raise
-            return found
+            return replace(found, error=error)
 
     strings = read_strings()
     loops = strings.loops
@@ -291,18 +302,26 @@ def _read_photo(
         # a board is small in the photo, and the whole of it at full size costs seconds
         # and more than a gigabyte.
         finer_side, box = next_working_side(strings.photo), board_box(strings)
-        try:
-            # At full size, large blocks are given back as they are freed: with the
-            # heap kept whole, such readings peaked up to 100 MB higher (230191: 854
-            # against 745 MB).
-            with memory.blocks_given_back():
-                finer = read_strings(finer_side, last_try=True, box=box)
-        except ReadError:
+        if finer_pixels(strings.photo, box) > MAX_FINER_PIXELS:
+            # Too large to read finer (a photo of far more than 12 megapixels): the
+            # first reading is the last.
+            if strings.error is not None:
+                raise strings.error
             if loops is None:
-                raise
+                strings = trace_strings(strings, last_try=True)
         else:
-            if less_guessed(finer.loops, loops):
-                strings = finer
+            try:
+                # At full size, large blocks are given back as they are freed: with
+                # the heap kept whole, such readings peaked up to 100 MB higher
+                # (230191: 854 against 745 MB).
+                with memory.blocks_given_back():
+                    finer = read_strings(finer_side, last_try=True, box=box)
+            except ReadError:
+                if loops is None:
+                    raise
+            else:
+                if less_guessed(finer.loops, loops):
+                    strings = finer
     photo, separation, pawns = strings.photo, strings.separation, strings.pawns
     loops = strings.loops
     if loops is None:  # not reached: the last try traces the loops or raises
@@ -415,6 +434,18 @@ class _Strings:
     pawns: Pawns
     detections: Detections | None
     loops: Loops | None
+    error: ReadError | None = None  # why the loops are None, where a trace failed
+
+
+def finer_pixels(photo: Photo, box: tuple[float, float, float, float] | None) -> float:
+    """How many working pixels reading ``box`` of the photo (the whole photo if None)
+    at the next finer scale would hold."""
+    width, height = float(photo.size[0]), float(photo.size[1])
+    if box is not None:
+        width = min(box[2], width) - max(box[0], 0.0)
+        height = min(box[3], height) - max(box[1], 0.0)
+    finer_scale = max(int(photo.scale) // 2, 1)
+    return max(width, 0.0) * max(height, 0.0) / finer_scale**2
 
 
 def next_working_side(photo: Photo) -> int:

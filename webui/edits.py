@@ -212,7 +212,7 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
             creatures = list(board.creatures)
             moved_knots.add(str(edit["colour"]))
             continue
-        creatures = _apply(board, creatures, edit, f"edits[{i}]")
+        creatures = _apply(board, creatures, edit, f"edits[{i}]", image_size(report))
         sources = _sources_after(sources, edit)
     board = board.with_creatures(tuple(creatures))
     corrected = rescore(report, board, layout_problems=layout_problems)
@@ -596,13 +596,17 @@ def check_report(report: object) -> dict[str, Any]:
 
 
 def _apply(
-    board: Board, creatures: list[Creature], edit: object, where: str
+    board: Board,
+    creatures: list[Creature],
+    edit: object,
+    where: str,
+    photo_size: tuple[int, int] | None,
 ) -> list[Creature]:
     if not isinstance(edit, Mapping):
         raise EditError(f"{where}: expected an object like {{\"op\": \"remove\", \"creature\": 0}}")
     op = edit.get("op")
     if op == "add":
-        xy = _point(edit.get("xy"), f"{where}.xy")
+        xy = _tap_in_photo(edit.get("xy"), f"{where}.xy", photo_size)
         kind, colour = _kind_and_colour(edit, where)
         return [*creatures, locate_tap(board, kind, colour, xy, snap=True)]
     if op not in ("remove", "change", "move", "no_corner", "off_board", "on_board"):
@@ -626,7 +630,7 @@ def _apply(
             raise EditError(f"{where}.creature: creature {index} is not a demon in a corner")
         return [*creatures[:index], replace(old, crossing=None), *creatures[index + 1 :]]
     if op == "move":
-        xy = _point(edit.get("xy"), f"{where}.xy")
+        xy = _tap_in_photo(edit.get("xy"), f"{where}.xy", photo_size)
         new = locate_tap(board, old.kind, old.colour, xy, snap=True)
         return [*creatures[:index], new, *creatures[index + 1 :]]
     kind, colour = _kind_and_colour(edit, where)
@@ -681,6 +685,19 @@ def _point(value: object, where: str) -> Point:
         raise EditError(
             f"{where}: expected [x, y], numbers within ±{MAX_COORDINATE:g}, got {_short(value)}")
     return (float(value[0]), float(value[1]))
+
+
+def _tap_in_photo(value: object, where: str, photo_size: tuple[int, int] | None) -> Point:
+    """A tap where a creature stands: a point of the photo (of any size where the
+    report gives none). A point outside it was no tap on the photo; it would be stored
+    as a creature off the board, where nothing was seen."""
+    x, y = _point(value, where)
+    if photo_size is not None:
+        width, height = photo_size
+        if not (0 <= x <= width and 0 <= y <= height):
+            raise EditError(f"{where}: [{x:g}, {y:g}] lies outside the photo "
+                            f"({width} × {height} pixels); tap where the creature stands")
+    return (x, y)
 
 
 def _path(value: object, where: str) -> list[Point]:
