@@ -86,10 +86,6 @@ def damaged_in_the_middle(jpeg: bytes) -> bytes:
     return jpeg[:middle] + bytes(i * 37 % 255 for i in range(2048)) + jpeg[middle + 2048 :]
 
 
-def half(data: bytes) -> bytes:
-    return data[: len(data) // 2]
-
-
 # --- sizes and reduction ------------------------------------------------------------------
 
 
@@ -377,9 +373,9 @@ def jpeg_bytes() -> bytes:
             "truncated",
         ),
         (
-            # Cut in its picture's data, it is no HEIC at all to Pillow.
-            "HEIC cut halfway",
-            lambda: half(encode(Image.fromarray(pattern(640, 480)), "HEIF")),
+            # Cut in its header (the meta box), it was no image at all to Pillow.
+            "HEIC cut in its header",
+            lambda: encode(Image.fromarray(pattern(640, 480)), "HEIF")[:200],
             "truncated",
         ),
         # Pillow decodes a PNG to find EXIF after its picture, and keeps the part
@@ -415,6 +411,34 @@ def test_bad_files_raise_one_clear_line(
     with pytest.raises(PhotoError, match=message) as raised:
         load_photo(path)
     assert "\n" not in str(raised.value)
+
+
+def png_chunks(data: bytes) -> list[bytes]:
+    """A PNG's chunks, each whole (length, type, data and checksum)."""
+    chunks, position = [], 8
+    while position < len(data):
+        end = position + 12 + int.from_bytes(data[position : position + 4], "big")
+        chunks.append(data[position:end])
+        position = end
+    return chunks
+
+
+def test_a_png_whose_picture_is_whole_is_read_whatever_follows_it() -> None:
+    # Only the picture's data is checked against its checksums: a file that ends after
+    # it, without IEND, and a damaged text chunk after it (which Pillow does not read)
+    # give the same pixels.
+    png = encode(Image.fromarray(pattern(640, 480)), "PNG")
+    chunks = png_chunks(png)
+    assert chunks[-1][4:8] == b"IEND"
+    expected = load_photo(png).rgb
+    text = b"tEXt" + b"Comment\0a note"
+    damaged_text = len(text[4:]).to_bytes(4, "big") + text + b"\0\0\0\0"
+    for variant in (png[: -len(chunks[-1])], png[: -len(chunks[-1])] + damaged_text + chunks[-1]):
+        assert np.array_equal(load_photo(variant).rgb, expected)
+    # Its picture's data cut at a chunk's end is a truncated picture.
+    first_picture_chunk = next(i for i, c in enumerate(chunks) if c[4:8] == b"IDAT")
+    with pytest.raises(PhotoError, match="truncated"):
+        load_photo(png[:8] + b"".join(chunks[: first_picture_chunk + 1])[:-3])
 
 
 def test_a_damaged_file_raises_no_warnings_only_the_error() -> None:

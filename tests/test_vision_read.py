@@ -354,8 +354,12 @@ def test_the_finer_reading_is_sized_by_its_box() -> None:
     photo = Photo(np.zeros((1512, 2016, 3), np.uint8), 2.0, (4032, 3024), "jpeg")
     assert reader.finer_pixels(photo, None) == 4032 * 3024
     assert reader.finer_pixels(photo, (-10.0, 100.0, 1000.0, 600.0)) == 1000 * 500
+    assert reader.finer_pixels(photo, (3000.0, 2000.0, 5000.0, 4000.0)) == 1032 * 1024
     quarter = replace(photo, scale=4.0)
     assert reader.finer_pixels(quarter, None) == 2016 * 1512
+    # A turned photo's size is upright, as the box is.
+    turned = replace(photo, rgb=np.zeros((2016, 1512, 3), np.uint8), size=(3024, 4032))
+    assert reader.finer_pixels(turned, (0.0, 3000.0, 5000.0, 5000.0)) == 3024 * 1032
 
 
 @pytest.mark.parametrize(

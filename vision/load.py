@@ -66,7 +66,10 @@ PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
 #: The message for a file that ends before its picture does.
 TRUNCATED = "truncated image: the file ends before the picture does"
 #: The brands an HEIC file's first box (``ftyp``) names.
-_HEIF_BRANDS = frozenset({b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"})
+_HEIF_BRANDS = frozenset(
+    {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"hevm", b"hevs", b"mif1", b"mif2",
+     b"msf1", b"miaf"}
+)
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: Pillow's names of the formats, as we report them.
 _FORMAT_NAMES = {"JPEG": "jpeg", "MPO": "jpeg", "PNG": "png", "WEBP": "webp", "HEIF": "heic"}
@@ -336,10 +339,13 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
 
 
 def _check_png_chunks(data: bytes) -> None:
-    """Refuse a PNG whose chunks fail their checksums or run past the file's end.
+    """Refuse a PNG whose picture data (its IDAT chunks) fails its checksums or runs
+    past the file's end.
 
-    Pillow checks no checksum of the picture's data (IDAT): damaged data that still
-    inflates is decoded as other pixels, without a word.
+    Pillow checks no checksum of the picture's data: damaged data that still inflates
+    is decoded as other pixels, without a word. Other chunks are Pillow's to judge (it
+    checks those before the picture and reads none after it), and a file that ends
+    after its picture's last chunk, without IEND, holds the whole picture.
     """
     view = memoryview(data)  # chunks checked in place, not copied
     position = len(_PNG_SIGNATURE)
@@ -349,13 +355,13 @@ def _check_png_chunks(data: bytes) -> None:
         if end + 4 > len(data):
             raise PhotoError(TRUNCATED)
         kind = data[position + 4 : position + 8]
-        if zlib.crc32(view[position + 4 : end]) != int.from_bytes(data[end : end + 4], "big"):
-            name = kind.decode("latin-1") if kind.isalpha() else "a"
-            raise PhotoError(f"damaged image: the PNG's {name} chunk fails its checksum")
+        if kind == b"IDAT" and zlib.crc32(view[position + 4 : end]) != int.from_bytes(
+            data[end : end + 4], "big"
+        ):
+            raise PhotoError("damaged image: the PNG's picture data fails its checksum")
         if kind == b"IEND":
             return
         position = end + 4
-    raise PhotoError(TRUNCATED)
 
 
 def _why_unopened(data: bytes) -> str | None:
@@ -368,6 +374,8 @@ def _why_unopened(data: bytes) -> str | None:
             return TRUNCATED
         return "damaged image: the WebP data cannot be decoded"
     if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
+        if _boxes_run_past_end(data):
+            return TRUNCATED
         try:
             pillow_heif.open_heif(io.BytesIO(data))
         except Exception as error:  # noqa: BLE001 - libheif's errors are ValueErrors, mostly
@@ -376,6 +384,24 @@ def _why_unopened(data: bytes) -> str | None:
                 return TRUNCATED
             return f"damaged image: {message}"
     return None
+
+
+def _boxes_run_past_end(data: bytes) -> bool:
+    """Whether the last of an ISO media file's (HEIC's) top-level boxes, by the sizes
+    their headers give, runs past the end of ``data``."""
+    position = 0
+    while position + 8 <= len(data):
+        size = int.from_bytes(data[position : position + 4], "big")
+        if size == 1:  # the size follows the type, in 64 bits
+            if position + 16 > len(data):
+                return True
+            size = int.from_bytes(data[position + 8 : position + 16], "big")
+        elif size == 0:  # the box runs to the end of the file
+            return False
+        if size < 8:
+            return False  # not a box header: damaged, not cut short
+        position += size
+    return position > len(data) or 0 < len(data) - position < 8
 
 
 def _decode_jpeg(data: bytes, size: tuple[int, int], scale: int) -> np.ndarray | None:

@@ -105,6 +105,8 @@ MAX_EDITS = 200
 #: A point's coordinates, in the photo's pixels, at most this far from 0 (a photo is
 #: under 20 000 px a side; beyond, geometry loses its precision).
 MAX_COORDINATE = 1e6
+#: A tap where a creature stands may lie this share of the photo's long side outside it.
+TAP_OUTSIDE = 0.02
 #: A redrawn stretch's points at most (the page sends one every few screen pixels).
 MAX_PATH_POINTS = 2000
 
@@ -694,7 +696,10 @@ def _tap_in_photo(value: object, where: str, photo_size: tuple[int, int] | None)
     x, y = _point(value, where)
     if photo_size is not None:
         width, height = photo_size
-        if not (0 <= x <= width and 0 <= y <= height):
+        # A little way out is let through: the corner buttons send a spot beside a
+        # crossing, which may lie past the edge of a photo cut close to the board.
+        margin = TAP_OUTSIDE * max(width, height)
+        if not (-margin <= x <= width + margin and -margin <= y <= height + margin):
             raise EditError(f"{where}: [{x:g}, {y:g}] lies outside the photo "
                             f"({width} × {height} pixels); tap where the creature stands")
     return (x, y)
