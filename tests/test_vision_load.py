@@ -72,6 +72,15 @@ def fake_png_header(width: int, height: int) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + header + png_chunk(b"IDAT", rows)
 
 
+def png_of_half_a_picture(width: int, height: int) -> bytes:
+    """A PNG whose every chunk is sound but whose picture data holds only half the rows
+    its header gives (Pillow decodes the rest black)."""
+    header = png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+    rows = b"".join(b"\0" + row.tobytes() for row in pattern(width, height)[: height // 2])
+    return (b"\x89PNG\r\n\x1a\n" + header + png_chunk(b"IDAT", zlib.compress(rows))
+            + png_chunk(b"IEND", b""))
+
+
 def fake_jpeg_size(jpeg: bytes, width: int, height: int) -> bytes:
     """``jpeg`` with its frame header (SOF0) changed to claim ``width`` × ``height``."""
     at = jpeg.index(b"\xff\xc0")
@@ -352,6 +361,10 @@ def jpeg_bytes() -> bytes:
         ("text file", lambda: b"red yellow green blue\n" * 20, "not an image"),
         ("truncated JPEG", lambda: jpeg_bytes()[: len(jpeg_bytes()) // 2], "truncated"),
         ("JPEG without its end", lambda: jpeg_bytes()[:-2], "truncated"),
+        ("JPEG cut in its header", lambda: jpeg_bytes()[:20], "truncated"),
+        ("PNG cut after its header chunk",
+         lambda: encode(Image.fromarray(pattern(640, 480)), "PNG")[:40], "truncated"),
+        ("PNG of half a picture", lambda: png_of_half_a_picture(640, 480), "truncated"),
         (
             "truncated PNG",
             lambda: encode(Image.fromarray(pattern(640, 480)), "PNG")[:5000],
@@ -441,6 +454,20 @@ def test_a_png_whose_picture_is_whole_is_read_whatever_follows_it() -> None:
         load_photo(png[:8] + b"".join(chunks[: first_picture_chunk + 1])[:-3])
 
 
+@pytest.mark.parametrize("mode", ["P", "1", "I;16"])
+def test_a_large_png_of_any_mode_is_reduced(mode: str) -> None:
+    # Pillow averages no palette, 1-bit or 16-bit picture ("image has wrong mode"): such
+    # a PNG large enough to be reduced is made 8-bit RGB first, as a small one is after.
+    image = Image.fromarray(pattern(4000, 3000))
+    image = image.convert("L").convert("I;16") if mode == "I;16" else image.convert(mode)
+    photo = load_photo(encode(image, "PNG"))
+    assert photo.scale == 2.0 and photo.rgb.shape == (1500, 2000, 3)
+    whole = load_photo(encode(image, "PNG"), min_working_side=4000)
+    assert whole.scale == 1.0
+    halved = whole.rgb.reshape(1500, 2, 2000, 2, 3).mean(axis=(1, 3))
+    assert np.abs(photo.rgb - halved).max() <= 1
+
+
 def test_a_damaged_file_raises_no_warnings_only_the_error() -> None:
     # Pillow warns "Truncated File Read" while opening a TIFF cut this short.
     damaged = encode(Image.fromarray(pattern(640, 480)), "TIFF")[:100]
@@ -467,7 +494,7 @@ def test_a_photo_decoded_whole_has_a_lower_limit_than_a_jpeg() -> None:
     with pytest.raises(PhotoError, match="100 megapixels; a PNG photo is decoded whole"):
         load_photo(fake_png_header(10000, 10000))
     big = encode(Image.new("L", (7200, 7000), 128), "JPEG", quality=50)  # 50.4 megapixels
-    with pytest.raises(PhotoError, match="50 megapixels; a PNG photo is decoded whole"):
+    with pytest.raises(PhotoError, match="50.4 megapixels; a PNG photo is decoded whole"):
         load_photo(encode(Image.new("L", (7200, 7000), 128), "PNG"))
     photo = load_photo(big)
     assert photo.size == (7200, 7000) and photo.scale == 4.0

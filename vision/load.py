@@ -29,6 +29,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pillow_heif
@@ -71,6 +72,9 @@ _HEIF_BRANDS = frozenset(
      b"msf1", b"miaf"}
 )
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+#: Adam7's passes: where each starts (x, y) and its steps (x, y).
+_ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2),
+          (0, 1, 1, 2))
 #: Pillow's names of the formats, as we report them.
 _FORMAT_NAMES = {"JPEG": "jpeg", "MPO": "jpeg", "PNG": "png", "WEBP": "webp", "HEIF": "heic"}
 #: Markers (as libjpeg names them) that stray bytes before are no sign of damage: the
@@ -320,13 +324,13 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
     width, height = image.size
     if width * height > max_pixels:
         raise PhotoError(
-            f"image too large: {width}×{height} is {width * height / 1e6:.0f} megapixels, "
+            f"image too large: {width}×{height} is {_megapixels(width * height)} megapixels, "
             f"more than {max_pixels / 1e6:.0f}"
         )
     fmt = image.format or "unknown"
     if fmt not in _REDUCED_DECODE and width * height > MAX_WHOLE_DECODE_PIXELS:
         raise PhotoError(
-            f"image too large: {width}×{height} is {width * height / 1e6:.0f} megapixels; "
+            f"image too large: {width}×{height} is {_megapixels(width * height)} megapixels; "
             f"a {_FORMAT_NAMES.get(fmt, fmt.lower()).upper()} photo is decoded "
             f"whole and may have at most {MAX_WHOLE_DECODE_PIXELS / 1e6:.0f} megapixels "
             f"(a JPEG up to {max_pixels / 1e6:.0f})"
@@ -338,16 +342,24 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
     return image
 
 
-def _check_png_chunks(data: bytes) -> None:
-    """Refuse a PNG whose picture data (its IDAT chunks) fails its checksums or runs
-    past the file's end.
+def _megapixels(pixels: int) -> str:
+    """Megapixels to three figures: 50.4 over a limit of 50 is not "50"."""
+    return f"{pixels / 1e6:.3g}"
 
-    Pillow checks no checksum of the picture's data: damaged data that still inflates
-    is decoded as other pixels, without a word. Other chunks are Pillow's to judge (it
-    checks those before the picture and reads none after it), and a file that ends
-    after its picture's last chunk, without IEND, holds the whole picture.
+
+def _check_png_chunks(data: bytes) -> None:
+    """Refuse a PNG whose picture data (its IDAT chunks) fails its checksums, runs past
+    the file's end or holds fewer rows than its header gives.
+
+    Pillow checks no checksum of the picture's data, and takes a picture whose data
+    ends early with the rest black, without a word: a PNG damaged or cut short would be
+    read as part of a board. Other chunks are Pillow's to judge (it checks those before
+    the picture and reads none after it), and a file that ends after its picture's last
+    chunk, without IEND, holds the whole picture.
     """
     view = memoryview(data)  # chunks checked in place, not copied
+    inflate = zlib.decompressobj()
+    inflated = 0
     position = len(_PNG_SIGNATURE)
     while position + 8 <= len(data):
         length = int.from_bytes(data[position : position + 4], "big")
@@ -355,19 +367,58 @@ def _check_png_chunks(data: bytes) -> None:
         if end + 4 > len(data):
             raise PhotoError(TRUNCATED)
         kind = data[position + 4 : position + 8]
-        if kind == b"IDAT" and zlib.crc32(view[position + 4 : end]) != int.from_bytes(
-            data[end : end + 4], "big"
-        ):
-            raise PhotoError("damaged image: the PNG's picture data fails its checksum")
         if kind == b"IEND":
-            return
+            break
+        if kind == b"IDAT":
+            if zlib.crc32(view[position + 4 : end]) != int.from_bytes(data[end : end + 4], "big"):
+                raise PhotoError("damaged image: the PNG's picture data fails its checksum")
+            inflated += _inflated_size(inflate, view[position + 8 : end])
         position = end + 4
+    if inflated < _png_picture_bytes(data):
+        raise PhotoError("truncated image: the PNG's picture data ends before its last row")
+
+
+def _inflated_size(inflate: Any, compressed: memoryview) -> int:
+    """How many bytes ``compressed`` inflates to, a megabyte at a time (a bomb's
+    picture is not held whole)."""
+    size = 0
+    try:
+        piece = inflate.decompress(compressed, 1 << 20)
+        size += len(piece)
+        while inflate.unconsumed_tail:
+            size += len(inflate.decompress(inflate.unconsumed_tail, 1 << 20))
+    except zlib.error as error:
+        raise PhotoError(f"damaged image: the PNG's picture data: {_one_line(error)}") from error
+    return size
+
+
+def _png_picture_bytes(data: bytes) -> int:
+    """How many bytes a PNG's picture inflates to, by its header: each row's filter
+    byte and pixels, in each of the seven passes of an interlaced one."""
+    width = int.from_bytes(data[16:20], "big")
+    height = int.from_bytes(data[20:24], "big")
+    depth, colour_type, interlaced = data[24], data[25], data[28]
+    channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}.get(colour_type, 0)
+    bits = channels * depth
+    passes = _ADAM7 if interlaced else ((0, 0, 1, 1),)
+    total = 0
+    for x0, y0, dx, dy in passes:
+        columns = max(0, -(-(width - x0) // dx))
+        rows = max(0, -(-(height - y0) // dy))
+        if columns and rows:
+            total += rows * (1 + -(-(columns * bits) // 8))
+    return total
 
 
 def _why_unopened(data: bytes) -> str | None:
-    """What is wrong with a WebP or HEIC file that Pillow could not open, in words
-    (Pillow says only "could not create decoder object", or that it knows no such
-    format); None for a file of neither kind."""
+    """What is wrong with a file of a photo's format that Pillow could not open, in
+    words: that it is cut short, or how it is damaged (Pillow says "could not create
+    decoder object", "Truncated File Read", or that it knows no such format); None
+    where that says no more."""
+    if data.startswith(_PNG_SIGNATURE):
+        return TRUNCATED if _png_ends_early(data) else None
+    if data.startswith(b"\xff\xd8"):
+        return TRUNCATED if _jpeg_header_ends_early(data) else None
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         # The RIFF header gives the length of all that follows it.
         if len(data) < 8 + int.from_bytes(data[4:8], "little"):
@@ -384,6 +435,33 @@ def _why_unopened(data: bytes) -> str | None:
                 return TRUNCATED
             return f"damaged image: {message}"
     return None
+
+
+def _png_ends_early(data: bytes) -> bool:
+    """Whether a PNG's chunks, by the lengths they give, end before its IEND."""
+    position = len(_PNG_SIGNATURE)
+    while position + 8 <= len(data):
+        if data[position + 4 : position + 8] == b"IEND":
+            return False
+        position += 12 + int.from_bytes(data[position : position + 4], "big")
+    return True
+
+
+def _jpeg_header_ends_early(data: bytes) -> bool:
+    """Whether a JPEG's header segments, by the lengths they give, run past the end of
+    ``data`` before its picture's data begins (SOS)."""
+    position = 2
+    while position + 4 <= len(data):
+        if data[position] != 0xFF:
+            return False  # not a segment: damaged, not cut short
+        marker = data[position + 1]
+        if marker == 0xFF:  # a fill byte before the marker
+            position += 1
+            continue
+        if marker == 0xDA:
+            return False
+        position += 2 + int.from_bytes(data[position + 2 : position + 4], "big")
+    return True
 
 
 def _boxes_run_past_end(data: bytes) -> bool:
@@ -474,6 +552,10 @@ def _reduce(image: Image.Image, scale: int, original_width: int) -> Image.Image:
     done = round(original_width / image.size[0])
     if done >= scale:
         return image
+    if image.mode in ("P", "PA", "1") or image.mode.startswith("I;16"):
+        # Pillow cannot average these (a palette's indices are no colours): made 8-bit
+        # RGB first, as they would be after.
+        image = Image.fromarray(_to_rgb8(image))
     return image.reduce(scale // done)
 
 
