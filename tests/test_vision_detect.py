@@ -50,6 +50,8 @@ from vision.combine import (
     FAINT_GHOST_FROM,
     KEEP_SCORE,
     KNOT_CONTEST,
+    KNOT_REACH_PAWNS,
+    KNOT_REACH_WIDTHS,
     KNOT_SCORE,
     KNOT_SWITCH_BY,
     LIKELIER_GHOST_SCORE,
@@ -2041,6 +2043,20 @@ def test_a_knot_mark_goes_to_the_nearest_loop_only() -> None:
     combined = combine_knots(loops, marks, string_width=5.0)
     assert combined.loops["red"].knot == loops.loops["red"].knot
     assert combined.loops["blue"].knot == pytest.approx((306.0, 200.0), abs=1.0)
+
+
+def test_a_knot_mark_is_looked_for_within_a_share_of_the_pawn_width_of_thin_strings() -> None:
+    # The detector places a mark to a share of the pawn width it looked at: where the
+    # strings are thin, a mark beside the loop is further than two string widths.
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])
+    reach = KNOT_REACH_PAWNS * WIDTH
+    assert reach - 1.0 > KNOT_REACH_WIDTHS * 3.0
+    beside = Detections([mark("", (200.0, 100.0 - (reach - 1.0)), 0.35)], WIDTH)
+    knot = combine_knots(loops, beside, string_width=3.0).loops["red"].knot
+    assert knot == pytest.approx((200.0, 100.0), abs=1.0)
+    # Beyond both reaches it is no mark of this loop's: the tracer's knot stays.
+    far = Detections([mark("", (200.0, 100.0 - (reach + 1.0)), 0.35)], WIDTH)
+    assert combine_knots(loops, far, string_width=3.0).loops["red"].knot == (300.0, 200.0)
 
 
 def test_a_knot_mark_near_the_tracers_knot_wins_over_a_somewhat_stronger_one_elsewhere() -> None:

@@ -224,6 +224,11 @@ TABLE_HUE_DEMON_SCORE = 0.2
 #: guess from thickness and tails is the weaker of the two.)
 KNOT_SCORE = 0.2
 KNOT_REACH_WIDTHS = 2.0
+#: ... or within this many pawn widths, where that is more: the detector places a mark
+#: to a share of the pawn width it looks at, and where the strings are thin (a tenth of
+#: a pawn or less) two string widths held out a knot marked 0.35 (490191: 7.8 px from
+#: its loop, the reach 7.6).
+KNOT_REACH_PAWNS = 0.2
 AGREE_WIDTHS = 4.0
 #: A knot mark where the cord map shows the loop's own cord (on average at least this
 #: sure over a square of so many string widths round the mark, and at least half as
@@ -765,7 +770,7 @@ def combine_knots(
     """
     rings = {colour: LinearRing(np.asarray(loop.points)) for colour, loop in loops.loops.items()}
     marked: dict[str, list[Detection]] = {colour: [] for colour in rings}
-    reach = KNOT_REACH_WIDTHS * string_width
+    reach = max(KNOT_REACH_WIDTHS * string_width, KNOT_REACH_PAWNS * detections.pawn_width)
     for mark in detections.knots(min_score=min(KNOT_SCORE, OWN_CORD_KNOT_SCORE)):
         distances = {c: ring.distance(ShapelyPoint(mark.xy)) for c, ring in rings.items()}
         near = [c for c, distance in distances.items() if distance <= reach]
