@@ -468,6 +468,34 @@ def test_a_large_png_of_any_mode_is_reduced(mode: str) -> None:
     assert np.abs(photo.rgb - halved).max() <= 1
 
 
+def test_a_whole_file_damaged_in_its_header_is_not_called_truncated() -> None:
+    jpeg = jpeg_bytes()
+    png = encode(Image.fromarray(pattern(640, 480)), "PNG")
+    length_at = png.index(b"IDAT") - 4
+    damaged = [
+        jpeg[:4] + b"\xf0" + jpeg[5:],  # a segment's length too long
+        png[:length_at] + bytes([png[length_at] ^ 0x40]) + png[length_at + 1 :],
+        b"\xff\xd8\xff" + b"no JPEG at all " * 20,
+    ]
+    for data in damaged:
+        with pytest.raises(PhotoError) as raised:
+            load_photo(data)
+        assert "truncated" not in str(raised.value)
+    # A marker with no length after it (TEM) is passed over as such: cut short in its
+    # header, such a JPEG is truncated.
+    with pytest.raises(PhotoError, match="truncated"):
+        load_photo((jpeg[:2] + b"\xff\x01" + jpeg[2:])[:300])
+
+
+def test_a_png_bomb_is_inflated_only_as_far_as_its_picture() -> None:
+    # Zeros that inflate a thousand times over: the check counts the bytes a picture of
+    # the header's size needs, and stops there (Pillow reads no further).
+    bomb = zlib.compress(bytes(200 << 20), 9)
+    wanted = 1_000_000
+    size = vision.load._inflated_size(zlib.decompressobj(), memoryview(bomb), wanted)
+    assert wanted <= size < wanted + (2 << 20)
+
+
 def test_a_damaged_file_raises_no_warnings_only_the_error() -> None:
     # Pillow warns "Truncated File Read" while opening a TIFF cut this short.
     damaged = encode(Image.fromarray(pattern(640, 480)), "TIFF")[:100]

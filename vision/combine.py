@@ -748,7 +748,9 @@ def combine_knots(
 ) -> Loops:
     """The loops with the knots the detector marked on them.
 
-    A knot mark within :data:`KNOT_REACH_WIDTHS` string widths of a loop counts for it
+    A knot mark within :data:`KNOT_REACH_WIDTHS` string widths of a loop (or
+    :data:`KNOT_REACH_PAWNS` pawn widths, where that is more; also the reach round a
+    crossing within which a faint mark is taken for its lump) counts for it
     when the cord map there shows the loop's own cord (see :data:`KNOT_COLOUR_SURE`;
     from :data:`OWN_CORD_KNOT_SCORE`; from :data:`KNOT_SCORE` where two loops whose
     cords show there cross within reach), or, at least :data:`KNOT_SCORE` strong and

@@ -72,6 +72,11 @@ _HEIF_BRANDS = frozenset(
      b"msf1", b"miaf"}
 )
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+#: A PNG's last chunk, IEND, whole.
+_PNG_END = b"\0\0\0\0IEND\xaeB`\x82"
+#: JPEG markers that stand alone, with no length after them: TEM, RST0-7, SOI, EOI (and
+#: 0x00, a stuffed 0xFF byte).
+_JPEG_STANDALONE = frozenset({0x00, 0x01, *range(0xD0, 0xDA)})
 #: Adam7's passes: where each starts (x, y) and its steps (x, y).
 _ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2),
           (0, 1, 1, 2))
@@ -355,49 +360,62 @@ def _check_png_chunks(data: bytes) -> None:
     ends early with the rest black, without a word: a PNG damaged or cut short would be
     read as part of a board. Other chunks are Pillow's to judge (it checks those before
     the picture and reads none after it), and a file that ends after its picture's last
-    chunk, without IEND, holds the whole picture.
+    chunk, without IEND, holds the whole picture. The data is inflated only until it
+    holds the whole picture (Pillow reads no further: a bomb's zeros beyond it cost
+    nothing), a slice at a time.
     """
     view = memoryview(data)  # chunks checked in place, not copied
     inflate = zlib.decompressobj()
-    inflated = 0
+    needed = inflated = 0
     position = len(_PNG_SIGNATURE)
     while position + 8 <= len(data):
         length = int.from_bytes(data[position : position + 4], "big")
         end = position + 8 + length
         if end + 4 > len(data):
+            if data.endswith(_PNG_END):  # the file is whole: a length is damaged
+                raise PhotoError("damaged image: a chunk of the PNG runs past its end")
             raise PhotoError(TRUNCATED)
         kind = data[position + 4 : position + 8]
         if kind == b"IEND":
             break
+        if kind == b"IHDR":
+            needed = _png_picture_bytes(data[position + 8 : end])
         if kind == b"IDAT":
             if zlib.crc32(view[position + 4 : end]) != int.from_bytes(data[end : end + 4], "big"):
                 raise PhotoError("damaged image: the PNG's picture data fails its checksum")
-            inflated += _inflated_size(inflate, view[position + 8 : end])
+            inflated += _inflated_size(inflate, view[position + 8 : end], needed - inflated)
+            if inflated >= needed:
+                return
         position = end + 4
-    if inflated < _png_picture_bytes(data):
+    if inflated < needed:
         raise PhotoError("truncated image: the PNG's picture data ends before its last row")
 
 
-def _inflated_size(inflate: Any, compressed: memoryview) -> int:
-    """How many bytes ``compressed`` inflates to, a megabyte at a time (a bomb's
-    picture is not held whole)."""
+def _inflated_size(inflate: Any, compressed: memoryview, wanted: int) -> int:
+    """How many bytes ``compressed`` inflates to, or at least ``wanted``, whichever is
+    fewer: fed 64 kB at a time, and each piece's output taken a megabyte at a time, so
+    neither a long chunk nor a bomb is held whole."""
     size = 0
     try:
-        piece = inflate.decompress(compressed, 1 << 20)
-        size += len(piece)
-        while inflate.unconsumed_tail:
-            size += len(inflate.decompress(inflate.unconsumed_tail, 1 << 20))
+        for start in range(0, len(compressed), 1 << 16):
+            size += len(inflate.decompress(compressed[start : start + (1 << 16)], 1 << 20))
+            while inflate.unconsumed_tail and size < wanted:
+                size += len(inflate.decompress(inflate.unconsumed_tail, 1 << 20))
+            if size >= wanted:
+                break
     except zlib.error as error:
         raise PhotoError(f"damaged image: the PNG's picture data: {_one_line(error)}") from error
     return size
 
 
-def _png_picture_bytes(data: bytes) -> int:
-    """How many bytes a PNG's picture inflates to, by its header: each row's filter
-    byte and pixels, in each of the seven passes of an interlaced one."""
-    width = int.from_bytes(data[16:20], "big")
-    height = int.from_bytes(data[20:24], "big")
-    depth, colour_type, interlaced = data[24], data[25], data[28]
+def _png_picture_bytes(header: bytes) -> int:
+    """How many bytes a PNG's picture inflates to, by its header chunk's data: each
+    row's filter byte and pixels, in each of the seven passes of an interlaced one."""
+    if len(header) < 13:
+        return 0  # Pillow refuses such a header
+    width = int.from_bytes(header[0:4], "big")
+    height = int.from_bytes(header[4:8], "big")
+    depth, colour_type, interlaced = header[8], header[9], header[12]
     channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}.get(colour_type, 0)
     bits = channels * depth
     passes = _ADAM7 if interlaced else ((0, 0, 1, 1),)
@@ -438,7 +456,10 @@ def _why_unopened(data: bytes) -> str | None:
 
 
 def _png_ends_early(data: bytes) -> bool:
-    """Whether a PNG's chunks, by the lengths they give, end before its IEND."""
+    """Whether a PNG's chunks, by the lengths they give, end before its IEND (and the
+    file does not end with one: then a length is damaged)."""
+    if data.endswith(_PNG_END):
+        return False
     position = len(_PNG_SIGNATURE)
     while position + 8 <= len(data):
         if data[position + 4 : position + 8] == b"IEND":
@@ -449,7 +470,10 @@ def _png_ends_early(data: bytes) -> bool:
 
 def _jpeg_header_ends_early(data: bytes) -> bool:
     """Whether a JPEG's header segments, by the lengths they give, run past the end of
-    ``data`` before its picture's data begins (SOS)."""
+    ``data`` before its picture's data begins (SOS), and the file does not end as a
+    JPEG does (then a length is damaged)."""
+    if data.rstrip(b"\0").endswith(b"\xff\xd9"):
+        return False
     position = 2
     while position + 4 <= len(data):
         if data[position] != 0xFF:
@@ -457,10 +481,14 @@ def _jpeg_header_ends_early(data: bytes) -> bool:
         marker = data[position + 1]
         if marker == 0xFF:  # a fill byte before the marker
             position += 1
-            continue
-        if marker == 0xDA:
+        elif marker == 0xDA:
             return False
-        position += 2 + int.from_bytes(data[position + 2 : position + 4], "big")
+        elif marker in _JPEG_STANDALONE:
+            position += 2
+        elif marker < 0xC0:
+            return False  # no marker: damaged, or no JPEG
+        else:
+            position += 2 + int.from_bytes(data[position + 2 : position + 4], "big")
     return True
 
 
@@ -552,10 +580,15 @@ def _reduce(image: Image.Image, scale: int, original_width: int) -> Image.Image:
     done = round(original_width / image.size[0])
     if done >= scale:
         return image
-    if image.mode in ("P", "PA", "1") or image.mode.startswith("I;16"):
-        # Pillow cannot average these (a palette's indices are no colours): made 8-bit
-        # RGB first, as they would be after.
-        image = Image.fromarray(_to_rgb8(image))
+    if image.mode in ("P", "PA"):
+        # Pillow cannot average a palette's indices: its colours are averaged (with
+        # their transparency, put on white after, as a small one's is).
+        transparent = image.mode == "PA" or "transparency" in image.info
+        image = image.convert("RGBA" if transparent else "RGB")
+    elif image.mode == "1":
+        image = image.convert("L")
+    elif image.mode.startswith("I;16"):
+        image = Image.fromarray(_to_rgb8(image))  # scaled to 8 bits as a small one is
     return image.reduce(scale // done)
 
 
