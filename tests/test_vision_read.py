@@ -226,6 +226,21 @@ def test_a_photo_of_an_empty_table() -> None:
         read_photo(png_bytes(empty))
 
 
+def test_a_photo_half_of_coloured_noise_is_no_board() -> None:
+    # What a WebP or HEIC damaged in its picture decodes to (their decoders report
+    # nothing): the detector marks pawns faintly all over it, and every mark looked at
+    # again took a minute to give a made-up board.
+    bgr = cv2.imread(str(EXACT_SAMPLE))
+    height, width = bgr.shape[:2]
+    blocks = np.random.default_rng(5).integers(0, 256, (height // 16, width // 8, 3), np.uint8)
+    bgr[height // 2 :] = cv2.resize(blocks, (width, height - height // 2),
+                                    interpolation=cv2.INTER_NEAREST)
+    ok, encoded = cv2.imencode(".png", bgr)
+    assert ok
+    with pytest.raises(ReadError, match="no board: the camera sees .* pawn-like marks"):
+        read_photo(encoded.tobytes())
+
+
 def test_a_board_with_one_loop_missing() -> None:
     bgr = cv2.imread(str(EXACT_SAMPLE))
     truth = truth_of(EXACT_SAMPLE)

@@ -84,6 +84,13 @@ MAX_BRIDGE_SHARE = 0.15
 BOX_MARGIN_PAWNS = 4.0
 #: ... and round every pawn the detector marks at least this much.
 BOX_MARK = 0.2
+#: A photo in which the detector marks more pawns than this at least FAINT_MARK is no
+#: board: a board holds at most 50 creatures in play, and the most marked on 58 full
+#: boards and dev photos was 89; a WebP damaged in its picture decodes as coloured
+#: noise, marked in 4,700–11,000 places, and took 50–80 s to be read as a made-up
+#: board (each faint mark looked at again in eight views).
+MAX_FAINT_MARKS = 1000
+FAINT_MARK = 0.1
 #: The finer reading is not made where it would hold more working pixels than this (the
 #: first reading is then the last). Read whole at full size, a 12-megapixel photo peaked
 #: at 0.83 GB, a 16-megapixel one 1.04 GB, a 24-megapixel one 1.50 GB; a 100-megapixel
@@ -269,6 +276,11 @@ def _read_photo(
             # where the board is (board_box), and a pawn is wide at any resolution.
             def detect_pawns() -> Detections:
                 found = detect_checking_size(photo.rgb, pawns.pawn_width)
+                faint = len(found.pawns(min_score=FAINT_MARK))
+                if faint > MAX_FAINT_MARKS:
+                    raise ReadError(
+                        f"no board: the camera sees {faint} pawn-like marks, far more than "
+                        "a board holds (a damaged picture, or a busy pattern)")
                 found = detect_at_measured_width(photo.rgb, found)
                 return marked_once(photo.rgb, found)
 
