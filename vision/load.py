@@ -358,7 +358,8 @@ def _check_png_chunks(data: bytes) -> None:
 
     Pillow checks no checksum of the picture's data, and takes a picture whose data
     ends early with the rest black, without a word: a PNG damaged or cut short would be
-    read as part of a board. Other chunks are Pillow's to judge (it checks those before
+    read as part of a board. (A PNG cut in its header, which Pillow cannot open, is
+    named truncated here too.) Other chunks are Pillow's to judge (it checks those before
     the picture and reads none after it), and a file that ends after its picture's last
     chunk, without IEND, holds the whole picture. The data is inflated only until it
     holds the whole picture (Pillow reads no further: a bomb's zeros beyond it cost
@@ -387,6 +388,8 @@ def _check_png_chunks(data: bytes) -> None:
             if inflated >= needed:
                 return
         position = end + 4
+    if not needed:  # the file ends before its header does
+        raise PhotoError(TRUNCATED)
     if inflated < needed:
         raise PhotoError("truncated image: the PNG's picture data ends before its last row")
 
@@ -434,7 +437,11 @@ def _why_unopened(data: bytes) -> str | None:
     decoder object", "Truncated File Read", or that it knows no such format); None
     where that says no more."""
     if data.startswith(_PNG_SIGNATURE):
-        return TRUNCATED if _png_ends_early(data) else None
+        try:
+            _check_png_chunks(data)
+        except PhotoError as error:
+            return str(error)
+        return None
     if data.startswith(b"\xff\xd8"):
         return TRUNCATED if _jpeg_header_ends_early(data) else None
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
@@ -453,19 +460,6 @@ def _why_unopened(data: bytes) -> str | None:
                 return TRUNCATED
             return f"damaged image: {message}"
     return None
-
-
-def _png_ends_early(data: bytes) -> bool:
-    """Whether a PNG's chunks, by the lengths they give, end before its IEND (and the
-    file does not end with one: then a length is damaged)."""
-    if data.endswith(_PNG_END):
-        return False
-    position = len(_PNG_SIGNATURE)
-    while position + 8 <= len(data):
-        if data[position + 4 : position + 8] == b"IEND":
-            return False
-        position += 12 + int.from_bytes(data[position : position + 4], "big")
-    return True
 
 
 def _jpeg_header_ends_early(data: bytes) -> bool:

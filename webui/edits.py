@@ -192,6 +192,7 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
     moved_knots: set[str] = set()
     redrawn: set[str] = set()
     layout_problems = _layout_problems(report)
+    photo_size = image_size(report)
     for i, edit in enumerate(edits):
         if isinstance(edit, Mapping) and edit.get("op") == "loop":
             board, knot_moved = _with_loop_redrawn(
@@ -214,7 +215,7 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
             creatures = list(board.creatures)
             moved_knots.add(str(edit["colour"]))
             continue
-        creatures = _apply(board, creatures, edit, f"edits[{i}]", image_size(report))
+        creatures = _apply(board, creatures, edit, f"edits[{i}]", photo_size)
         sources = _sources_after(sources, edit)
     board = board.with_creatures(tuple(creatures))
     corrected = rescore(report, board, layout_problems=layout_problems)
