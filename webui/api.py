@@ -24,10 +24,10 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from engine.errors import BoardFormatError
+from engine.errors import BoardError, BoardFormatError
 from vision.errors import PhotoError
 from webui import archive, edits
-from webui.archive import ArchivedBoard, BoardNotFound
+from webui.archive import ArchivedBoard, BoardChanged, BoardNotFound
 from webui.db import get_db
 from webui.edits import EditError, apply_edits, check_report, describe_changes
 from webui.game import GameFormError, parse_game
@@ -100,26 +100,59 @@ def board(board_id: int) -> Response:
 
 @bp.patch("/boards/<int:board_id>")
 def correct(board_id: int) -> Response:
-    """Corrections: a list of edits applied to the current report, or a whole report."""
-    entry = _entry(board_id)
+    """Corrections: a list of edits applied to the current report, or a whole report;
+    with ``base_version``, only if the board is still at that version."""
+    _entry(board_id)
     try:
         body = request.get_json(silent=True)
     except RecursionError:
         raise ApiError("the JSON is nested too deeply to be a board report", 400) from None
     if not isinstance(body, dict) or not ({"edits", "report"} & body.keys()):
         raise ApiError('expected a JSON object with "edits" (a list) or "report"', 400)
+    base_version = _base_version(body.get("base_version"))
     try:
         if "edits" in body:
-            if entry.report is None:
-                raise ApiError("this board has no reading to edit; send a whole report", 409)
-            corrected: dict[str, Any] | None = apply_edits(entry.report, body["edits"])
+            correction = _edits_correction(body["edits"])
         else:
-            corrected = None if body["report"] is None else check_report(body["report"])
-    except (EditError, BoardFormatError) as error:
+            whole = None if body["report"] is None else check_report(body["report"])
+            correction = _whole_report(whole)
+        before, saved = archive.correct_board(get_db(), board_id, correction, base_version)
+    except (EditError, BoardError) as error:
         raise ApiError(str(error), 400) from error
-    saved = archive.save_correction(get_db(), board_id, corrected)
-    changes = describe_changes(entry.report, saved.report) if entry.report and saved.report else []
+    except BoardNotFound as error:
+        raise ApiError(f"board {board_id} was deleted; nothing was saved", 404) from error
+    except BoardChanged as error:
+        raise ApiError(
+            f"{error}; nothing was changed: get the board again and send the edits "
+            "with its version", 409) from error
+    changes = (describe_changes(before.report, saved.report)
+               if before.report and saved.report else [])
     return jsonify({**_detail(saved), "changes": changes})
+
+
+def _base_version(value: object) -> int | None:
+    """The optional ``base_version`` of a PATCH: the board version the edits were made
+    for (``version`` in ``GET /api/boards/<id>``)."""
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ApiError(f"base_version: expected the board's version (an integer), "
+                       f"got {str(value)[:40]!r}", 400)
+    return value
+
+
+def _edits_correction(edits: Any) -> archive.Correction:
+    """The correction that applies ``edits`` to the board as it stands."""
+    def correction(entry: ArchivedBoard) -> dict[str, Any]:
+        if entry.report is None:
+            raise ApiError("this board has no reading to edit; send a whole report", 409)
+        return apply_edits(entry.report, edits)
+    return correction
+
+
+def _whole_report(report: dict[str, Any] | None) -> archive.Correction:
+    """The correction that stores ``report`` (checked already) whatever the board was."""
+    return lambda _entry: report
 
 
 @bp.post("/boards/<int:board_id>/loop-choices")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,15 @@ class BoardNotFound(LookupError):
         self.board_id = board_id
 
 
+class BoardChanged(Exception):
+    """The board changed since the version a correction was worked out from."""
+
+    def __init__(self, board_id: int, base_version: int) -> None:
+        super().__init__(f"board {board_id} changed since version {base_version}")
+        self.board_id = board_id
+        self.base_version = base_version
+
+
 @dataclass(frozen=True)
 class ArchivedBoard:
     """One row of the archive with its reports decoded."""
@@ -46,6 +55,9 @@ class ArchivedBoard:
     corrected_report: dict[str, Any] | None
     corrected_at: str | None
     game: GameInfo
+    #: How many times its reports changed: a correction names the version it was
+    #: worked out from, and is refused if the board has changed since.
+    version: int = 0
 
     @property
     def report(self) -> dict[str, Any] | None:
@@ -72,6 +84,7 @@ class ArchivedBoard:
             "camera_report": self.camera_report,
             "corrected_report": self.corrected_report,
             "corrected_at": self.corrected_at,
+            "version": self.version,
         }
 
 
@@ -165,6 +178,7 @@ def _board(row: sqlite3.Row) -> ArchivedBoard:
         corrected_report=_load(row["corrected_report"]),
         corrected_at=row["corrected_at"],
         game=GameInfo.from_json(json.loads(row["game"])),
+        version=row["version"],
     )
 
 
@@ -258,10 +272,80 @@ def iter_boards(db: sqlite3.Connection) -> Iterator[ArchivedBoard]:
         yield _board(row)
 
 
+#: Times a correction is worked out again on the fresh board when another change was
+#: stored while it was being worked out (and no base version was given).
+ATTEMPTS = 5
+
+#: A correction: the new corrected report (None drops the corrections) worked out from
+#: the board as it stands.
+Correction = Callable[[ArchivedBoard], dict[str, Any] | None]
+
+
+def correct_board(
+    db: sqlite3.Connection,
+    board_id: int,
+    correction: Correction,
+    base_version: int | None = None,
+) -> tuple[ArchivedBoard, ArchivedBoard]:
+    """Work a correction out from the board as it stands and store it, unless the board
+    changed meanwhile; return the board before and after.
+
+    The correction is worked out outside any transaction (an edit may take a second,
+    and uploads must not wait for it), so the store checks that the board's version is
+    still the one it was worked out from. If it is not, a correction made from a page
+    (``base_version`` given) is refused: the creatures it names by number may be other
+    ones now. Without a base version it is worked out again on the fresh board.
+
+    Raises
+    ------
+    BoardNotFound
+        If the board is not, or no longer, in the archive.
+    BoardChanged
+        If the board's version is not ``base_version``, or kept changing.
+    """
+    for _ in range(ATTEMPTS):
+        before = get_board(db, board_id)
+        if base_version is not None and before.version != base_version:
+            raise BoardChanged(board_id, base_version)
+        report = correction(before)
+        try:
+            return before, save_correction(db, board_id, report, version=before.version)
+        except BoardChanged:
+            if base_version is not None:
+                raise
+    raise BoardChanged(board_id, before.version)
+
+
 def save_correction(
-    db: sqlite3.Connection, board_id: int, report: dict[str, Any] | None
+    db: sqlite3.Connection,
+    board_id: int,
+    report: dict[str, Any] | None,
+    *,
+    version: int | None = None,
 ) -> ArchivedBoard:
-    """Store the corrected report of a board (None drops the corrections).
+    """Store the corrected report of a board (None drops the corrections), if its
+    version is still ``version`` (any version if None).
+
+    Raises
+    ------
+    BoardNotFound
+    BoardChanged
+    """
+    with transaction(db):
+        cursor = db.execute(
+            "UPDATE boards SET corrected_report = ?, corrected_at = ?, version = version + 1"
+            " WHERE id = ? AND (? IS NULL OR version = ?)",
+            (_dump(report), None if report is None else now(), board_id, version, version),
+        )
+        if cursor.rowcount == 0:
+            get_board(db, board_id)  # raises BoardNotFound if it was deleted
+            assert version is not None
+            raise BoardChanged(board_id, version)
+        return get_board(db, board_id)
+
+
+def save_reading(db: sqlite3.Connection, board_id: int, reading: BoardReading) -> ArchivedBoard:
+    """Replace the camera's reading of a board (after reading its photo again).
 
     Raises
     ------
@@ -269,24 +353,13 @@ def save_correction(
     """
     with transaction(db):
         cursor = db.execute(
-            "UPDATE boards SET corrected_report = ?, corrected_at = ? WHERE id = ?",
-            (_dump(report), None if report is None else now(), board_id),
-        )
-        if cursor.rowcount == 0:
-            raise BoardNotFound(board_id)
-    return get_board(db, board_id)
-
-
-def save_reading(db: sqlite3.Connection, board_id: int, reading: BoardReading) -> ArchivedBoard:
-    """Replace the camera's reading of a board (after reading its photo again)."""
-    with transaction(db):
-        cursor = db.execute(
-            "UPDATE boards SET camera_report = ?, read_error = ? WHERE id = ?",
+            "UPDATE boards SET camera_report = ?, read_error = ?, version = version + 1"
+            " WHERE id = ?",
             (_dump(reading.report), reading.error, board_id),
         )
         if cursor.rowcount == 0:
             raise BoardNotFound(board_id)
-    return get_board(db, board_id)
+        return get_board(db, board_id)
 
 
 def delete_board(db: sqlite3.Connection, photos: PhotoStore, board_id: int) -> None:

@@ -88,6 +88,13 @@ def _add_player_index(db: sqlite3.Connection) -> None:
             )
 
 
+def _add_board_versions(db: sqlite3.Connection) -> None:
+    """Version 3: each board counts the changes to its reports, so that a correction
+    worked out from one state of the board is never stored over a newer one (two edits
+    at once, or a form from a page loaded before another edit)."""
+    db.execute("ALTER TABLE boards ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
+
+
 def player_names(game: object) -> list[str]:
     """The names in a stored ``game`` object (players, or the solitaire player)."""
     if not isinstance(game, dict):
@@ -100,6 +107,7 @@ def player_names(game: object) -> list[str]:
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _create_tables,
     _add_player_index,
+    _add_board_versions,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

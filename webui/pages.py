@@ -21,14 +21,14 @@ from flask import (
     url_for,
 )
 from PIL import Image
-from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from werkzeug.exceptions import HTTPException, NotFound, RequestEntityTooLarge
 from werkzeug.wrappers import Response as BaseResponse
 
 from engine.colours import LINE_COLOURS, SCORE_COLOURS
 from engine.errors import BoardFormatError, EngineError
 from vision.errors import PhotoError
 from webui import archive
-from webui.archive import ArchivedBoard, BoardNotFound
+from webui.archive import ArchivedBoard, BoardChanged, BoardNotFound
 from webui.db import get_db
 from webui.edits import EditError, apply_edits, check_report, describe_changes
 from webui.game import GameFormError, game_outcome, parse_game
@@ -126,24 +126,54 @@ def board(board_id: int) -> str:
     )
 
 
+#: What a form sent from a page loaded before the board last changed is told: its
+#: creatures are named by number, and those numbers may now be other creatures.
+STALE_PAGE = "This board changed since the page was loaded; nothing was changed, look again."
+
+
 @bp.post("/boards/<int:board_id>/edit")
 def edit(board_id: int) -> BaseResponse:
     """One correction from the editor: add, change or remove a creature, move a knot or
     redraw a stretch of a loop."""
-    entry = load_board(board_id)
-    if entry.report is None:
+    if load_board(board_id).report is None:
         abort(400, description="This board has no reading to correct; enter it by hand.")
     try:
         change = _edit_from_form(request.form)
-        corrected = apply_edits(entry.report, [change])
+        before, saved = archive.correct_board(
+            get_db(), board_id, _edit_correction(change), _base_version()
+        )
     except (EditError, ValueError) as error:
         flash(f"That correction was not applied: {error}", "error")
         return redirect(url_for("pages.board", board_id=board_id), 303)
-    archive.save_correction(get_db(), board_id, corrected)
-    changes = describe_changes(entry.report, corrected)
-    summary = _edit_summary(change, entry.report)
+    except BoardChanged:
+        flash(STALE_PAGE, "error")
+        return redirect(url_for("pages.board", board_id=board_id), 303)
+    assert before.report is not None and saved.report is not None
+    changes = describe_changes(before.report, saved.report)
+    summary = _edit_summary(change, before.report)
     flash(f"{summary}. " + ("; ".join(changes) if changes else "No score changed."), "change")
     return redirect(url_for("pages.board", board_id=board_id), 303)
+
+
+def _edit_correction(change: dict[str, Any]) -> archive.Correction:
+    """The correction that applies one edit to the board as it stands."""
+    def correction(entry: ArchivedBoard) -> dict[str, Any]:
+        if entry.report is None:  # read again meanwhile, and unreadable this time
+            raise EditError("this board has no reading to correct now; enter it by hand")
+        return apply_edits(entry.report, [change])
+    return correction
+
+
+def _base_version() -> int | None:
+    """The board version the form was rendered from (None from a form without one)."""
+    text = request.form.get("version", "")
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        abort(400, description="The form's board version could not be read; load the "
+                               "page again.")
 
 
 def _edit_from_form(form: Any) -> dict[str, Any]:
@@ -209,9 +239,21 @@ def enter_report(board_id: int) -> BaseResponse | tuple[str, int]:
     except (json.JSONDecodeError, RecursionError, BoardFormatError) as error:
         flash(_report_problem(error), "error")
         return redirect(url_for("pages.board", board_id=board_id) + "#by-hand", 303)
-    archive.save_correction(get_db(), board_id, corrected)
+    if not _saved(board_id, corrected):
+        return redirect(url_for("pages.board", board_id=board_id) + "#by-hand", 303)
     flash("Saved the board you entered; it was scored again.", "change")
     return redirect(url_for("pages.board", board_id=board_id), 303)
+
+
+def _saved(board_id: int, report: dict[str, Any] | None) -> bool:
+    """Store a whole corrected report (None: drop the corrections) if the board is still
+    as the form's page showed it; else say so and store nothing."""
+    try:
+        archive.correct_board(get_db(), board_id, lambda _entry: report, _base_version())
+    except BoardChanged:
+        flash(STALE_PAGE, "error")
+        return False
+    return True
 
 
 def _report_problem(error: Exception) -> str:
@@ -226,8 +268,8 @@ def _report_problem(error: Exception) -> str:
 @bp.post("/boards/<int:board_id>/revert")
 def revert(board_id: int) -> BaseResponse:
     load_board(board_id)
-    archive.save_correction(get_db(), board_id, None)
-    flash("Corrections dropped: the board is as the camera read it.", "change")
+    if _saved(board_id, None):
+        flash("Corrections dropped: the board is as the camera read it.", "change")
     return redirect(url_for("pages.board", board_id=board_id), 303)
 
 
@@ -235,7 +277,10 @@ def revert(board_id: int) -> BaseResponse:
 def retry(board_id: int) -> BaseResponse:
     """Read the stored photo again (after the reader improved, or a transient failure)."""
     entry = load_board(board_id)
-    data = photo_store().read(entry.photo, entry.photo_extension)
+    try:
+        data = photo_store().read(entry.photo, entry.photo_extension)
+    except FileNotFoundError:  # the board was deleted meanwhile, photo and all
+        raise BoardNotFound(board_id) from None
     reading = read_board(data)
     archive.save_reading(get_db(), board_id, reading)
     if reading.error:
@@ -379,6 +424,15 @@ def too_large(error: RequestEntityTooLarge) -> tuple[str, int] | tuple[Response,
         return render_template("new.html", errors={"photo": message}, form={}), 413
     error.description = "What you sent is too large."
     return render_template("error.html", error=error, status=413), 413
+
+
+@bp.app_errorhandler(BoardNotFound)
+def board_gone(error: BoardNotFound) -> tuple[str, int] | tuple[Response, int]:
+    """A board deleted while a request about it was under way (a correction, a second
+    reading, a delete from another tab): a 404 that says nothing was saved."""
+    return http_error(NotFound(
+        f"There is no board {error.board_id} in the archive (it was deleted, or never "
+        "was); nothing was changed."))
 
 
 @bp.app_errorhandler(HTTPException)

@@ -2,7 +2,9 @@
 // to change or remove it; tap a knot, then where it really lies on its loop, to move it
 // (a loop with no knot: "Place it" in the list of checks); "Redraw a loop", then drag
 // along where a loop really runs, to mend a stretch the camera traced astray.
-// Corrections are sent as a plain form post (op, creature, colour, x, y, path), so the
+// Corrections are sent as a plain form post (op, creature, colour, x, y, path, and the
+// board version the page was rendered from: an edit from a page older than the board is
+// refused, as its creature numbers may name other creatures now), so the
 // server re-scores and the page shows what changed.
 (function () {
   "use strict";
