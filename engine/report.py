@@ -22,7 +22,7 @@ from engine.legality import Violation, find_violations
 from engine.placement import BoardGeometry, Foot
 from engine.rules import Rule
 from engine.scoring import DEFAULT_OPTIONS, ScoringOptions, score
-from engine.topology import build_board
+from engine.topology import MAX_CROSSINGS, build_board
 from engine.validate import (
     MAX_COORDINATE,
     board_problems,
@@ -34,6 +34,11 @@ SCHEMA = "dicke-daemonen/board@1"
 
 #: Largest photo side a report may name, in pixels.
 MAX_IMAGE_SIDE = 100_000
+#: Most points a loop's polyline may have. The sample photos' loops have at most 863,
+#: the reader's fewer, and a redrawn stretch (``webui.edits.MAX_PATH_POINTS``) adds at
+#: most 2000: a limit checked before any geometry, so that a huge polyline is refused
+#: at once rather than worked through.
+MAX_LOOP_POINTS = 5000
 #: A pawn's radius and a cord's length (mm): the scale of a report without one.
 PAWN_RADIUS_MM = 9.5
 CORD_LENGTH_MM = 1200.0
@@ -188,6 +193,9 @@ def board_from_report(report: object, *, topology: str = "check") -> Board:
     if topology == "rebuild":
         return _rebuilt(data, lines)
     crossings = _read_indexed(data.get("crossings"), "crossings", _read_crossing)
+    if len(crossings) > MAX_CROSSINGS:
+        raise BoardFormatError(
+            f"crossings: a board has at most {MAX_CROSSINGS}, got {len(crossings)}")
     fields = _read_indexed(data.get("fields"), "fields", _read_field)
     board = Board(lines=tuple(lines), crossings=tuple(crossings), fields=tuple(fields))
     creatures, problems = _read_creatures(data)
@@ -384,10 +392,11 @@ def _read_lines(data: Mapping[str, Any]) -> list[Line]:
     for colour in (c for c in LINE_COLOURS if c in data):
         entry = _mapping(data[colour], f"lines.{colour}")
         where = f"lines.{colour}.polyline"
-        polyline = tuple(
-            _point(p, f"{where}[{i}]")
-            for i, p in enumerate(_sequence(entry.get("polyline"), where))
-        )
+        points = _sequence(entry.get("polyline"), where)
+        if len(points) > MAX_LOOP_POINTS:
+            raise BoardFormatError(
+                f"{where}: at most {MAX_LOOP_POINTS} points, got {len(points)}")
+        polyline = tuple(_point(p, f"{where}[{i}]") for i, p in enumerate(points))
         if len(set(polyline)) < 3:
             raise BoardFormatError(f"{where}: a loop needs at least 3 distinct points")
         lines.append(

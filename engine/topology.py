@@ -35,6 +35,16 @@ FloatArray = NDArray[np.float64]
 #: longest loop's length); engine.placement looks in the same place.
 LEAVING_REACH: Final = 1e-4
 
+#: Most crossings a layout may have. The rules' boards have a few dozen at most (the
+#: layout generator makes 8 to 24, the sample photos have at most 24): four cords of
+#: about 1.2 m with pawns 19 mm wide standing in the corners leave no room for many
+#: more. 200 is far beyond any real board, and keeps a layout at the cap quick to build
+#: (a comb-shaped line drawn to cross another tens of thousands of times took minutes).
+MAX_CROSSINGS: Final = 200
+#: Loop segments compared at once while counting crossings (bounds the memory of one
+#: query: a segment may cross a few thousand others of a comb-shaped line).
+_COUNT_CHUNK: Final = 64
+
 
 def build_board(
     lines: Mapping[str, Sequence[Sequence[float]]],
@@ -191,6 +201,7 @@ class _Hit:
 
 
 def _find_crossings(loops: Mapping[str, _Loop]) -> list[_Hit]:
+    _check_crossing_count(loops)
     hits: list[_Hit] = []
     colours = list(loops)
     for i, a in enumerate(colours):
@@ -200,6 +211,9 @@ def _find_crossings(loops: Mapping[str, _Loop]) -> list[_Hit]:
             along_b = shapely.line_locate_point(loops[b].ring, points)
             for point, s_a, s_b in zip(points, along_a, along_b, strict=True):
                 hits.append(_Hit((point.x, point.y), (a, b), (float(s_a), float(s_b))))
+    if len(hits) > MAX_CROSSINGS:
+        raise LayoutError(f"the lines cross {len(hits)} times; a board has at most "
+                          f"{MAX_CROSSINGS} crossings")
     _check_crossings_apart(hits, loops)
     # A stable, readable order: top to bottom, then left to right.
     return sorted(hits, key=lambda h: (h.xy[1], h.xy[0]))
@@ -212,14 +226,57 @@ def _intersection_points(a: _Loop, b: _Loop) -> list[Point]:
     return [Point(x, y) for x, y in found]
 
 
+def _check_crossing_count(loops: Mapping[str, _Loop]) -> None:
+    """Refuse lines that plainly cross more than :data:`MAX_CROSSINGS` times, before
+    their crossings are computed (for a comb-shaped line that alone took seconds).
+
+    Pairs of segments that meet are counted, a few at a time, and the count stops as
+    soon as it is over the bound: a crossing lies on at most two segments of each
+    (simple) loop, so there are at most four such pairs per crossing.
+    """
+    bound = 4 * MAX_CROSSINGS
+    segments = {colour: _segments(loop) for colour, loop in loops.items()}
+    trees = {colour: shapely.STRtree(found) for colour, found in segments.items()}
+    meeting = 0
+    colours = list(loops)
+    for i, a in enumerate(colours):
+        for b in colours[i + 1 :]:
+            for start in range(0, len(segments[a]), _COUNT_CHUNK):
+                chunk = segments[a][start : start + _COUNT_CHUNK]
+                meeting += trees[b].query(chunk, predicate="intersects").shape[1]
+                if meeting > bound:
+                    raise LayoutError(
+                        f"the lines cross far more often than a board's at most "
+                        f"{MAX_CROSSINGS} crossings"
+                    )
+
+
+def _segments(loop: _Loop) -> NDArray[np.object_]:
+    """The loop's segments as shapely line strings, the closing one included."""
+    closed = np.vstack([loop.coords, loop.coords[:1]])
+    return np.asarray(shapely.linestrings(np.stack([closed[:-1], closed[1:]], axis=1)))
+
+
 def _check_crossings_apart(hits: Sequence[_Hit], loops: Mapping[str, _Loop]) -> None:
+    """Refuse three lines meeting in one point: two crossings (nearly) at one place.
+
+    Crossings are put in a grid of cells as wide as the tolerance, so each is compared
+    only with those in its own and the neighbouring cells, not with every other one.
+    """
     scale = max(loop.length for loop in loops.values())
     tolerance = 1e-9 * scale
-    for i, h in enumerate(hits):
-        for other in hits[i + 1 :]:
-            if math.dist(h.xy, other.xy) <= tolerance:
-                names = sorted(set(h.colours) | set(other.colours))
-                raise LayoutError(f"lines {', '.join(names)} meet in one point at {_fmt(h.xy)}")
+    cells: dict[tuple[int, int], list[_Hit]] = {}
+    for h in hits:
+        cx, cy = math.floor(h.xy[0] / tolerance), math.floor(h.xy[1] / tolerance)
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                for other in cells.get((cx + dx, cy + dy), []):
+                    if math.dist(h.xy, other.xy) <= tolerance:
+                        names = sorted(set(h.colours) | set(other.colours))
+                        raise LayoutError(
+                            f"lines {', '.join(names)} meet in one point at {_fmt(h.xy)}"
+                        )
+        cells.setdefault((cx, cy), []).append(h)
 
 
 def _fmt(xy: XY) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
 from collections.abc import Callable
 
@@ -14,7 +15,7 @@ from engine.board import Board
 from engine.errors import LayoutError
 from engine.legality import LOOP_CROSSES_TOO_FEW, find_violations
 from engine.placement import BoardGeometry, Foot, locate_creatures
-from engine.topology import build_board
+from engine.topology import MAX_CROSSINGS, build_board
 
 
 def circle(cx: float, cy: float, r: float, n: int = 240) -> list[tuple[float, float]]:
@@ -331,3 +332,37 @@ def test_unknown_colour_is_rejected() -> None:
 def test_empty_layout_is_rejected() -> None:
     with pytest.raises(LayoutError, match="at least one line"):
         build_board({})
+
+
+def comb(teeth: int, shift: float = 0.0) -> list[tuple[float, float]]:
+    """A loop with ``teeth`` long upright teeth, the whole width of a 4000-pixel photo."""
+    step = 3800 / teeth
+    points = [(100.0 + shift, 3500.0 + shift)]
+    for k in range(teeth):
+        left, right = 100 + (k + 0.25) * step + shift, 100 + (k + 0.75) * step + shift
+        points += [(left, 3000 + shift), (left, 500 + shift), (right, 500 + shift),
+                   (right, 3000 + shift)]
+    return [*points, (3900.0 + shift, 3500.0 + shift)]
+
+
+def across(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    return [(y, x) for x, y in points]
+
+
+@pytest.mark.parametrize("teeth", [100, 150, 1249])
+def test_lines_crossing_thousands_of_times_are_refused_at_once(teeth: int) -> None:
+    """Two combs across each other cross 4 × teeth² times: 150 teeth took minutes
+    (every pair of crossings was compared), now they are refused before being found."""
+    started = time.perf_counter()
+    with pytest.raises(LayoutError, match="at most 200 crossings"):
+        build_board({"red": comb(teeth), "blue": across(comb(teeth))})
+    assert time.perf_counter() - started < 1.0
+
+
+def test_a_layout_near_the_most_crossings_is_built_quickly() -> None:
+    started = time.perf_counter()
+    board = build_board({"red": comb(10), "blue": across(comb(10, shift=1.0))})
+    assert 150 < len(board.crossings) <= MAX_CROSSINGS
+    assert time.perf_counter() - started < 1.0
+    with pytest.raises(LayoutError, match="cross 230 times"):
+        build_board({"red": comb(11), "blue": across(comb(11, shift=1.0))})

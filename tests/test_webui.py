@@ -1621,3 +1621,69 @@ def test_reading_again_a_board_whose_photo_is_gone_is_a_404(
     answer = client.post(f"/boards/{board_id}/retry", data={"csrf_token": TOKEN})
     assert answer.status_code == 404
     assert f"no board {board_id}" in answer.get_data(as_text=True)
+
+
+# --- limits ----------------------------------------------------------------------------------
+
+
+def comb(teeth: int) -> list[list[float]]:
+    """A polyline with ``teeth`` long upright teeth across a 4000-pixel photo."""
+    step = 3800 / teeth
+    points = [[100.0, 3500.0]]
+    for k in range(teeth):
+        left, right = 100 + (k + 0.25) * step, 100 + (k + 0.75) * step
+        points += [[left, 3000.0], [left, 500.0], [right, 500.0], [right, 3000.0]]
+    return [*points, [3900.0, 3500.0]]
+
+
+def test_lines_crossing_thousands_of_times_are_refused_at_once(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    """A 30 KB report of two comb-shaped loops tied a server thread up for minutes."""
+    board_id = archive_sample(app, db)
+    red = comb(150)
+    report = {"schema": "dicke-daemonen/board@1", "image": {"width": 4000, "height": 4000},
+              "lines": {"red": {"polyline": red, "knot": None},
+                        "blue": {"polyline": [[y, x] for x, y in red], "knot": None}},
+              "crossings": [], "creatures": [],
+              "fields": [{"id": 0, "outer": True, "polygon": None, "corners": [],
+                          "knots": [], "value": 0}]}
+    started = time.perf_counter()
+    answer = client.patch(f"/api/boards/{board_id}", headers=API, json={"report": report})
+    assert answer.status_code == 400
+    assert "at most 200 crossings" in answer.get_json()["error"]
+    report["lines"]["red"]["polyline"] = comb(1300)
+    answer = client.patch(f"/api/boards/{board_id}", headers=API, json={"report": report})
+    assert answer.status_code == 400
+    assert "at most 5000 points, got 5202" in answer.get_json()["error"]
+    assert time.perf_counter() - started < 2.0
+    assert get_board(db, board_id).corrected_report is None
+
+
+def test_a_stroke_crossing_the_lines_hundreds_of_times_is_refused(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    """A 2000-point comb stroke made 2142 crossings; every view then took 10 s."""
+    board_id = archive_sample(app, db)
+    report = get_board(db, board_id).report
+    assert report is not None
+    polyline = report["lines"]["red"]["polyline"]
+    # From a point of the red loop to another, with 499 teeth 300 px deep across the rest.
+    (x0, y0), (x1, y1) = polyline[0], polyline[len(polyline) // 2]
+    length = math.dist((x0, y0), (x1, y1))
+    ux, uy = (x1 - x0) / length, (y1 - y0) / length
+    path = [[x0, y0]]
+    for k in range(499):
+        for along, depth in (((k + 0.25), 0), ((k + 0.25), 300), ((k + 0.75), 300),
+                             ((k + 0.75), 0)):
+            t = along / 499 * length
+            path.append([x0 + ux * t + uy * depth, y0 + uy * t - ux * depth])
+    path.append([x1, y1])
+    assert len(path) == 1998
+    started = time.perf_counter()
+    answer = client.patch(f"/api/boards/{board_id}", headers=API,
+                          json={"edits": [{"op": "loop", "colour": "red", "path": path}]})
+    assert answer.status_code == 400
+    assert "at most 200 crossings" in answer.get_json()["error"]
+    assert time.perf_counter() - started < 3.0
+    assert get_board(db, board_id).corrected_report is None
