@@ -39,6 +39,9 @@ MAX_IMAGE_SIDE = 100_000
 #: most 2000: a limit checked before any geometry, so that a huge polyline is refused
 #: at once rather than worked through.
 MAX_LOOP_POINTS = 5000
+#: Longest message a report's violation may carry (the engine's are under 100
+#: characters): a report is stored as sent, and a 30 MB message was.
+MAX_MESSAGE = 500
 #: A pawn's radius and a cord's length (mm): the scale of a report without one.
 PAWN_RADIUS_MM = 9.5
 CORD_LENGTH_MM = 1200.0
@@ -189,6 +192,7 @@ def board_from_report(report: object, *, topology: str = "check") -> Board:
     if schema != SCHEMA:
         raise BoardFormatError(f"schema: expected {SCHEMA!r}, got {excerpt(schema)}")
     image_size(data)
+    _check_violations(data)
     lines = _read_lines(_mapping(data.get("lines"), "lines"))
     if topology == "rebuild":
         return _rebuilt(data, lines)
@@ -230,6 +234,45 @@ def image_size(report: Mapping[str, Any]) -> tuple[int, int] | None:
             raise BoardFormatError(f"image.{key}: expected 1..{MAX_IMAGE_SIDE}, got {value}")
         size.append(value)
     return size[0], size[1]
+
+
+def _check_violations(data: Mapping[str, Any]) -> None:
+    """The report's ``violations``, if any, are as CONTRACT.md says: a known ``rule``,
+    ``creatures`` a list of creature ids (of the report's creatures, for a
+    ``layout-problem``), ``message`` a string of at most
+    :data:`MAX_MESSAGE` characters, ``lines`` (if given) a list of colours. The engine
+    finds them again, but a ``layout-problem`` is kept as written.
+
+    Raises
+    ------
+    BoardFormatError
+    """
+    if data.get("violations") is None:
+        return
+    creatures = data.get("creatures", [])
+    count = len(creatures) if isinstance(creatures, list | tuple) else 0
+    known = ", ".join(Rule)
+    for i, value in enumerate(_sequence(data["violations"], "violations")):
+        where = f"violations[{i}]"
+        entry = _mapping(value, where)
+        if entry.get("rule") not in set(Rule):
+            raise BoardFormatError(
+                f"{where}.rule: expected one of {known}, got {excerpt(entry.get('rule'))}")
+        for k, creature in enumerate(_sequence(entry.get("creatures", []), f"{where}.creatures")):
+            number = _int(creature, f"{where}.creatures[{k}]")
+            # Only a layout problem is kept as written; the others are found again from
+            # the creatures, so one naming a creature since removed does no harm.
+            if entry["rule"] == Rule.LAYOUT_PROBLEM and not 0 <= number < count:
+                raise BoardFormatError(f"{where}.creatures[{k}]: no creature {number} (the "
+                                       f"report has {count})")
+        message = entry.get("message", "")
+        if not isinstance(message, str):
+            raise BoardFormatError(f"{where}.message: expected a text, got {excerpt(message)}")
+        if len(message) > MAX_MESSAGE:
+            raise BoardFormatError(f"{where}.message: at most {MAX_MESSAGE} characters, "
+                                   f"got {len(message)}")
+        for k, colour in enumerate(_sequence(entry.get("lines", []), f"{where}.lines")):
+            _colour(colour, f"{where}.lines[{k}]")
 
 
 def _has_layout_problem(data: Mapping[str, Any]) -> bool:

@@ -1687,3 +1687,54 @@ def test_a_stroke_crossing_the_lines_hundreds_of_times_is_refused(
     assert "at most 200 crossings" in answer.get_json()["error"]
     assert time.perf_counter() - started < 3.0
     assert get_board(db, board_id).corrected_report is None
+
+
+@pytest.mark.parametrize(("violation", "message"), [
+    ({"rule": "layout-problem", "creatures": [math.nan], "message": "x"},
+     "violations[0].creatures[0]: expected an integer"),
+    ({"rule": "layout-problem", "creatures": 0, "message": "x"},
+     "violations[0].creatures: expected a list"),
+    ({"rule": "layout-problem", "creatures": [99], "message": "x"},
+     "violations[0].creatures[0]: no creature 99"),
+    ({"rule": "made-up", "creatures": [], "message": "x"}, "violations[0].rule: expected one of"),
+    ({"rule": "layout-problem", "creatures": [], "message": "x" * 501},
+     "violations[0].message: at most 500 characters, got 501"),
+    ({"rule": "layout-problem", "creatures": [], "message": 5},
+     "violations[0].message: expected a text"),
+])
+def test_a_report_with_a_malformed_violation_is_refused(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection, violation: dict[str, Any],
+    message: str,
+) -> None:
+    """A layout problem naming creature NaN was a 500 (it could not be stored as JSON),
+    and a 30 MB message was stored."""
+    board_id = archive_sample(app, db)
+    report = {**truth_report(VIOLATIONS), "violations": [violation]}
+    answer = client.patch(f"/api/boards/{board_id}", headers=API, json={"report": report})
+    assert answer.status_code == 400
+    assert message in answer.get_json()["error"]
+    page = client.post(f"/boards/{board_id}/report", follow_redirects=True,
+                       data={"csrf_token": TOKEN, "report": json.dumps(report)})
+    assert message in page.get_data(as_text=True)
+    assert get_board(db, board_id).corrected_report is None
+
+
+def test_a_json_body_larger_than_a_report_is_refused(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    board_id = archive_sample(app, db)
+    body = json.dumps({"report": None, "padding": "x" * (5 * 1024 * 1024)})
+    answer = client.patch(f"/api/boards/{board_id}", headers=API, data=body,
+                          content_type="application/json")
+    assert answer.status_code == 413
+    assert answer.get_json()["error"] == "The request is too large: at most 4 MB."
+
+
+def test_the_archive_export_is_streamed(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    """It was built whole in memory; now it is sent a board at a time."""
+    ids = [archive_sample(app, db) for _ in range(3)]
+    answer = client.get("/archive.jsonl", buffered=False)
+    chunks = list(answer.response)
+    assert [json.loads(chunk)["id"] for chunk in chunks] == ids

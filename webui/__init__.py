@@ -18,6 +18,9 @@ from webui.photos import PhotoStore
 
 #: Largest upload accepted, in bytes (a phone photo is 2-15 MB).
 MAX_UPLOAD = 40 * 1024 * 1024
+#: Largest JSON body the API takes besides a photo upload: a report at the engine's
+#: limits (four loops of 5000 points, their fields' outlines) is about 1 MB.
+MAX_JSON = 4 * 1024 * 1024
 
 
 def create_app(config: Mapping[str, Any] | None = None, instance_path: str | None = None) -> Flask:
@@ -27,7 +30,7 @@ def create_app(config: Mapping[str, Any] | None = None, instance_path: str | Non
     ----------
     config : mapping, optional
         Settings overriding the defaults (``DATABASE``, ``PHOTOS``, ``MAX_CONTENT_LENGTH``,
-        ``SECRET_KEY``, ``TESTING``).
+        ``MAX_JSON_LENGTH`` (the API's bodies but a photo's), ``SECRET_KEY``, ``TESTING``).
     instance_path : str, optional
         Folder for the archive and the photos (Flask's ``instance/`` by default).
     """
@@ -37,6 +40,7 @@ def create_app(config: Mapping[str, Any] | None = None, instance_path: str | Non
         DATABASE=str(Path(app.instance_path) / "archive.sqlite3"),
         PHOTOS=str(Path(app.instance_path) / "photos"),
         MAX_CONTENT_LENGTH=MAX_UPLOAD,
+        MAX_JSON_LENGTH=MAX_JSON,
         MAX_FORM_MEMORY_SIZE=2 * 1024 * 1024,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from engine.errors import BoardError, BoardFormatError
 from vision.errors import PhotoError
@@ -40,6 +40,14 @@ class ApiError(Exception):
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
+
+
+@bp.before_request
+def limit_json() -> None:
+    """Only a photo upload may be large: a JSON body is held in memory whole, and a
+    report or a list of edits is far smaller than a photo."""
+    if request.endpoint != "api.score":
+        request.max_content_length = current_app.config["MAX_JSON_LENGTH"]
 
 
 @bp.errorhandler(ApiError)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from flask import (
@@ -18,6 +19,7 @@ from flask import (
     render_template,
     request,
     send_file,
+    stream_with_context,
     url_for,
 )
 from PIL import Image
@@ -29,7 +31,7 @@ from engine.errors import BoardFormatError, EngineError
 from vision.errors import PhotoError
 from webui import archive
 from webui.archive import ArchivedBoard, BoardChanged, BoardNotFound
-from webui.db import get_db
+from webui.db import connect, get_db
 from webui.edits import EditError, apply_edits, check_report, describe_changes
 from webui.game import GameFormError, game_outcome, parse_game
 from webui.overlay import PAINT, board_view, creature_info, field_info, overlay_png, stretch_info
@@ -362,12 +364,25 @@ def export_overlay(board_id: int) -> Response:
 
 @bp.get("/archive.jsonl")
 def export_archive() -> Response:
-    """Every board as one JSON object per line: both reports, the error and the game."""
-    lines = (json.dumps(b.to_json()) + "\n" for b in archive.iter_boards(get_db()))
-    return _download("".join(lines), "application/x-ndjson", "dicke-daemonen-archive.jsonl")
+    """Every board as one JSON object per line: both reports, the error and the game.
+
+    Streamed a board at a time, so that memory does not grow with the archive."""
+    return _download(stream_with_context(_archive_lines()), "application/x-ndjson",
+                     "dicke-daemonen-archive.jsonl")
 
 
-def _download(text: str, mimetype: str, name: str) -> Response:
+def _archive_lines() -> Iterator[str]:
+    # Its own connection, opened and closed by the generator itself: the request's is
+    # closed when the view returns, before the response is sent.
+    db = connect(current_app.config["DATABASE"])
+    try:
+        for entry in archive.iter_boards(db):
+            yield json.dumps(entry.to_json()) + "\n"
+    finally:
+        db.close()
+
+
+def _download(text: str | Iterator[str], mimetype: str, name: str) -> Response:
     return Response(text, mimetype=mimetype,
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
@@ -407,7 +422,7 @@ def archive_list() -> str:
 @bp.app_errorhandler(RequestEntityTooLarge)
 def too_large(error: RequestEntityTooLarge) -> tuple[str, int] | tuple[Response, int]:
     """An upload over the limit: said on the form (or as JSON), with the limit."""
-    largest = current_app.config["MAX_CONTENT_LENGTH"]
+    largest = request.max_content_length or current_app.config["MAX_CONTENT_LENGTH"]
     limit = largest // (1024 * 1024)
     length = request.content_length
     if length is not None and length <= largest:
@@ -416,6 +431,8 @@ def too_large(error: RequestEntityTooLarge) -> tuple[str, int] | tuple[Response,
         message = "The form has too many fields, or a field too long."
     elif request.endpoint == "pages.upload":
         message = f"The photo is too large: at most {limit} MB."
+    elif request.path.startswith("/api/") and request.endpoint != "api.score":
+        message = f"The request is too large: at most {limit} MB."
     else:
         message = f"The upload is too large: at most {limit} MB."
     if request.path.startswith("/api/"):
