@@ -205,6 +205,10 @@ def board_from_report(report: object, *, topology: str = "check") -> Board:
     creatures, problems = _read_creatures(data)
     board = replace(board, creatures=tuple(creatures))
     problems += board_problems(board)
+    # CONTRACT.md: only the outer field has no polygon. Creatures are located in the
+    # fields by their polygons, so no creature could be added to such a board or moved.
+    problems += [Problem(f"fields[{f.id}].polygon", "only the outer field has no polygon")
+                 for f in board.fields if not f.outer and f.polygon is None]
     if problems:
         raise BoardFormatError.of(sorted(problems, key=_report_order))
     if topology == "check" and not _has_layout_problem(data):

@@ -1738,3 +1738,27 @@ def test_the_archive_export_is_streamed(
     answer = client.get("/archive.jsonl", buffered=False)
     chunks = list(answer.response)
     assert [json.loads(chunk)["id"] for chunk in chunks] == ids
+
+
+def test_a_report_with_an_inner_field_without_polygon_is_refused(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    """CONTRACT.md lets only the outer field go without a polygon. Such a report was
+    taken, and an edit adding or moving a creature on it was a 500."""
+    report = truth_report(VIOLATIONS)
+    inner = next(f for f in report["fields"] if not f["outer"])
+    inner["polygon"] = None
+    report["violations"].append({"rule": "layout-problem", "creatures": [], "message": "x"})
+    board_id = archive_sample(app, db)
+    answer = client.patch(f"/api/boards/{board_id}", headers=API, json={"report": report})
+    assert answer.status_code == 400
+    assert f"fields[{inner['id']}].polygon: only the outer field has no polygon" in (
+        answer.get_json()["error"])
+    stored = archive_sample(app, db, report=report)  # as an older, laxer app kept it
+    demon = next(c for c in report["creatures"] if c["kind"] == "demon" and not c["off_board"])
+    for edit in ({"op": "add", "colour": "red", "xy": demon["xy"]},
+                 {"op": "move", "creature": demon["id"], "xy": demon["xy"]}):
+        answer = client.patch(f"/api/boards/{stored}", headers=API, json={"edits": [edit]})
+        assert answer.status_code == 400, edit
+        assert "only the outer field has no polygon" in answer.get_json()["error"]
+    assert get_board(db, stored).corrected_report is None

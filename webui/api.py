@@ -24,7 +24,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from engine.errors import BoardError, BoardFormatError
+from engine.errors import BoardError
 from vision.errors import PhotoError
 from webui import archive, edits
 from webui.archive import ArchivedBoard, BoardChanged, BoardNotFound
@@ -180,7 +180,7 @@ def loop_choices(board_id: int) -> Response:
         raise ApiError('expected a JSON object with "colour" and "path"', 400)
     try:
         choices = edits.loop_choices(entry.report, body)
-    except (EditError, BoardFormatError) as error:
+    except (EditError, BoardError) as error:
         raise ApiError(str(error), 400) from error
     return jsonify(choices=[
         {"stretch": [[round(x, 1), round(y, 1)] for x, y in stretch], "crosses_itself": crosses}
