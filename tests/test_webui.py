@@ -1762,3 +1762,14 @@ def test_a_report_with_an_inner_field_without_polygon_is_refused(
         assert answer.status_code == 400, edit
         assert "only the outer field has no polygon" in answer.get_json()["error"]
     assert get_board(db, stored).corrected_report is None
+
+
+def test_the_last_date_there_is_filters_nothing_out(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    """until=9999-12-31 was a 500: the day after it is beyond Python's dates."""
+    board_id = archive_sample(app, db)
+    listed = client.get("/api/boards?until=9999-12-31")
+    assert [b["id"] for b in listed.get_json()["boards"]] == [board_id]
+    page = client.get("/archive?until=9999-12-31")
+    assert page.status_code == 200 and f"/boards/{board_id}" in page.get_data(as_text=True)

@@ -214,7 +214,7 @@ def _filters(
     if since:
         clauses.append("b.created_at >= ?")
         parameters.append(since.isoformat())
-    if until:
+    if until and until < dt.date.max:  # until the last date there is: no upper bound
         clauses.append("b.created_at < ?")
         parameters.append((until + dt.timedelta(days=1)).isoformat())
     return (f" WHERE {' AND '.join(clauses)}" if clauses else ""), parameters
