@@ -42,6 +42,12 @@ MAX_LOOP_POINTS = 5000
 #: Longest message a report's violation may carry (the engine's are under 100
 #: characters): a report is stored as sent, and a 30 MB message was.
 MAX_MESSAGE = 500
+#: Longest rule name a violation may carry (the engine's are under 30 characters; a
+#: newer reader may name rules this engine does not know: CONTRACT.md "more may be added").
+MAX_RULE_NAME = 100
+#: Most creature ids a violation may name, unless the report has more creatures (the
+#: game has 50).
+MAX_VIOLATION_CREATURES = 200
 #: A pawn's radius and a cord's length (mm): the scale of a report without one.
 PAWN_RADIUS_MM = 9.5
 CORD_LENGTH_MM = 1200.0
@@ -241,11 +247,16 @@ def image_size(report: Mapping[str, Any]) -> tuple[int, int] | None:
 
 
 def _check_violations(data: Mapping[str, Any]) -> None:
-    """The report's ``violations``, if any, are as CONTRACT.md says: a known ``rule``,
-    ``creatures`` a list of creature ids (of the report's creatures, for a
-    ``layout-problem``), ``message`` a string of at most
-    :data:`MAX_MESSAGE` characters, ``lines`` (if given) a list of colours. The engine
-    finds them again, but a ``layout-problem`` is kept as written.
+    """The report's ``violations``, if any, are shaped as CONTRACT.md says: ``rule`` a
+    name of at most :data:`MAX_RULE_NAME` characters (any: "more may be added"),
+    ``creatures`` a list of creature ids, ``message`` a text of at most
+    :data:`MAX_MESSAGE` characters, ``lines`` a list of colours; ``creatures`` and
+    ``lines`` may be null or absent.
+
+    The ids are not checked against the report's creatures: the engine finds every
+    violation but a ``layout-problem`` again, and that one is kept as written, so a
+    report whose creatures were removed since may name one no longer there. Refusing it
+    would leave such a stored report unshowable and uneditable for good.
 
     Raises
     ------
@@ -253,30 +264,37 @@ def _check_violations(data: Mapping[str, Any]) -> None:
     """
     if data.get("violations") is None:
         return
-    creatures = data.get("creatures", [])
+    creatures = data.get("creatures")
     count = len(creatures) if isinstance(creatures, list | tuple) else 0
-    known = ", ".join(Rule)
+    # The engine's own "too many creatures" names every creature of a colour.
+    most = max(count, MAX_VIOLATION_CREATURES)
     for i, value in enumerate(_sequence(data["violations"], "violations")):
         where = f"violations[{i}]"
         entry = _mapping(value, where)
-        if entry.get("rule") not in set(Rule):
-            raise BoardFormatError(
-                f"{where}.rule: expected one of {known}, got {excerpt(entry.get('rule'))}")
-        for k, creature in enumerate(_sequence(entry.get("creatures", []), f"{where}.creatures")):
-            number = _int(creature, f"{where}.creatures[{k}]")
-            # Only a layout problem is kept as written; the others are found again from
-            # the creatures, so one naming a creature since removed does no harm.
-            if entry["rule"] == Rule.LAYOUT_PROBLEM and not 0 <= number < count:
-                raise BoardFormatError(f"{where}.creatures[{k}]: no creature {number} (the "
-                                       f"report has {count})")
-        message = entry.get("message", "")
-        if not isinstance(message, str):
-            raise BoardFormatError(f"{where}.message: expected a text, got {excerpt(message)}")
-        if len(message) > MAX_MESSAGE:
-            raise BoardFormatError(f"{where}.message: at most {MAX_MESSAGE} characters, "
-                                   f"got {len(message)}")
-        for k, colour in enumerate(_sequence(entry.get("lines", []), f"{where}.lines")):
+        _text(entry.get("rule"), f"{where}.rule", MAX_RULE_NAME)
+        _text(entry.get("message", ""), f"{where}.message", MAX_MESSAGE)
+        ids = _list_or_null(entry.get("creatures"), f"{where}.creatures")
+        if len(ids) > most:
+            raise BoardFormatError(f"{where}.creatures: at most {most} ids, got {len(ids)}")
+        for k, creature in enumerate(ids):
+            if _int(creature, f"{where}.creatures[{k}]") < 0:
+                raise BoardFormatError(f"{where}.creatures[{k}]: expected a creature id "
+                                       f"(0 or more), got {creature}")
+        for k, colour in enumerate(_list_or_null(entry.get("lines"), f"{where}.lines")):
             _colour(colour, f"{where}.lines[{k}]")
+
+
+def _list_or_null(value: object, where: str) -> Sequence[Any]:
+    """A list, null standing for an empty one."""
+    return [] if value is None else _sequence(value, where)
+
+
+def _text(value: object, where: str, most: int) -> str:
+    if not isinstance(value, str):
+        raise BoardFormatError(f"{where}: expected a text, got {excerpt(value)}")
+    if len(value) > most:
+        raise BoardFormatError(f"{where}: at most {most} characters, got {len(value)}")
+    return value
 
 
 def _has_layout_problem(data: Mapping[str, Any]) -> bool:

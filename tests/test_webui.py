@@ -41,7 +41,7 @@ from engine.report import (
 )
 from vision.doubts import missed_pawn_warning, place_warning
 from webui import create_app
-from webui.archive import get_board, list_boards, store_board, summary
+from webui.archive import get_board, list_boards, save_correction, store_board, summary
 from webui.db import SCHEMA_VERSION, connect, migrate, schema_version
 from webui.edits import (
     KNOT_CLEAR,
@@ -1694,9 +1694,18 @@ def test_a_stroke_crossing_the_lines_hundreds_of_times_is_refused(
      "violations[0].creatures[0]: expected an integer"),
     ({"rule": "layout-problem", "creatures": 0, "message": "x"},
      "violations[0].creatures: expected a list"),
-    ({"rule": "layout-problem", "creatures": [99], "message": "x"},
-     "violations[0].creatures[0]: no creature 99"),
-    ({"rule": "made-up", "creatures": [], "message": "x"}, "violations[0].rule: expected one of"),
+    ({"rule": "layout-problem", "creatures": [-1], "message": "x"},
+     "violations[0].creatures[0]: expected a creature id (0 or more), got -1"),
+    ({"rule": "layout-problem", "creatures": list(range(201)), "message": "x"},
+     "violations[0].creatures: at most 200 ids, got 201"),
+    ({"rule": ["layout-problem"], "creatures": [], "message": "x"},
+     "violations[0].rule: expected a text"),
+    ({"rule": {"a": 1}, "creatures": [], "message": "x"}, "violations[0].rule: expected a text"),
+    ({"creatures": [], "message": "x"}, "violations[0].rule: expected a text"),
+    ({"rule": "x" * 101, "creatures": [], "message": "x"},
+     "violations[0].rule: at most 100 characters, got 101"),
+    ({"rule": "layout-problem", "lines": ["pink"], "message": "x"},
+     "violations[0].lines[0]: unknown colour"),
     ({"rule": "layout-problem", "creatures": [], "message": "x" * 501},
      "violations[0].message: at most 500 characters, got 501"),
     ({"rule": "layout-problem", "creatures": [], "message": 5},
@@ -1717,6 +1726,68 @@ def test_a_report_with_a_malformed_violation_is_refused(
                        data={"csrf_token": TOKEN, "report": json.dumps(report)})
     assert message in page.get_data(as_text=True)
     assert get_board(db, board_id).corrected_report is None
+
+
+def test_a_violation_of_a_rule_unknown_here_or_with_null_lists_is_taken(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    """CONTRACT.md: "more [rules] may be added", and null lists are absent ones (a list
+    or object as the rule was a 500; a known rule was required, null lists refused)."""
+    board_id = archive_sample(app, db)
+    report = truth_report(VIOLATIONS)
+    report["violations"] += [
+        {"rule": "a-rule-of-a-newer-reader", "creatures": [0], "message": "x"},
+        {"rule": "layout-problem", "creatures": None, "lines": None, "message": "tangled"},
+    ]
+    answer = client.patch(f"/api/boards/{board_id}", headers=API, json={"report": report})
+    assert answer.status_code == 200, answer.get_json()
+    saved = get_board(db, board_id).report
+    assert saved is not None
+    assert {"rule": "layout-problem", "creatures": [], "message": "tangled"} in (
+        saved["violations"])
+    assert client.get(f"/boards/{board_id}").status_code == 200
+
+
+def test_a_layout_problem_naming_a_removed_creature_does_not_lock_the_board(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    """A layout problem is kept as written; it named the last creature, a creature was
+    removed, and then the stored report was refused for good ("no creature 21": every
+    edit a 400, the page "cannot be shown"). Its ids now follow the removal."""
+    board_id = archive_sample(app, db)
+    report = truth_report(VIOLATIONS)
+    last = len(report["creatures"]) - 1
+    report["violations"].append(
+        {"rule": "layout-problem", "creatures": [0, last], "message": "tangled"})
+    assert client.patch(f"/api/boards/{board_id}", headers=API,
+                        json={"report": report}).status_code == 200
+    for _ in range(2):
+        answer = client.patch(f"/api/boards/{board_id}", headers=API,
+                              json={"edits": [{"op": "remove", "creature": 0}]})
+        assert answer.status_code == 200, answer.get_json()
+    saved = get_board(db, board_id).report
+    assert saved is not None
+    assert len(saved["creatures"]) == last - 1
+    problem = next(v for v in saved["violations"] if v["rule"] == "layout-problem")
+    assert problem["creatures"] == [last - 2]
+    page = client.get(f"/boards/{board_id}")
+    assert page.status_code == 200 and "tangled" in page.get_data(as_text=True)
+
+
+def test_a_stored_layout_problem_naming_no_creature_of_its_board_is_shown(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    """Corrections stored before its ids followed removals may name creatures no longer
+    there: such a board is still shown and edited."""
+    board_id = archive_sample(app, db)
+    report = truth_report(VIOLATIONS)
+    report["violations"].append(
+        {"rule": "layout-problem", "creatures": [len(report["creatures"]) + 5], "message": "x"})
+    save_correction(db, board_id, report)
+    assert client.get(f"/boards/{board_id}").status_code == 200
+    answer = client.patch(f"/api/boards/{board_id}", headers=API,
+                          json={"edits": [{"op": "remove", "creature": 0}]})
+    assert answer.status_code == 200, answer.get_json()
 
 
 def test_a_json_body_larger_than_a_report_is_refused(

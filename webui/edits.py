@@ -217,6 +217,7 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
             continue
         creatures = _apply(board, creatures, edit, f"edits[{i}]", photo_size)
         sources = _sources_after(sources, edit)
+        layout_problems = _layout_problems_after(layout_problems, edit)
     board = board.with_creatures(tuple(creatures))
     corrected = rescore(report, board, layout_problems=layout_problems)
     return keep_doubts(report, corrected, board, sources, moved_knots, redrawn)
@@ -580,9 +581,24 @@ def _layout_problems(report: Mapping[str, Any]) -> list[Violation]:
     """The report's ``layout-problem`` violations: its lines break the rules, so the
     engine cannot build them again and keeps the topology as written."""
     return [
-        Violation(v["rule"], tuple(v.get("creatures", [])), str(v.get("message", "")))
+        Violation(v["rule"], tuple(v.get("creatures") or []), str(v.get("message", "")))
         for v in report.get("violations", [])
         if isinstance(v, Mapping) and v.get("rule") == LAYOUT_PROBLEM
+    ]
+
+
+def _layout_problems_after(problems: Sequence[Violation], edit: Any) -> list[Violation]:
+    """``problems`` after an edit :func:`_apply` has checked and applied, naming the
+    creatures by their new numbers: when one is removed, the later ones move down by one
+    and it is no longer named (else a layout problem would name another creature, or
+    one past the last)."""
+    if edit["op"] != "remove":
+        return list(problems)
+    removed = edit["creature"]
+    return [
+        replace(p, creatures=tuple(c - 1 if c > removed else c
+                                   for c in p.creatures if c != removed))
+        for p in problems
     ]
 
 
