@@ -230,9 +230,11 @@ def _check_crossing_count(loops: Mapping[str, _Loop]) -> None:
     """Refuse lines that plainly cross more than :data:`MAX_CROSSINGS` times, before
     their crossings are computed (for a comb-shaped line that alone took seconds).
 
-    Pairs of segments that meet are counted, a few at a time, and the count stops as
-    soon as it is over the bound: a crossing lies on at most two segments of each
-    (simple) loop, so there are at most four such pairs per crossing.
+    Pairs of segments that meet in a point are counted, a few at a time, and the count
+    stops as soon as it is over the bound: a crossing lies on at most two segments of
+    each (simple) loop, so there are at most four such pairs per crossing. Two segments
+    sharing a stretch are not a crossing: their lines overlap, and are refused as such
+    (else two identical loops would be said to cross far too often).
     """
     bound = 4 * MAX_CROSSINGS
     segments = {colour: _segments(loop) for colour, loop in loops.items()}
@@ -243,7 +245,14 @@ def _check_crossing_count(loops: Mapping[str, _Loop]) -> None:
         for b in colours[i + 1 :]:
             for start in range(0, len(segments[a]), _COUNT_CHUNK):
                 chunk = segments[a][start : start + _COUNT_CHUNK]
-                meeting += trees[b].query(chunk, predicate="intersects").shape[1]
+                # Once bound + 1 pairs meet in a point the lines are refused: the
+                # pairs past those need no look.
+                pairs = trees[b].query(chunk, predicate="intersects")
+                mine, theirs = pairs[:, : bound + 1 - meeting]
+                shared = shapely.intersection(chunk[mine], segments[b][theirs])
+                if (shapely.get_dimensions(shared) > 0).any():
+                    raise LayoutError(f"the {a} and {b} lines overlap along a stretch")
+                meeting += len(mine)
                 if meeting > bound:
                     raise LayoutError(
                         f"the lines cross far more often than a board's at most "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from collections import Counter
 from collections.abc import Callable
 
@@ -298,6 +297,16 @@ def test_lines_overlapping_along_a_stretch_are_rejected() -> None:
         build_board({"red": square, "blue": neighbour})
 
 
+@pytest.mark.parametrize("shared", [1000, 500])
+def test_long_overlapping_lines_are_said_to_overlap(shared: int) -> None:
+    """Their segments meet thousands of times; that was told as "the lines cross far
+    more often than a board's at most 200 crossings", and the reader passes it on."""
+    red = circle(0, 0, 1000, n=1000)
+    blue = [(0.9 * x, 0.9 * y) for x, y in red[: 1000 - shared]] + red[1000 - shared :]
+    with pytest.raises(LayoutError, match="the red and blue lines overlap along a stretch"):
+        build_board({"red": red, "blue": blue})
+
+
 def test_lines_touching_without_crossing_are_rejected() -> None:
     diamond = [(0, 0), (10, 10), (0, 20), (-10, 10)]
     other = [(20, 0), (30, 10), (20, 20), (10, 10)]
@@ -352,17 +361,15 @@ def across(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
 @pytest.mark.parametrize("teeth", [100, 150, 1249])
 def test_lines_crossing_thousands_of_times_are_refused_at_once(teeth: int) -> None:
     """Two combs across each other cross 4 × teeth² times: 150 teeth took minutes
-    (every pair of crossings was compared), now they are refused before being found."""
-    started = time.perf_counter()
-    with pytest.raises(LayoutError, match="at most 200 crossings"):
+    (every pair of crossings was compared), now they are refused before being found.
+    (Not timed: were the refusal as slow as finding 6 million crossings, this test
+    alone would take minutes.)"""
+    with pytest.raises(LayoutError, match="far more often than a board's at most 200"):
         build_board({"red": comb(teeth), "blue": across(comb(teeth))})
-    assert time.perf_counter() - started < 1.0
 
 
-def test_a_layout_near_the_most_crossings_is_built_quickly() -> None:
-    started = time.perf_counter()
+def test_a_layout_near_the_most_crossings_is_built() -> None:
     board = build_board({"red": comb(10), "blue": across(comb(10, shift=1.0))})
     assert 150 < len(board.crossings) <= MAX_CROSSINGS
-    assert time.perf_counter() - started < 1.0
     with pytest.raises(LayoutError, match="cross 230 times"):
         build_board({"red": comb(11), "blue": across(comb(11, shift=1.0))})
