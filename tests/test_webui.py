@@ -41,7 +41,14 @@ from engine.report import (
 )
 from vision.doubts import missed_pawn_warning, place_warning
 from webui import create_app
-from webui.archive import get_board, list_boards, save_correction, store_board, summary
+from webui.archive import (
+    delete_board,
+    get_board,
+    list_boards,
+    save_correction,
+    store_board,
+    summary,
+)
 from webui.db import SCHEMA_VERSION, connect, migrate, schema_version
 from webui.edits import (
     KNOT_CLEAR,
@@ -1612,12 +1619,37 @@ def test_an_edit_racing_a_delete_is_a_404_not_a_server_error(
     assert "was deleted" in patched.get_json()["error"]
 
 
-def test_reading_again_a_board_whose_photo_is_gone_is_a_404(
+def test_reading_again_a_board_whose_photo_file_is_lost_says_so(
     app: Flask, client: FlaskClient, db: sqlite3.Connection
 ) -> None:
+    """It was a 404 "There is no board N (it was deleted…)", for a board still there."""
     board_id = archive_sample(app, db)
     entry = get_board(db, board_id)
     app.extensions["photos"].path(entry.photo, "original", entry.photo_extension).unlink()
+    answer = client.post(f"/boards/{board_id}/retry", data={"csrf_token": TOKEN},
+                         follow_redirects=True)
+    assert answer.status_code == 200
+    text = answer.get_data(as_text=True)
+    assert "The photo file of this board is missing, so it cannot be read again" in text
+    assert "deleted" not in text
+    assert get_board(db, board_id) == entry
+
+
+def test_reading_again_a_board_deleted_meanwhile_is_a_404(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    board_id = archive_sample(app, db)
+    store = app.extensions["photos"]
+
+    class DeletedFirst(PhotoStore):
+        """The store as another request deleting the board leaves it, just before the
+        photo is read."""
+
+        def read(self, photo_hash: str, extension: str) -> bytes:
+            delete_board(db, store, board_id)
+            return super().read(photo_hash, extension)
+
+    app.extensions["photos"] = DeletedFirst(store.folder)
     answer = client.post(f"/boards/{board_id}/retry", data={"csrf_token": TOKEN})
     assert answer.status_code == 404
     assert f"no board {board_id}" in answer.get_data(as_text=True)

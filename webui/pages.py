@@ -281,8 +281,13 @@ def retry(board_id: int) -> BaseResponse:
     entry = load_board(board_id)
     try:
         data = photo_store().read(entry.photo, entry.photo_extension)
-    except FileNotFoundError:  # the board was deleted meanwhile, photo and all
-        raise BoardNotFound(board_id) from None
+    except FileNotFoundError:
+        # Either the board was deleted meanwhile, photo and all (then a 404), or its
+        # photo file alone was lost, which must not be told as a deleted board.
+        load_board(board_id)
+        flash("The photo file of this board is missing, so it cannot be read again; "
+              "nothing was changed.", "error")
+        return redirect(url_for("pages.board", board_id=board_id), 303)
     reading = read_board(data)
     archive.save_reading(get_db(), board_id, reading)
     if reading.error:
