@@ -109,7 +109,8 @@ def board(board_id: int) -> Response:
 @bp.patch("/boards/<int:board_id>")
 def correct(board_id: int) -> Response:
     """Corrections: a list of edits applied to the current report, or a whole report;
-    with ``base_version``, only if the board is still at that version."""
+    refused (409) if the board changed while they were worked out, or, with
+    ``base_version``, if it is no longer at that version."""
     _entry(board_id)
     try:
         body = request.get_json(silent=True)
@@ -131,8 +132,8 @@ def correct(board_id: int) -> Response:
         raise ApiError(f"board {board_id} was deleted; nothing was saved", 404) from error
     except BoardChanged as error:
         raise ApiError(
-            f"{error}; nothing was changed: get the board again and send the edits "
-            "with its version", 409) from error
+            f"{error}, the one your correction was made for; nothing was changed: get the "
+            "board again and send a correction made for it", 409) from error
     changes = (describe_changes(before.report, saved.report)
                if before.report and saved.report else [])
     return jsonify({**_detail(saved), "changes": changes})

@@ -272,10 +272,6 @@ def iter_boards(db: sqlite3.Connection) -> Iterator[ArchivedBoard]:
         yield _board(row)
 
 
-#: Times a correction is worked out again on the fresh board when another change was
-#: stored while it was being worked out (and no base version was given).
-ATTEMPTS = 5
-
 #: A correction: the new corrected report (None drops the corrections) worked out from
 #: the board as it stands.
 Correction = Callable[[ArchivedBoard], dict[str, Any] | None]
@@ -292,28 +288,24 @@ def correct_board(
 
     The correction is worked out outside any transaction (an edit may take a second,
     and uploads must not wait for it), so the store checks that the board's version is
-    still the one it was worked out from. If it is not, a correction made from a page
-    (``base_version`` given) is refused: the creatures it names by number may be other
-    ones now. Without a base version it is worked out again on the fresh board.
+    still the one it was worked out from. If it is not, nothing is stored, and the
+    correction is not worked out again on the fresh board either: edits name creatures
+    by number, and after another change ("remove creature 0") a number may name another
+    creature, so an edit redone would silently change the wrong one. With
+    ``base_version``, the board must be at that version to begin with.
 
     Raises
     ------
     BoardNotFound
         If the board is not, or no longer, in the archive.
     BoardChanged
-        If the board's version is not ``base_version``, or kept changing.
+        If the board's version is not ``base_version``, or changed meanwhile.
     """
-    for _ in range(ATTEMPTS):
-        before = get_board(db, board_id)
-        if base_version is not None and before.version != base_version:
-            raise BoardChanged(board_id, base_version)
-        report = correction(before)
-        try:
-            return before, save_correction(db, board_id, report, version=before.version)
-        except BoardChanged:
-            if base_version is not None:
-                raise
-    raise BoardChanged(board_id, before.version)
+    before = get_board(db, board_id)
+    if base_version is not None and before.version != base_version:
+        raise BoardChanged(board_id, base_version)
+    report = correction(before)
+    return before, save_correction(db, board_id, report, version=before.version)
 
 
 def save_correction(
