@@ -276,8 +276,10 @@ def geometry_problems(board: Board) -> GeometryCheck:
 
     The topology is rebuilt from the polylines and knots (:func:`engine.topology.build_board`)
     and matched to the board's: crossings by position and colours, bounded fields by a
-    point inside their polygon (or by their corners when they have none). Every
-    difference is a problem naming the board's entry.
+    point inside their polygon. A report's bounded fields always have one
+    (:func:`engine.report.board_from_report` refuses one without, before this check);
+    only a board built in code may lack one, and its field is then matched by its
+    corners, as a last resort. Every difference is a problem naming the board's entry.
     """
     try:
         rebuilt = build_board(
