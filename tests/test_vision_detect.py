@@ -60,6 +60,8 @@ from vision.combine import (
     OWN_CORD_KNOT_SCORE,
     PAWN_BASE_WIDTHS,
     PAWN_CUT_SCORE,
+    RULES_GHOST_REACH,
+    RULES_GHOST_SCORE,
     STRONGER_BY,
     STRONGER_BY_BESIDE_PAWN,
     SURE_COLOUR,
@@ -1818,6 +1820,27 @@ def test_a_ghost_mark_is_looked_at_again_more_faintly_than_a_demon_mark() -> Non
         assert bool(combined.warnings) is warned, score
 
 
+def test_a_faint_ghost_mark_beside_a_ghost_of_the_rules_is_added_more_readily() -> None:
+    """The rules' outline of a ghost, its foot put too far from the detector's faint
+    mark to keep it, and that mark: two cues that agree."""
+    between = (RULES_GHOST_SCORE + CONFIRMED_GHOST_SCORE) / 2
+    faint = mark("white", (80.0, 80.0), (FAINT_GHOST_FROM + CONFIRM_FROM) / 2)
+    outline = seen("white", (80.0 + 0.9 * RULES_GHOST_REACH * WIDTH, 80.0), 1.0)
+    afar = seen("white", (80.0 + 1.5 * RULES_GHOST_REACH * WIDTH, 80.0), 1.0)
+    for rules, added in (([], False), ([outline], True), ([afar], False)):
+        combined = combine_pawns(
+            Pawns(rules, WIDTH, []), Detections([faint], WIDTH), looked_at_as(between, [])
+        )
+        assert [p.foot for p in combined.pawns] == ([faint.xy] if added else []), rules
+    # Not below RULES_GHOST_SCORE in the views.
+    combined = combine_pawns(
+        Pawns([outline], WIDTH, []),
+        Detections([faint], WIDTH),
+        looked_at_as(RULES_GHOST_SCORE - 0.02, []),
+    )
+    assert combined.pawns == []
+
+
 def test_a_faint_ghost_mark_at_a_crossing_is_not_looked_at_again() -> None:
     """A ghost stands in a field's centre: a ghost mark under CONFIRM_FROM within
     FAINT_GHOST_CLEAR_OF_CROSSING pawn widths of a crossing of the traced loops is not
@@ -2081,14 +2104,35 @@ def cord_maps(shape: tuple[int, int], **cords: list[tuple[tuple[int, int], int]]
 
 
 def test_a_faint_knot_mark_on_the_loops_own_cord_is_its_knot() -> None:
-    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    # The tracer found no knot on this loop.
+    loops = Loops({"red": replace(circle_loop("red", (200, 200), 100), knot=None)}, [])
     faint = mark("", (200.0, 97.0), OWN_CORD_KNOT_SCORE + 0.02)
     assert faint.score < KNOT_SCORE
     on_red = Detections([faint], WIDTH, cords=cord_maps((400, 400), red=[((200, 100), 8)]))
     assert combine_knots(loops, on_red, 5.0).loops["red"].knot == pytest.approx((200, 100), abs=1)
     # The same faint mark where the cord map sees another colour's cord is not red's.
     on_blue = Detections([faint], WIDTH, cords=cord_maps((400, 400), blue=[((200, 100), 8)]))
-    assert combine_knots(loops, on_blue, 5.0).loops["red"].knot == (300, 200)
+    assert combine_knots(loops, on_blue, 5.0).loops["red"].knot is None
+
+
+def test_a_mark_faint_in_every_view_does_not_displace_the_tracers_knot() -> None:
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    faint = mark("", (200.0, 97.0), OWN_CORD_KNOT_SCORE + 0.02)
+    on_red = Detections([faint], WIDTH, cords=cord_maps((400, 400), red=[((200, 100), 8)]))
+    assert combine_knots(loops, on_red, 5.0).loops["red"].knot == (300, 200)
+
+    def marked(at_mark: float):
+        def look(candidate: Detection) -> Detection:
+            score = at_mark if math.dist(candidate.xy, faint.xy) < 5 else 0.0
+            return Detection(candidate.kind, candidate.colour, candidate.xy, score, views=8)
+
+        return look
+
+    faint_in_the_views = combine_knots(loops, on_red, 5.0, look_again=marked(KNOT_SCORE - 0.05))
+    assert faint_in_the_views.loops["red"].knot == (300, 200)
+    # Marked more from the other sides (a knot half hidden), the mark is the knot.
+    seen_in_the_views = combine_knots(loops, on_red, 5.0, look_again=marked(KNOT_SCORE + 0.1))
+    assert seen_in_the_views.loops["red"].knot == pytest.approx((200, 100), abs=1)
 
 
 def test_the_cord_colour_at_a_knot_mark_says_which_of_two_near_loops_it_belongs_to() -> None:

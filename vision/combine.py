@@ -93,6 +93,13 @@ UNSURE_ADDED = 0.6
 CONFIRM_FROM = 0.25
 CONFIRMED_ADD_SCORE = 0.35
 CONFIRMED_GHOST_SCORE = 0.25
+#: ... or from RULES_GHOST_SCORE where the colour rules saw a ghost (its outline, white)
+#: within RULES_GHOST_REACH pawn widths that no mark kept: two cues that agree (530146:
+#: a ghost against a red demon, the rules' foot 0.7 pawn widths from the faint mark,
+#: 0.19 in one view and 0.24 in eight; over five fresh sets, 1050 photos, it adds that
+#: ghost and no other, fifty-sixth session).
+RULES_GHOST_SCORE = 0.2
+RULES_GHOST_REACH = 1.0
 #: A ghost mark is looked at again from this fainter score: a ghost on a white table
 #: or pale cloth, plain to see, may be marked only 0.15-0.25 in the one view and
 #: 0.25-0.35 in the mean (310165, 320170). On the white tables of the nine generated
@@ -343,6 +350,7 @@ def combine_pawns(
     taken: set[int] = set()
     pawns: list[SeenPawn] = []
     faintly_marked: list[SeenPawn] = []
+    unmarked_ghosts: list[SeenPawn] = []  # the rules' ghosts no mark kept
     for pawn in seen.pawns:
         # The strongest mark near the pawn, not the nearest: the detector may mark one
         # pawn twice, faintly beside surely, and the sure mark left over would be
@@ -350,6 +358,8 @@ def combine_pawns(
         reach = SAME_PAWN * own_width(pawn, width, seen.pawn_width)
         index = _strongest_within(pawn.foot, marks, taken, reach)
         if index is None or marks[index].score < KEEP_SCORE:
+            if pawn.kind == GHOST:
+                unmarked_ghosts.append(pawn)
             continue
         taken.add(index)
         mark = marks[index]
@@ -410,7 +420,9 @@ def combine_pawns(
             ):
                 continue  # so faint, at a crossing: no ghost stands there
             looked = look_again(mark)
-            if not _confirmed(looked):
+            if not _confirmed(looked) and not _seen_by_the_rules(
+                looked, unmarked_ghosts, width
+            ):
                 if mark.score >= CONFIRM_FROM:
                     not_confirmed.append(looked)
                 continue
@@ -714,6 +726,15 @@ def _still_doubtful(remark: Remark, pawns: list[SeenPawn], width: float) -> bool
     return pawn_there if remark.about == TOUCHING_PAWNS else not pawn_there
 
 
+def _seen_by_the_rules(looked: Detection, ghosts: list[SeenPawn], width: float) -> bool:
+    """Whether ``looked``, a ghost mark scored again in eight views, reaches
+    :data:`RULES_GHOST_SCORE` with a ghost of the colour rules that no mark kept within
+    :data:`RULES_GHOST_REACH` pawn ``width`` of it."""
+    return looked.kind == GHOST and looked.score >= RULES_GHOST_SCORE and any(
+        math.dist(looked.xy, ghost.foot) <= RULES_GHOST_REACH * width for ghost in ghosts
+    )
+
+
 def _confirmed(looked: Detection) -> bool:
     """Whether a mark scored again in eight views is a pawn to add."""
     least = CONFIRMED_GHOST_SCORE if looked.kind == GHOST else CONFIRMED_ADD_SCORE
@@ -811,6 +832,8 @@ def combine_knots(
             # base: the first choice, which it was chosen over, may stand in the open
             # (230099: a knot beside a yellow pawn, marked 0.28, against a lump 0.31).
             chosen = _in_the_open(chosen, marked[colour], feet, pawn_width, look_again)
+        if _fainter_than_the_tracers(loop, chosen, string_width, look_again):
+            chosen = None
         if chosen is None:
             loops_with_knots[colour] = replace(
                 loop, knot_mark=_mark_at(loop.knot, marked[colour], reach)
@@ -925,6 +948,26 @@ def _knot_looked_at_again(
     if best_mean < chosen_mean + KNOT_SWITCH_BY:
         return chosen
     return None if best is tracers_knot else best
+
+
+def _fainter_than_the_tracers(
+    loop: Loop,
+    chosen: Detection | None,
+    string_width: float,
+    look_again: Callable[[Detection], Detection] | None = None,
+) -> bool:
+    """Whether ``chosen``, a mark away from the knot the tracer found by its shape, is
+    too faint to put in its place: under :data:`KNOT_SCORE` (taken only for showing on
+    the loop's own cord), and, given ``look_again``, under it in the eight views too.
+    The detector marks a knot in the open surely, or a half-hidden one more from some
+    side; a mark so faint in every view is most often a lump of the cord (540074: a knot
+    in the open on dark wood, not marked at all, the tracer's right, against a mark of
+    0.15 and 0.12 in the views)."""
+    if chosen is None or loop.knot is None or chosen.score >= KNOT_SCORE:
+        return False
+    if _agrees(chosen.xy, loop.knot, string_width):
+        return False
+    return look_again is None or look_again(chosen).score < KNOT_SCORE
 
 
 def _in_the_open(
