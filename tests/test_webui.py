@@ -932,7 +932,7 @@ def circle(centre: tuple[float, float], radius: float, n: int = 180) -> list[lis
              centre[1] + radius * math.sin(2 * math.pi * i / n)] for i in range(n)]
 
 
-def test_a_redraw_that_would_put_the_knot_on_a_crossing_is_refused() -> None:
+def test_a_redraw_that_would_put_the_knot_on_a_crossing_puts_it_beside_it() -> None:
     lines = {"red": circle((400, 400), 200), "blue": circle((700, 400), 200)}
     knot = [400 + 200 * math.cos(math.radians(40)), 400 + 200 * math.sin(math.radians(40))]
     report = board_to_report(board_from_report({
@@ -942,7 +942,8 @@ def test_a_redraw_that_would_put_the_knot_on_a_crossing_is_refused() -> None:
         "crossings": [], "fields": [], "creatures": []}, topology="rebuild"),
         image_size=(1200, 800))
     # A straight stroke across the red loop whose point nearest the knot is where it
-    # crosses the blue loop: the knot, put on the new stretch, would lie on that crossing.
+    # crosses the blue loop: the knot, put on the new stretch, would lie on that crossing,
+    # so it goes the shortest way off it, along the new stretch.
     on_blue = np.array([700 + 200 * math.cos(math.radians(175)),
                         400 + 200 * math.sin(math.radians(175))])
     across = np.array(knot) - on_blue
@@ -952,8 +953,13 @@ def test_a_redraw_that_would_put_the_knot_on_a_crossing_is_refused() -> None:
     half = math.sqrt(200**2 - (offset @ offset - (offset @ along) ** 2))
     ends = [on_blue + (-(offset @ along) + sign * half) * along for sign in (-1, 1)]
     stroke = [list(p) for p in np.linspace(ends[0], ends[1], 40)]
-    with pytest.raises(EditError, match="knot would lie on a crossing"):
-        apply_edits(report, [{"op": "loop", "colour": "red", "path": stroke}])
+    redrawn = apply_edits(report, [{"op": "loop", "colour": "red", "path": stroke}])
+    red_knot = redrawn["lines"]["red"]["knot"]
+    clear = KNOT_CLEAR * board_extent(board_from_report(report))
+    assert LinearRing(redrawn["lines"]["red"]["polyline"]).distance(ShapelyPoint(red_knot)) < 1
+    (crossing,) = [c["xy"] for c in redrawn["crossings"] if set(c["lines"]) == {"blue", "red"}
+                   and math.dist(c["xy"], on_blue) < 5]
+    assert clear <= math.dist(red_knot, crossing) < 1.2 * clear
 
 
 def test_a_creature_is_taken_off_the_board_and_put_back(

@@ -30,10 +30,10 @@ An edit is a small JSON object, the same from the page's editor and from
   the stroke the player drew (:func:`webui.strokes.redrawn_loop`): from a point of the loop to
   another, the stroke replaces the stretch between them nearer to it (with
   ``"other_side": true``, the other one: the page shows which before it is sent); a
-  stroke whose ends meet replaces the whole loop. Refused where the knot, put on the new
-  stretch, would lie on a crossing. The crossings and fields are built again from the
-  lines (numbered as before where they are the same), the knot stays where it lies or
-  goes to the nearest point of the new stretch, and every creature keeps its place if
+  stroke whose ends meet replaces the whole loop. The crossings and fields are built
+  again from the lines (numbered as before where they are the same), the knot stays
+  where it lies or goes to the nearest point of the new stretch clear of its crossings
+  (:data:`KNOT_CLEAR`), and every creature keeps its place if
   that still exists, else is located again from its foot. So a loop the camera traced
   astray (along another cord, or a crossing read aside) is mended with one stroke.
 
@@ -51,6 +51,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+import shapely
 from shapely.geometry import LinearRing
 from shapely.geometry import Point as ShapelyPoint
 
@@ -512,24 +514,38 @@ def _with_loop_redrawn(board: Board, edit: Mapping[str, Any], where: str) -> tup
     if line.knot is not None:
         ring, knot = LinearRing(report["lines"][colour]["polyline"]), ShapelyPoint(line.knot)
         if ring.distance(knot) > KNOT_ON_LOOP:
-            on_loop = ring.interpolate(ring.project(knot))
+            crossings = [shapely.get_coordinates(ring.intersection(LinearRing(other.polyline)))
+                         for other in board.lines if other.colour != colour]
+            on_loop = _clear_of_crossings(ring, ring.project(knot),
+                                          np.concatenate([np.empty((0, 2)), *crossings]),
+                                          KNOT_CLEAR * board_extent(board))
             report["lines"][colour]["knot"] = [round(on_loop.x, 1), round(on_loop.y, 1)]
             knot_moved = True
-    knot = report["lines"][colour]["knot"]
-    clear = KNOT_CLEAR * board_extent(board)
-    knot_refused = EditError(
-        f"{where}: the {colour} knot would lie on a crossing of the redrawn loop, so it "
-        f"could not say on which side it counts; move the {colour} knot first")
     try:
         rebuilt = board_from_report(report, topology="rebuild")
     except BoardFormatError as error:
-        if knot_moved and f"{colour} knot" in str(error):
-            raise knot_refused from None
         raise EditError(f"{where}: the {colour} loop cannot run there ({error})") from None
-    if knot_moved and any(math.dist(knot, c.xy) < clear for c in rebuilt.crossings
-                          if colour in c.lines):
-        raise knot_refused
     return _located_beside_moved_crossings(board, rebuilt), knot_moved
+
+
+def _clear_of_crossings(
+    ring: LinearRing, along: float, crossings: np.ndarray, clear: float
+) -> ShapelyPoint:
+    """The point of ``ring`` nearest (along it) to the one ``along`` its length that lies
+    at least ``clear`` from every point of ``crossings``.
+
+    A knot put on a redrawn loop goes to where the old one was nearest; on a crossing it
+    could not say on which side it counts, so it goes the shortest way off it. (The
+    player is told the knot moved and sees it; a knot tapped on a crossing is refused
+    instead, as the tap itself says where the player wants it.)
+    """
+    step = clear / 8
+    for offset in np.arange(0.0, ring.length / 2, step):
+        for signed in (offset, -offset):
+            point = ring.interpolate((along + signed) % ring.length)
+            if len(crossings) == 0 or np.hypot(*(crossings - point.coords[0]).T).min() >= clear:
+                return point
+    return ring.interpolate(along)  # a loop all crossings: the rebuild says what is wrong
 
 
 def _located_beside_moved_crossings(board: Board, rebuilt: Board) -> Board:

@@ -152,7 +152,7 @@ def edit(board_id: int) -> BaseResponse:
         return redirect(url_for("pages.board", board_id=board_id), 303)
     assert before.report is not None and saved.report is not None
     changes = describe_changes(before.report, saved.report)
-    summary = _edit_summary(change, before.report)
+    summary = _edit_summary(change, before.report, saved.report)
     flash(f"{summary}. " + ("; ".join(changes) if changes else "No score changed."), "change")
     return redirect(url_for("pages.board", board_id=board_id), 303)
 
@@ -210,7 +210,7 @@ def _path_from_form(text: str) -> list[list[float]]:
     return path
 
 
-def _edit_summary(edit: dict[str, Any], report: dict[str, Any]) -> str:
+def _edit_summary(edit: dict[str, Any], report: dict[str, Any], after: dict[str, Any]) -> str:
     colour = edit.get("colour")
     name = "ghost" if colour == "white" else f"{colour} demon"
     if edit["op"] == "add":
@@ -225,6 +225,9 @@ def _edit_summary(edit: dict[str, Any], report: dict[str, Any]) -> str:
         had_one = (report.get("lines", {}).get(colour) or {}).get("knot") is not None
         return f"{'Moved' if had_one else 'Placed'} the {colour} knot"
     if edit["op"] == "loop":
+        knots = [(r.get("lines", {}).get(colour) or {}).get("knot") for r in (report, after)]
+        if knots[0] is not None and knots[0] != knots[1]:
+            return f"Redrew the {colour} loop and put its knot on it: check where it lies"
         return f"Redrew the {colour} loop"
     if edit["op"] in ("off_board", "on_board"):
         return f"Creature {edit['creature']} is now {edit['op'].replace('_', ' the ')}"
