@@ -248,7 +248,7 @@ KNOT_COLOUR_SURE = 64
 KNOT_COLOUR_WIDTHS = 1.5
 OWN_CORD_KNOT_SCORE = 0.1
 #: A knot mark at least this strong, on a colour's cord (the likeliest on the cord map
-#: there), further than KNOT_REACH_WIDTHS from that colour's traced loop means the
+#: there), beyond knot_reach() of that colour's traced loop means the
 #: tracer took a wrong way past the knot: the loop is traced again on the cord map.
 LOST_KNOT_SCORE = 0.4
 #: A loop traced again on the cord map to pass a lost knot is kept only when it sees
@@ -793,7 +793,7 @@ def combine_knots(
     """
     rings = {colour: LinearRing(np.asarray(loop.points)) for colour, loop in loops.loops.items()}
     marked: dict[str, list[Detection]] = {colour: [] for colour in rings}
-    reach = max(KNOT_REACH_WIDTHS * string_width, KNOT_REACH_PAWNS * detections.pawn_width)
+    reach = knot_reach(string_width, detections.pawn_width)
     for mark in detections.knots(min_score=min(KNOT_SCORE, OWN_CORD_KNOT_SCORE)):
         distances = {c: ring.distance(ShapelyPoint(mark.xy)) for c, ring in rings.items()}
         near = [c for c, distance in distances.items() if distance <= reach]
@@ -849,6 +849,12 @@ def combine_knots(
         )
         warnings = [w for w in warnings if w != no_knot_warning(colour)]
     return Loops(loops=loops_with_knots, warnings=warnings)
+
+
+def knot_reach(string_width: float, pawn_width: float) -> float:
+    """How far from a loop a knot mark may lie and count for it: KNOT_REACH_WIDTHS
+    string widths, or KNOT_REACH_PAWNS pawn widths where that is more."""
+    return max(KNOT_REACH_WIDTHS * string_width, KNOT_REACH_PAWNS * pawn_width)
 
 
 def _mark_at(
@@ -1079,7 +1085,7 @@ def trace_with_cords(separation: Separation, detections: Detections) -> Loops:
             if (
                 new is not None
                 and (old is None or new.seen >= old.seen - LOST_SEEN_SLACK)
-                and _passes_any(new, marks, KNOT_REACH_WIDTHS * width)
+                and _passes_any(new, marks, knot_reach(width, detections.pawn_width))
             ):
                 found[colour] = new
     # Long bridges laid along the cord where the cord map sees it in the gap.
@@ -1240,8 +1246,9 @@ def _knots_off_loops(
     found: dict[str, Loop | None], detections: Detections, width: float
 ) -> dict[str, list[Detection]]:
     """Per colour, the sure knot marks on its own cord (the likeliest colour there)
-    that lie further than :data:`KNOT_REACH_WIDTHS` from its traced loop."""
+    that lie beyond :func:`knot_reach` of its traced loop."""
     lost: dict[str, list[Detection]] = {}
+    reach = knot_reach(width, detections.pawn_width)
     rings = {c: LinearRing(np.asarray(loop.points)) for c, loop in found.items() if loop}
     for mark in detections.knots(min_score=LOST_KNOT_SCORE):
         own = _cords_at(detections, mark.xy, KNOT_COLOUR_WIDTHS * width)
@@ -1250,7 +1257,7 @@ def _knots_off_loops(
         colour = max(own, key=own.__getitem__)
         if colour not in rings or not _shows_cord(own, colour):
             continue
-        if rings[colour].distance(ShapelyPoint(mark.xy)) > KNOT_REACH_WIDTHS * width:
+        if rings[colour].distance(ShapelyPoint(mark.xy)) > reach:
             lost.setdefault(colour, []).append(mark)
     return lost
 
