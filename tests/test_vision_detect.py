@@ -1841,6 +1841,43 @@ def test_a_faint_ghost_mark_beside_a_ghost_of_the_rules_is_added_more_readily() 
     assert combined.pawns == []
 
 
+def test_the_eight_views_may_choose_the_fainter_of_two_marks_at_one_place() -> None:
+    """The one view marks a place a blue demon and, more faintly, a ghost; the eight
+    views mark the demon too faintly to add and the ghost enough (540167)."""
+    demon = mark("blue", (80.0, 80.0), (CONFIRM_FROM + ADD_SCORE) / 2)
+    ghost = mark("white", (82.0, 81.0), (FAINT_GHOST_FROM + CONFIRM_FROM) / 2)
+    nothing = Pawns([], WIDTH, [])
+
+    def views(demon_mean: float, ghost_mean: float, looked: list[Detection]):
+        def look(m: Detection) -> Detection:
+            looked.append(m)
+            mean = ghost_mean if m.kind == GHOST else demon_mean
+            return Detection(m.kind, m.colour, m.xy, mean, views=8)
+        return look
+
+    looked: list[Detection] = []
+    combined = combine_pawns(nothing, Detections([demon, ghost], WIDTH),
+                             views(CONFIRMED_ADD_SCORE - 0.07, CONFIRMED_GHOST_SCORE + 0.1, looked))
+    assert looked == [demon, ghost]
+    assert [(p.kind, p.foot) for p in combined.pawns] == [(GHOST, ghost.xy)]
+    # Where the views confirm the stronger, the fainter is not looked at.
+    looked.clear()
+    combined = combine_pawns(nothing, Detections([demon, ghost], WIDTH),
+                             views(CONFIRMED_ADD_SCORE + 0.1, CONFIRMED_GHOST_SCORE + 0.1, looked))
+    assert looked == [demon]
+    assert [(p.kind, p.colour) for p in combined.pawns] == [(DEMON, "blue")]
+    # Where they confirm neither, nothing is added.
+    combined = combine_pawns(nothing, Detections([demon, ghost], WIDTH),
+                             views(CONFIRMED_ADD_SCORE - 0.07, CONFIRMED_GHOST_SCORE - 0.05, []))
+    assert combined.pawns == []
+    # A second mark a pawn width away is another pawn's, looked at on its own.
+    apart = mark("white", (80.0 + WIDTH, 80.0), ghost.score)
+    looked.clear()
+    combine_pawns(nothing, Detections([demon, apart], WIDTH),
+                  views(CONFIRMED_ADD_SCORE + 0.1, CONFIRMED_GHOST_SCORE + 0.1, looked))
+    assert looked == [demon, apart]
+
+
 def test_a_faint_ghost_mark_at_a_crossing_is_not_looked_at_again() -> None:
     """A ghost stands in a field's centre: a ghost mark under CONFIRM_FROM within
     FAINT_GHOST_CLEAR_OF_CROSSING pawn widths of a crossing of the traced loops is not
