@@ -321,7 +321,9 @@ def combine_pawns(
         and no pawn of its colour within :data:`BESIDE_OWN_SHARE` of a pawn width, is
         added when that score is at least :data:`CONFIRMED_ADD_SCORE` (a ghost
         :data:`CONFIRMED_GHOST_SCORE`); so is a mark from :data:`ADD_SCORE` up to
-        :data:`UNSURE_ADDED` (with no look again, from ADD_SCORE on). A pawn of the
+        :data:`UNSURE_ADDED` (with no look again, from ADD_SCORE on). Where the eight
+        views do not confirm such a mark, the detector's fainter marks of another kind
+        or colour at the same place are looked at the same way. A pawn of the
         rules kept on a mark under CONFIRM_FROM is dropped where the eight views mark
         it less than :data:`KEEP_SCORE`; one the rules read as a demon turns into a
         ghost where the views mark the detector's unsure ghost there more, and at
