@@ -1843,7 +1843,8 @@ def test_a_faint_ghost_mark_beside_a_ghost_of_the_rules_is_added_more_readily() 
 
 def test_the_eight_views_may_choose_the_fainter_of_two_marks_at_one_place() -> None:
     """The one view marks a place a blue demon and, more faintly, a ghost; the eight
-    views mark the demon too faintly to add and the ghost enough (540167)."""
+    views mark the demon too faintly to add and the ghost enough (540167). Where they
+    confirm both, the one they mark more is added."""
     demon = mark("blue", (80.0, 80.0), (CONFIRM_FROM + ADD_SCORE) / 2)
     ghost = mark("white", (82.0, 81.0), (FAINT_GHOST_FROM + CONFIRM_FROM) / 2)
     nothing = Pawns([], WIDTH, [])
@@ -1860,12 +1861,18 @@ def test_the_eight_views_may_choose_the_fainter_of_two_marks_at_one_place() -> N
                              views(CONFIRMED_ADD_SCORE - 0.07, CONFIRMED_GHOST_SCORE + 0.1, looked))
     assert looked == [demon, ghost]
     assert [(p.kind, p.foot) for p in combined.pawns] == [(GHOST, ghost.xy)]
-    # Where the views confirm the stronger, the fainter is not looked at.
-    looked.clear()
-    combined = combine_pawns(nothing, Detections([demon, ghost], WIDTH),
-                             views(CONFIRMED_ADD_SCORE + 0.1, CONFIRMED_GHOST_SCORE + 0.1, looked))
-    assert looked == [demon]
-    assert [(p.kind, p.colour) for p in combined.pawns] == [(DEMON, "blue")]
+    # Where they confirm both, the one they mark more (560101: a red demon on dark
+    # wood marked 0.54 a ghost, 0.18 a red demon; 0.35 and 0.40 in the mean).
+    for demon_mean, ghost_mean, kind in ((0.5, 0.4, DEMON), (0.4, 0.5, GHOST)):
+        combined = combine_pawns(nothing, Detections([demon, ghost], WIDTH),
+                                 views(demon_mean, ghost_mean, []))
+        assert [p.kind for p in combined.pawns] == [kind]
+    # A mark fainter than a demon's is looked at for its own (560101's red demon).
+    unsure_ghost = mark("white", (80.0, 80.0), (ADD_SCORE + UNSURE_ADDED) / 2)
+    faint_red = mark("red", (81.0, 82.0), (FAINT_GHOST_FROM + CONFIRM_FROM) / 2)
+    combined = combine_pawns(nothing, Detections([unsure_ghost, faint_red], WIDTH),
+                             views(CONFIRMED_ADD_SCORE + 0.05, CONFIRMED_ADD_SCORE, []))
+    assert [(p.kind, p.colour) for p in combined.pawns] == [(DEMON, "red")]
     # Where they confirm neither, nothing is added.
     combined = combine_pawns(nothing, Detections([demon, ghost], WIDTH),
                              views(CONFIRMED_ADD_SCORE - 0.07, CONFIRMED_GHOST_SCORE - 0.05, []))

@@ -322,8 +322,9 @@ def combine_pawns(
         added when that score is at least :data:`CONFIRMED_ADD_SCORE` (a ghost
         :data:`CONFIRMED_GHOST_SCORE`); so is a mark from :data:`ADD_SCORE` up to
         :data:`UNSURE_ADDED` (with no look again, from ADD_SCORE on). Where the eight
-        views do not confirm such a mark, the detector's fainter marks of another kind
-        or colour at the same place are looked at the same way. A pawn of the
+        views look at such a mark, the detector's fainter marks of another kind or
+        colour at the same place are looked at the same way, and of those confirmed the
+        one they mark most is added. A pawn of the
         rules kept on a mark under CONFIRM_FROM is dropped where the eight views mark
         it less than :data:`KEEP_SCORE`; one the rules read as a demon turns into a
         ghost where the views mark the detector's unsure ghost there more, and at
@@ -405,7 +406,9 @@ def combine_pawns(
     not_confirmed: list[Detection] = []  # as looked at again
     # Where the one view marks a pawn in two maps, the eight views may see the fainter
     # kind or colour there, not the stronger (540167: a ghost against a blue demon's
-    # shadow, marked 0.29 a blue demon and 0.19 a ghost; 0.28 and 0.35 in the mean).
+    # shadow, marked 0.29 a blue demon and 0.19 a ghost, 0.28 and 0.35 in the mean;
+    # 560101: a red demon on dark wood, 0.54 a ghost and 0.18 a red demon, 0.35 and
+    # 0.40 in the mean): each is looked at, and the one they mark most is added.
     marked_twice = detections.pawns(min_score=FAINT_GHOST_FROM)
     for index, mark in enumerate(marks):  # strongest first
         if index in taken or any(
@@ -414,13 +417,22 @@ def combine_pawns(
         ):
             continue
         chosen, looked = _mark_to_add(mark, pawns, rings, unmarked_ghosts, look_again, width)
-        if chosen is None and looked is not None:
+        if looked is not None and look_again is not None:
             others = [m for m in marked_twice if (m.kind, m.colour) != (mark.kind, mark.colour)
                       and math.dist(m.xy, mark.xy) < SAME_PAWN * width]
+            best = looked.score if chosen is not None else -1.0
             for other in sorted(others, key=lambda m: -m.score):
-                chosen = _mark_to_add(other, pawns, rings, unmarked_ghosts, look_again, width)[0]
-                if chosen is not None:
-                    break
+                if _beside_own_colour(other, pawns, BESIDE_OWN_SHARE * width) or (
+                    other.kind == GHOST
+                    and other.score < CONFIRM_FROM
+                    and _at_a_crossing(other.xy, rings, FAINT_GHOST_CLEAR_OF_CROSSING * width)
+                ):
+                    continue
+                again = look_again(other)
+                if again.score > best and (
+                    _confirmed(again) or _seen_by_the_rules(again, unmarked_ghosts, width)
+                ):
+                    chosen, best = again, again.score
         if chosen is None:
             if looked is not None and mark.score >= CONFIRM_FROM:
                 not_confirmed.append(looked)
@@ -461,7 +473,7 @@ def _mark_to_add(
 ) -> tuple[Detection | None, Detection | None]:
     """Whether a mark no pawn stands at is a pawn to add (see :func:`combine_pawns`):
     the mark to add (as scored again in the eight views where it was) or None, and the
-    mark as scored again where that did not confirm it (else None)."""
+    mark as scored again, where it was (else None)."""
     if mark.score >= UNSURE_ADDED or (mark.score >= ADD_SCORE and look_again is None):
         return mark, None
     if look_again is None:
@@ -477,14 +489,13 @@ def _mark_to_add(
         ):
             return None, None  # so faint, at a crossing: no ghost stands there
         looked = look_again(mark)
-        if _confirmed(looked) or _seen_by_the_rules(looked, unmarked_ghosts, width):
-            return looked, None
-        return None, looked
+        confirmed = _confirmed(looked) or _seen_by_the_rules(looked, unmarked_ghosts, width)
+        return (looked if confirmed else None), looked
     # Not quite sure: the detector may mark one pawn twice, the second peak on its body
     # or shadow, which falls off in the other views (250197: a ghost 0.41 a pawn width
     # below a ghost, 0.17 in the mean).
     looked = look_again(mark)
-    return (mark, None) if _confirmed(looked) else (None, looked)
+    return (mark if _confirmed(looked) else None), looked
 
 
 def _unmarked_in_the_views(
