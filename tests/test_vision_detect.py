@@ -1877,6 +1877,15 @@ def test_the_eight_views_may_choose_the_fainter_of_two_marks_at_one_place() -> N
     combined = combine_pawns(nothing, Detections([demon, ghost], WIDTH),
                              views(CONFIRMED_ADD_SCORE - 0.07, CONFIRMED_GHOST_SCORE - 0.05, []))
     assert combined.pawns == []
+    # One nearer a kept pawn than SAME_PAWN is that pawn's, not another at this place.
+    kept = seen("red", (80.0 - 0.55 * WIDTH, 80.0))
+    under_it = mark("white", (80.0 - 0.35 * WIDTH, 80.0), ghost.score)
+    combined = combine_pawns(
+        Pawns([kept], WIDTH, []),
+        Detections([mark("red", kept.foot, 0.9), demon, under_it], WIDTH),
+        views(CONFIRMED_ADD_SCORE - 0.07, CONFIRMED_GHOST_SCORE + 0.1, []),
+    )
+    assert [p.colour for p in combined.pawns] == ["red"]
     # A second mark a pawn width away is another pawn's, looked at on its own.
     apart = mark("white", (80.0 + WIDTH, 80.0), ghost.score)
     looked.clear()

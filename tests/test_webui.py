@@ -962,6 +962,24 @@ def test_a_redraw_that_would_put_the_knot_on_a_crossing_puts_it_beside_it() -> N
     assert clear <= math.dist(red_knot, crossing) < 1.2 * clear
 
 
+def test_a_redraw_whose_loop_has_no_place_clear_of_its_crossings_for_the_knot_is_refused(
+) -> None:
+    # A red loop 50 px across, over the edge of a large blue one: every point of it lies
+    # within KNOT_CLEAR of one of its two crossings, so the knot has nowhere to go.
+    blue = [[x, 0.0] for x in range(0, 3000, 50)] + [[3000.0, y] for y in range(0, 2000, 50)]
+    blue += [[x, 2000.0] for x in range(3000, 0, -50)] + [[0.0, y] for y in range(2000, 0, -50)]
+    report = board_to_report(board_from_report({
+        "schema": "dicke-daemonen/board@1", "image": {"width": 3200, "height": 2200},
+        "lines": {"red": {"polyline": circle((1500, 0), 25, 90), "knot": [1500, 25]},
+                  "blue": {"polyline": blue, "knot": [3000, 1000]}},
+        "crossings": [], "fields": [], "creatures": []}, topology="rebuild"),
+        image_size=(3200, 2200))
+    assert KNOT_CLEAR * board_extent(board_from_report(report)) > 50
+    stroke = circle((1500, 3), 25, 60)
+    with pytest.raises(EditError, match="no place clear of its crossings for its knot"):
+        apply_edits(report, [{"op": "loop", "colour": "red", "path": [*stroke, stroke[0]]}])
+
+
 def test_a_creature_is_taken_off_the_board_and_put_back(
     app: Flask, client: FlaskClient, db: sqlite3.Connection
 ) -> None:

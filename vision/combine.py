@@ -422,7 +422,10 @@ def combine_pawns(
                       and math.dist(m.xy, mark.xy) < SAME_PAWN * width]
             best = looked.score if chosen is not None else -1.0
             for other in sorted(others, key=lambda m: -m.score):
-                if _beside_own_colour(other, pawns, BESIDE_OWN_SHARE * width) or (
+                if any(
+                    math.dist(other.xy, p.foot) < SAME_PAWN * own_width(p, width, seen.pawn_width)
+                    for p in pawns
+                ) or _beside_own_colour(other, pawns, BESIDE_OWN_SHARE * width) or (
                     other.kind == GHOST
                     and other.score < CONFIRM_FROM
                     and _at_a_crossing(other.xy, rings, FAINT_GHOST_CLEAR_OF_CROSSING * width)

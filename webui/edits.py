@@ -519,6 +519,10 @@ def _with_loop_redrawn(board: Board, edit: Mapping[str, Any], where: str) -> tup
             on_loop = _clear_of_crossings(ring, ring.project(knot),
                                           np.concatenate([np.empty((0, 2)), *crossings]),
                                           KNOT_CLEAR * board_extent(board))
+            if on_loop is None:
+                raise EditError(
+                    f"{where}: the redrawn {colour} loop has no place clear of its crossings "
+                    f"for its knot; draw it round a wider stretch")
             report["lines"][colour]["knot"] = [round(on_loop.x, 1), round(on_loop.y, 1)]
             knot_moved = True
     try:
@@ -530,9 +534,9 @@ def _with_loop_redrawn(board: Board, edit: Mapping[str, Any], where: str) -> tup
 
 def _clear_of_crossings(
     ring: LinearRing, along: float, crossings: np.ndarray, clear: float
-) -> ShapelyPoint:
+) -> ShapelyPoint | None:
     """The point of ``ring`` nearest (along it) to the one ``along`` its length that lies
-    at least ``clear`` from every point of ``crossings``.
+    at least ``clear`` from every point of ``crossings`` (None where no point does).
 
     A knot put on a redrawn loop goes to where the old one was nearest; on a crossing it
     could not say on which side it counts, so it goes the shortest way off it. (The
@@ -545,7 +549,7 @@ def _clear_of_crossings(
             point = ring.interpolate((along + signed) % ring.length)
             if len(crossings) == 0 or np.hypot(*(crossings - point.coords[0]).T).min() >= clear:
                 return point
-    return ring.interpolate(along)  # a loop all crossings: the rebuild says what is wrong
+    return None  # a loop so small that it is all crossings
 
 
 def _located_beside_moved_crossings(board: Board, rebuilt: Board) -> Board:
