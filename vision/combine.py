@@ -410,11 +410,12 @@ def combine_pawns(
     # 560101: a red demon on dark wood, 0.54 a ghost and 0.18 a red demon, 0.35 and
     # 0.40 in the mean): each is looked at, and the one they mark most is added.
     marked_twice = detections.pawns(min_score=FAINT_GHOST_FROM)
+    def at_a_kept_pawn(xy: tuple[float, float]) -> bool:
+        return any(math.dist(xy, p.foot) < SAME_PAWN * own_width(p, width, seen.pawn_width)
+                   for p in pawns)
+
     for index, mark in enumerate(marks):  # strongest first
-        if index in taken or any(
-            math.dist(mark.xy, p.foot) < SAME_PAWN * own_width(p, width, seen.pawn_width)
-            for p in pawns
-        ):
+        if index in taken or at_a_kept_pawn(mark.xy):
             continue
         chosen, looked = _mark_to_add(mark, pawns, rings, unmarked_ghosts, look_again, width)
         if looked is not None and look_again is not None:
@@ -422,14 +423,7 @@ def combine_pawns(
                       and math.dist(m.xy, mark.xy) < SAME_PAWN * width]
             best = looked.score if chosen is not None else -1.0
             for other in sorted(others, key=lambda m: -m.score):
-                if any(
-                    math.dist(other.xy, p.foot) < SAME_PAWN * own_width(p, width, seen.pawn_width)
-                    for p in pawns
-                ) or _beside_own_colour(other, pawns, BESIDE_OWN_SHARE * width) or (
-                    other.kind == GHOST
-                    and other.score < CONFIRM_FROM
-                    and _at_a_crossing(other.xy, rings, FAINT_GHOST_CLEAR_OF_CROSSING * width)
-                ):
+                if at_a_kept_pawn(other.xy) or _passed_over(other, pawns, rings, width):
                     continue
                 again = look_again(other)
                 if again.score > best and (
@@ -483,14 +477,8 @@ def _mark_to_add(
         return None, None
     if mark.score < ADD_SCORE:
         least = FAINT_GHOST_FROM if mark.kind == GHOST else CONFIRM_FROM
-        if mark.score < least or _beside_own_colour(mark, pawns, BESIDE_OWN_SHARE * width):
+        if mark.score < least or _passed_over(mark, pawns, rings, width):
             return None, None
-        if (
-            mark.kind == GHOST
-            and mark.score < CONFIRM_FROM
-            and _at_a_crossing(mark.xy, rings, FAINT_GHOST_CLEAR_OF_CROSSING * width)
-        ):
-            return None, None  # so faint, at a crossing: no ghost stands there
         looked = look_again(mark)
         confirmed = _confirmed(looked) or _seen_by_the_rules(looked, unmarked_ghosts, width)
         return (looked if confirmed else None), looked
@@ -499,6 +487,19 @@ def _mark_to_add(
     # below a ghost, 0.17 in the mean).
     looked = look_again(mark)
     return (mark if _confirmed(looked) else None), looked
+
+
+def _passed_over(
+    mark: Detection, pawns: list[SeenPawn], rings: list[LinearRing], width: float
+) -> bool:
+    """Whether a faint mark is not looked at again: beside a kept pawn of its colour
+    (the same pawn marked twice), or a ghost's under CONFIRM_FROM at a crossing (so
+    faint, there: no ghost stands there)."""
+    return _beside_own_colour(mark, pawns, BESIDE_OWN_SHARE * width) or (
+        mark.kind == GHOST
+        and mark.score < CONFIRM_FROM
+        and _at_a_crossing(mark.xy, rings, FAINT_GHOST_CLEAR_OF_CROSSING * width)
+    )
 
 
 def _unmarked_in_the_views(
