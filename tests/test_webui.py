@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import html
 import io
 import itertools
 import json
@@ -932,7 +933,10 @@ def circle(centre: tuple[float, float], radius: float, n: int = 180) -> list[lis
              centre[1] + radius * math.sin(2 * math.pi * i / n)] for i in range(n)]
 
 
-def test_a_redraw_that_would_put_the_knot_on_a_crossing_puts_it_beside_it() -> None:
+def red_knot_near_a_crossing() -> tuple[dict[str, Any], list[list[float]], np.ndarray]:
+    """Two crossing circles, and a stroke redrawing a stretch of the red one whose point
+    nearest the red knot is where it crosses the blue one: that report, the stroke, and
+    that crossing."""
     lines = {"red": circle((400, 400), 200), "blue": circle((700, 400), 200)}
     knot = [400 + 200 * math.cos(math.radians(40)), 400 + 200 * math.sin(math.radians(40))]
     report = board_to_report(board_from_report({
@@ -953,6 +957,11 @@ def test_a_redraw_that_would_put_the_knot_on_a_crossing_puts_it_beside_it() -> N
     half = math.sqrt(200**2 - (offset @ offset - (offset @ along) ** 2))
     ends = [on_blue + (-(offset @ along) + sign * half) * along for sign in (-1, 1)]
     stroke = [list(p) for p in np.linspace(ends[0], ends[1], 40)]
+    return report, stroke, on_blue
+
+
+def test_a_redraw_that_would_put_the_knot_on_a_crossing_puts_it_beside_it() -> None:
+    report, stroke, on_blue = red_knot_near_a_crossing()
     redrawn = apply_edits(report, [{"op": "loop", "colour": "red", "path": stroke}])
     red_knot = redrawn["lines"]["red"]["knot"]
     clear = KNOT_CLEAR * board_extent(board_from_report(report))
@@ -1280,6 +1289,32 @@ def test_players_can_be_entered_after_the_photo(
     assert [b.id for b in list_boards(db, player="anna")] == [board_id]
 
 
+def test_players_changed_since_the_page_was_loaded_are_not_overwritten(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    board_id = archive_sample(app, db, game=GameInfo("players", (Player("Anna", "red"),)))
+    page = client.get(f"/boards/{board_id}").get_data(as_text=True)
+    shown = re.search(r"name=\"players_were\" value='([^']*)'", page)
+    assert shown is not None and json.loads(html.unescape(shown.group(1)))["players"] == [
+        {"name": "Anna", "prediction": "red"}]
+    were = html.unescape(shown.group(1))
+    first = client.post(f"/boards/{board_id}/game", follow_redirects=True, data={
+        "csrf_token": TOKEN, "players_were": were, "player": ["Anna", "Ben"],
+        "prediction": ["red", "blue"]})
+    assert "Players and predictions saved" in first.get_data(as_text=True)
+    # A second person, on a page loaded before that save, is told and overwrites nothing.
+    second = client.post(f"/boards/{board_id}/game", follow_redirects=True, data={
+        "csrf_token": TOKEN, "players_were": were, "player": ["Anna", "Cleo"],
+        "prediction": ["red", "green"]})
+    assert "changed since the page was loaded; nothing was saved" in second.get_data(as_text=True)
+    assert get_board(db, board_id).game.players == (Player("Anna", "red"), Player("Ben", "blue"))
+    for bad in ("{", "[1]", '{"players": [1]}', '{"solitaire": {"red": "first"}}'):
+        response = client.post(f"/boards/{board_id}/game", data={
+            "csrf_token": TOKEN, "players_were": bad, "player": ["Dora"], "prediction": [""]})
+        assert response.status_code == 400, bad
+    assert get_board(db, board_id).game.players == (Player("Anna", "red"), Player("Ben", "blue"))
+
+
 # --- archive and exports ---------------------------------------------------------------------
 
 
@@ -1350,6 +1385,25 @@ def test_delete_asks_first_and_keeps_a_photo_still_in_use(
 # --- the JSON API ----------------------------------------------------------------------------
 
 
+def test_api_says_when_a_redraw_moved_the_knot(
+    app: Flask, client: FlaskClient, db: sqlite3.Connection
+) -> None:
+    report, stroke, _ = red_knot_near_a_crossing()
+    board_id = archive_sample(app, db, report=report)
+    redraw = {"op": "loop", "colour": "red", "path": stroke}
+    patched = client.patch(f"/api/boards/{board_id}", headers=API,
+                           json={"edits": [redraw]}).get_json()
+    assert patched["notices"] == ["the red knot was put on the redrawn red loop: check where "
+                                  "it lies"]
+    # A knot placed by hand in the same edits is where the player put it: no notice.
+    knot = patched["report"]["lines"]["red"]["knot"]
+    again = client.patch(f"/api/boards/{board_id}", headers=API, json={"report": None})
+    assert again.status_code == 200
+    placed = client.patch(f"/api/boards/{board_id}", headers=API, json={"edits": [
+        redraw, {"op": "knot", "colour": "red", "xy": knot}]}).get_json()
+    assert placed["report"]["lines"]["red"]["knot"] == knot and placed["notices"] == []
+
+
 def test_api_boards_list_detail_patch_and_delete(
     app: Flask, client: FlaskClient, db: sqlite3.Connection
 ) -> None:
@@ -1366,6 +1420,7 @@ def test_api_boards_list_detail_patch_and_delete(
     changed = [c for c in ("red", "yellow", "green", "blue", "white")
                if patched["report"]["scores"][c] != detail["report"]["scores"][c]]
     assert [c.split()[0] for c in patched["changes"] if not c.startswith("winning")] == changed
+    assert patched["notices"] == []
     assert patched["camera_report"] == detail["camera_report"]
     dropped = client.patch(f"/api/boards/{board_id}", headers=API, json={"report": None})
     assert dropped.get_json()["corrected_report"] is None

@@ -29,7 +29,13 @@ from vision.errors import PhotoError
 from webui import archive, edits
 from webui.archive import ArchivedBoard, BoardChanged, BoardNotFound
 from webui.db import get_db
-from webui.edits import EditError, apply_edits, check_report, describe_changes
+from webui.edits import (
+    EditError,
+    apply_edits,
+    check_report,
+    describe_changes,
+    knots_put_on_redrawn_loops,
+)
 from webui.game import GameFormError, parse_game
 from webui.pages import photo_store
 
@@ -134,9 +140,13 @@ def correct(board_id: int) -> Response:
         raise ApiError(
             f"{error}, the one your correction was made for; nothing was changed: get the "
             "board again and send a correction made for it", 409) from error
-    changes = (describe_changes(before.report, saved.report)
-               if before.report and saved.report else [])
-    return jsonify({**_detail(saved), "changes": changes})
+    changes, notices = [], []
+    if before.report and saved.report:
+        changes = describe_changes(before.report, saved.report)
+        moved = knots_put_on_redrawn_loops(body.get("edits") or [], before.report, saved.report)
+        notices = [f"the {colour} knot was put on the redrawn {colour} loop: check where it "
+                   "lies" for colour in moved]
+    return jsonify({**_detail(saved), "changes": changes, "notices": notices})
 
 
 def _base_version(value: object) -> int | None:

@@ -410,19 +410,36 @@ def _summary(
     }
 
 
-def save_game(db: sqlite3.Connection, board_id: int, game: GameInfo) -> ArchivedBoard:
-    """Replace a board's players and predictions.
+class PlayersChanged(Exception):
+    """A board's players changed since the form that would replace them was loaded."""
+
+    def __init__(self, board_id: int) -> None:
+        super().__init__(f"the players of board {board_id} changed since they were shown")
+        self.board_id = board_id
+
+
+def save_game(
+    db: sqlite3.Connection, board_id: int, game: GameInfo, was: GameInfo | None = None
+) -> ArchivedBoard:
+    """Replace a board's players and predictions, if they are still ``was`` (the ones
+    the form showed; any when None): two people fixing the names at once must not
+    overwrite each other's unseen.
 
     Raises
     ------
     BoardNotFound
+    PlayersChanged
+        If the board's players are no longer ``was``.
     """
     with transaction(db):
-        cursor = db.execute(
+        row = db.execute("SELECT game FROM boards WHERE id = ?", (board_id,)).fetchone()
+        if row is None:
+            raise BoardNotFound(board_id)
+        if was is not None and GameInfo.from_json(json.loads(row["game"])) != was:
+            raise PlayersChanged(board_id)
+        db.execute(
             "UPDATE boards SET game = ? WHERE id = ?", (json.dumps(game.to_json()), board_id)
         )
-        if cursor.rowcount == 0:
-            raise BoardNotFound(board_id)
         db.execute("DELETE FROM board_players WHERE board_id = ?", (board_id,))
         for position, name in enumerate(player_names(game.to_json())):
             db.execute(

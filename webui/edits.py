@@ -769,3 +769,23 @@ def describe_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> lis
         new = ", ".join(after.get("winners", [])) or "none"
         changes.append(f"winning {old} → {new}")
     return changes
+
+
+def knots_put_on_redrawn_loops(
+    edits: Sequence[Any], before: Mapping[str, Any], after: Mapping[str, Any]
+) -> list[str]:
+    """The colours whose loop ``edits`` redrew and whose knot had to move onto it (it lay
+    off the new loop, or too near one of its crossings): the player should check where
+    it now lies. A knot the same edits also placed by hand is not counted."""
+    ops = [(e.get("op"), e.get("colour")) for e in edits if isinstance(e, Mapping)]
+    placed = {colour for op, colour in ops if op == "knot"}
+
+    def knot(report: Mapping[str, Any], colour: str) -> Any:
+        return (report.get("lines", {}).get(colour) or {}).get("knot")
+
+    return [
+        colour for colour in LINE_COLOURS
+        if ("loop", colour) in ops and colour not in placed
+        and knot(before, colour) is not None and knot(before, colour) != knot(after, colour)
+    ]
+

@@ -30,10 +30,16 @@ from engine.colours import LINE_COLOURS, SCORE_COLOURS
 from engine.errors import BoardFormatError, EngineError
 from vision.errors import PhotoError
 from webui import archive
-from webui.archive import ArchivedBoard, BoardChanged, BoardNotFound
+from webui.archive import ArchivedBoard, BoardChanged, BoardNotFound, PlayersChanged
 from webui.db import connect, get_db
-from webui.edits import EditError, apply_edits, check_report, describe_changes
-from webui.game import GameFormError, game_outcome, parse_game
+from webui.edits import (
+    EditError,
+    apply_edits,
+    check_report,
+    describe_changes,
+    knots_put_on_redrawn_loops,
+)
+from webui.game import GameFormError, GameInfo, game_outcome, parse_game
 from webui.overlay import PAINT, board_view, creature_info, field_info, overlay_png, stretch_info
 from webui.photos import PhotoStore
 from webui.scoring import read_board
@@ -225,8 +231,7 @@ def _edit_summary(edit: dict[str, Any], report: dict[str, Any], after: dict[str,
         had_one = (report.get("lines", {}).get(colour) or {}).get("knot") is not None
         return f"{'Moved' if had_one else 'Placed'} the {colour} knot"
     if edit["op"] == "loop":
-        knots = [(r.get("lines", {}).get(colour) or {}).get("knot") for r in (report, after)]
-        if knots[0] is not None and knots[0] != knots[1]:
+        if knots_put_on_redrawn_loops([edit], report, after):
             return f"Redrew the {colour} loop and put its knot on it: check where it lies"
         return f"Redrew the {colour} loop"
     if edit["op"] in ("off_board", "on_board"):
@@ -309,9 +314,29 @@ def update_game(board_id: int) -> BaseResponse:
     except GameFormError as error:
         flash(f"Players not saved: {error}", "error")
         return redirect(url_for("pages.board", board_id=board_id) + "#players", 303)
-    archive.save_game(get_db(), board_id, game)
+    try:
+        archive.save_game(get_db(), board_id, game, _players_were())
+    except PlayersChanged:
+        flash("The players of this board changed since the page was loaded; nothing was "
+              "saved, look again.", "error")
+        return redirect(url_for("pages.board", board_id=board_id) + "#players", 303)
     flash("Players and predictions saved.", "change")
     return redirect(url_for("pages.board", board_id=board_id), 303)
+
+
+def _players_were() -> GameInfo | None:
+    """The players the form showed (None from a form without them)."""
+    text = request.form.get("players_were", "")
+    if not text:
+        return None
+    try:
+        shown = json.loads(text)
+        if not isinstance(shown, dict):
+            raise ValueError("not an object")
+        return GameInfo.from_json(shown)
+    except (ValueError, TypeError, AttributeError, RecursionError):
+        abort(400, description="The form's players as shown could not be read; load the "
+                               "page again.")
 
 
 @bp.route("/boards/<int:board_id>/delete", methods=["GET", "POST"])
