@@ -2609,3 +2609,32 @@ def test_a_knot_chosen_on_a_faint_mark_is_looked_at_again_with_the_tracers_knot(
         Loops({"red": shaped}, []), agreeing, 5.0, look_again=seen_better_at_the_mark
     )
     assert knot.loops["red"].knot == pytest.approx((300.0, 203.0), abs=1.0)
+
+
+def test_a_sure_mark_inside_a_wide_blob_is_a_pawn_of_its_own_if_the_views_confirm_it() -> None:
+    """Two ghosts touching are one blob of the rules, 1.7 pawns wide; the detector
+    marks both, the second surely enough to be looked at, 0.67 of a width from the
+    first (560147). Its blob's width does not keep the second out of the eight views,
+    which add it where they confirm it; a fainter mark there is still kept out (the
+    same pawn marked twice, on its body), and so is one with no second look."""
+    blob = SeenPawn(GHOST, "white", (100.0, 100.0), 1.7 * WIDTH, 0.6)
+    first = mark("white", (100.0, 100.0), 0.65)
+    second = mark("white", (100.0 + 0.67 * WIDTH, 100.0), (ADD_SCORE + UNSURE_ADDED) / 2)
+
+    def views(m: Detection) -> Detection:
+        return Detection(m.kind, m.colour, m.xy, CONFIRMED_GHOST_SCORE + 0.15, views=8)
+
+    combined = combine_pawns(Pawns([blob], WIDTH, []), Detections([first, second], WIDTH), views)
+    assert sorted(p.foot for p in combined.pawns) == [first.xy, second.xy]
+    def unconfirmed(m: Detection) -> Detection:
+        return Detection(m.kind, m.colour, m.xy, CONFIRMED_GHOST_SCORE - 0.1, views=8)
+
+    combined = combine_pawns(Pawns([blob], WIDTH, []), Detections([first, second], WIDTH),
+                             unconfirmed)
+    assert [p.foot for p in combined.pawns] == [first.xy]
+    faint = replace(second, score=(CONFIRM_FROM + ADD_SCORE) / 2)
+    combined = combine_pawns(Pawns([blob], WIDTH, []), Detections([first, faint], WIDTH), views)
+    assert [p.foot for p in combined.pawns] == [first.xy]
+    combined = combine_pawns(Pawns([blob], WIDTH, []), Detections([first, second], WIDTH))
+    assert [p.foot for p in combined.pawns] == [first.xy]
+

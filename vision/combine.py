@@ -410,12 +410,21 @@ def combine_pawns(
     # 560101: a red demon on dark wood, 0.54 a ghost and 0.18 a red demon, 0.35 and
     # 0.40 in the mean): each is looked at, and the one they mark most is added.
     marked_twice = detections.pawns(min_score=FAINT_GHOST_FROM)
-    def at_a_kept_pawn(xy: tuple[float, float]) -> bool:
-        return any(math.dist(xy, p.foot) < SAME_PAWN * own_width(p, width, seen.pawn_width)
-                   for p in pawns)
+    def at_a_kept_pawn(xy: tuple[float, float], own: bool = True) -> bool:
+        # A kept pawn's reach is its blob's width (``own``), but a mark the eight views
+        # will look at from ADD_SCORE is kept out only within the detector's width: two
+        # pawns touching are one wide blob of the rules, and a mark at the second one's
+        # foot lies inside its reach (560147: two ghosts touching, their blob 1.7 pawns
+        # wide, the second marked 0.43 and 0.41 in the mean, 0.67 of a width from the
+        # first). The views tell it from a second mark of one wide pawn (dev_0012).
+        def reach(pawn: SeenPawn) -> float:
+            return SAME_PAWN * (own_width(pawn, width, seen.pawn_width) if own else width)
+
+        return any(math.dist(xy, p.foot) < reach(p) for p in pawns)
 
     for index, mark in enumerate(marks):  # strongest first
-        if index in taken or at_a_kept_pawn(mark.xy):
+        looked_at_from_sure = look_again is not None and ADD_SCORE <= mark.score < UNSURE_ADDED
+        if index in taken or at_a_kept_pawn(mark.xy, own=not looked_at_from_sure):
             continue
         chosen, looked = _mark_to_add(mark, pawns, rings, unmarked_ghosts, look_again, width)
         if looked is not None and look_again is not None:
