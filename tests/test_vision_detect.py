@@ -2637,4 +2637,9 @@ def test_a_sure_mark_inside_a_wide_blob_is_a_pawn_of_its_own_if_the_views_confir
     assert [p.foot for p in combined.pawns] == [first.xy]
     combined = combine_pawns(Pawns([blob], WIDTH, []), Detections([first, second], WIDTH))
     assert [p.foot for p in combined.pawns] == [first.xy]
+    # A mark sure enough to be taken without a look elsewhere is looked at there too.
+    surer = replace(second, score=UNSURE_ADDED + 0.1)
+    for look, count in ((views, 2), (unconfirmed, 1)):
+        combined = combine_pawns(Pawns([blob], WIDTH, []), Detections([first, surer], WIDTH), look)
+        assert len(combined.pawns) == count
 

@@ -1308,7 +1308,8 @@ def test_players_changed_since_the_page_was_loaded_are_not_overwritten(
         "prediction": ["red", "green"]})
     assert "changed since the page was loaded; nothing was saved" in second.get_data(as_text=True)
     assert get_board(db, board_id).game.players == (Player("Anna", "red"), Player("Ben", "blue"))
-    for bad in ("{", "[1]", '{"players": [1]}', '{"solitaire": {"red": "first"}}'):
+    for bad in ("{", "[1]", '{"players": [1]}', '{"solitaire": {"red": "first"}}',
+                '{"solitaire": {"red": Infinity}}', '{"solitaire": {"red": 1e999}}'):
         response = client.post(f"/boards/{board_id}/game", data={
             "csrf_token": TOKEN, "players_were": bad, "player": ["Dora"], "prediction": [""]})
         assert response.status_code == 400, bad
@@ -1402,6 +1403,14 @@ def test_api_says_when_a_redraw_moved_the_knot(
     placed = client.patch(f"/api/boards/{board_id}", headers=API, json={"edits": [
         redraw, {"op": "knot", "colour": "red", "xy": knot}]}).get_json()
     assert placed["report"]["lines"]["red"]["knot"] == knot and placed["notices"] == []
+    # ... but one placed before the redraw that then had to move it is: the order counts.
+    assert client.patch(f"/api/boards/{board_id}", headers=API,
+                        json={"report": None}).status_code == 200
+    before_redraw = client.patch(f"/api/boards/{board_id}", headers=API, json={"edits": [
+        {"op": "knot", "colour": "red", "xy": [400 + 200 * math.cos(math.radians(30)),
+                                               400 + 200 * math.sin(math.radians(30))]},
+        redraw]})
+    assert before_redraw.get_json()["notices"] == patched["notices"]
 
 
 def test_api_boards_list_detail_patch_and_delete(

@@ -411,22 +411,27 @@ def combine_pawns(
     # 0.40 in the mean): each is looked at, and the one they mark most is added.
     marked_twice = detections.pawns(min_score=FAINT_GHOST_FROM)
     def at_a_kept_pawn(xy: tuple[float, float], own: bool = True) -> bool:
-        # A kept pawn's reach is its blob's width (``own``), but a mark the eight views
-        # will look at from ADD_SCORE is kept out only within the detector's width: two
-        # pawns touching are one wide blob of the rules, and a mark at the second one's
-        # foot lies inside its reach (560147: two ghosts touching, their blob 1.7 pawns
-        # wide, the second marked 0.43 and 0.41 in the mean, 0.67 of a width from the
-        # first). The views tell it from a second mark of one wide pawn (dev_0012).
+        # A kept pawn's reach is its blob's width (``own``), but a mark from ADD_SCORE,
+        # which the eight views then look at, is kept out only within the detector's
+        # width: two pawns touching are one wide blob of the rules, and a mark at the
+        # second one's foot lies inside its reach (560147: two ghosts touching, their
+        # blob 1.7 pawns wide, the second marked 0.43 and 0.41 in the mean, 0.67 of a
+        # width from the first). The views tell it from a second mark of one wide pawn
+        # (dev_0012).
         def reach(pawn: SeenPawn) -> float:
             return SAME_PAWN * (own_width(pawn, width, seen.pawn_width) if own else width)
 
         return any(math.dist(xy, p.foot) < reach(p) for p in pawns)
 
     for index, mark in enumerate(marks):  # strongest first
-        looked_at_from_sure = look_again is not None and ADD_SCORE <= mark.score < UNSURE_ADDED
-        if index in taken or at_a_kept_pawn(mark.xy, own=not looked_at_from_sure):
+        sure = look_again is not None and mark.score >= ADD_SCORE
+        if index in taken or at_a_kept_pawn(mark.xy, own=not sure):
             continue
-        chosen, looked = _mark_to_add(mark, pawns, rings, unmarked_ghosts, look_again, width)
+        # Within a wide blob's reach, even a mark taken without a look is looked at.
+        in_a_wide_blob = sure and at_a_kept_pawn(mark.xy)
+        chosen, looked = _mark_to_add(
+            mark, pawns, rings, unmarked_ghosts, look_again, width, in_a_wide_blob
+        )
         if looked is not None and look_again is not None:
             others = [m for m in marked_twice if (m.kind, m.colour) != (mark.kind, mark.colour)
                       and math.dist(m.xy, mark.xy) < SAME_PAWN * width]
@@ -476,11 +481,15 @@ def _mark_to_add(
     unmarked_ghosts: list[SeenPawn],
     look_again: Callable[[Detection], Detection] | None,
     width: float,
+    look_even_if_sure: bool = False,
 ) -> tuple[Detection | None, Detection | None]:
     """Whether a mark no pawn stands at is a pawn to add (see :func:`combine_pawns`):
     the mark to add (as scored again in the eight views where it was) or None, and the
-    mark as scored again, where it was (else None)."""
-    if mark.score >= UNSURE_ADDED or (mark.score >= ADD_SCORE and look_again is None):
+    mark as scored again, where it was (else None). A mark from UNSURE_ADDED is taken
+    without a look, unless ``look_even_if_sure``."""
+    if (mark.score >= UNSURE_ADDED and not look_even_if_sure) or (
+        mark.score >= ADD_SCORE and look_again is None
+    ):
         return mark, None
     if look_again is None:
         return None, None

@@ -34,7 +34,6 @@ from webui.edits import (
     apply_edits,
     check_report,
     describe_changes,
-    knots_put_on_redrawn_loops,
 )
 from webui.game import GameFormError, parse_game
 from webui.pages import photo_store
@@ -126,8 +125,9 @@ def correct(board_id: int) -> Response:
         raise ApiError('expected a JSON object with "edits" (a list) or "report"', 400)
     base_version = _base_version(body.get("base_version"))
     try:
+        knots_put_on: list[str] = []
         if "edits" in body:
-            correction = _edits_correction(body["edits"])
+            correction = _edits_correction(body["edits"], knots_put_on)
         else:
             whole = None if body["report"] is None else check_report(body["report"])
             correction = _whole_report(whole)
@@ -140,12 +140,10 @@ def correct(board_id: int) -> Response:
         raise ApiError(
             f"{error}, the one your correction was made for; nothing was changed: get the "
             "board again and send a correction made for it", 409) from error
-    changes, notices = [], []
-    if before.report and saved.report:
-        changes = describe_changes(before.report, saved.report)
-        moved = knots_put_on_redrawn_loops(body.get("edits") or [], before.report, saved.report)
-        notices = [f"the {colour} knot was put on the redrawn {colour} loop: check where it "
-                   "lies" for colour in moved]
+    changes = (describe_changes(before.report, saved.report)
+               if before.report and saved.report else [])
+    notices = [f"the {colour} knot was put on the redrawn {colour} loop: check where it lies"
+               for colour in knots_put_on]
     return jsonify({**_detail(saved), "changes": changes, "notices": notices})
 
 
@@ -160,12 +158,13 @@ def _base_version(value: object) -> int | None:
     return value
 
 
-def _edits_correction(edits: Any) -> archive.Correction:
-    """The correction that applies ``edits`` to the board as it stands."""
+def _edits_correction(edits: Any, knots_put_on: list[str]) -> archive.Correction:
+    """The correction that applies ``edits`` to the board as it stands (filling
+    ``knots_put_on``: see :func:`webui.edits.apply_edits`)."""
     def correction(entry: ArchivedBoard) -> dict[str, Any]:
         if entry.report is None:
             raise ApiError("this board has no reading to edit; send a whole report", 409)
-        return apply_edits(entry.report, edits)
+        return apply_edits(entry.report, edits, knots_put_on)
     return correction
 
 

@@ -163,7 +163,9 @@ def locate_tap(board: Board, kind: str, colour: str, xy: Point, *, snap: bool) -
     return located[0].creature
 
 
-def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str, Any]:
+def apply_edits(
+    report: Mapping[str, Any], edits: Sequence[object], knots_put_on: list[str] | None = None
+) -> dict[str, Any]:
     """The report with ``edits`` applied in order, scored again by the engine.
 
     Parameters
@@ -172,6 +174,10 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
         A board report (CONTRACT.md), e.g. the camera's reading.
     edits : sequence of edit objects
         See the module docstring.
+    knots_put_on : list, optional
+        Given, it is filled with the colours whose knot a ``loop`` edit had to move onto
+        the redrawn loop (it lay off it, or too near one of its crossings) and no later
+        ``knot`` edit placed: the player should check where it now lies.
 
     Raises
     ------
@@ -193,6 +199,7 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
     sources: list[int | None] = list(range(len(creatures)))
     moved_knots: set[str] = set()
     redrawn: set[str] = set()
+    put_on: set[str] = set()
     layout_problems = _layout_problems(report)
     photo_size = image_size(report)
     for i, edit in enumerate(edits):
@@ -204,6 +211,7 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
             redrawn.add(str(edit["colour"]))
             if knot_moved:
                 moved_knots.add(str(edit["colour"]))
+                put_on.add(str(edit["colour"]))
             # The lines were built again, so they no longer break the rules.
             layout_problems = []
             continue
@@ -216,12 +224,15 @@ def apply_edits(report: Mapping[str, Any], edits: Sequence[object]) -> dict[str,
             board = _with_knot_moved(board.with_creatures(tuple(creatures)), edit, f"edits[{i}]")
             creatures = list(board.creatures)
             moved_knots.add(str(edit["colour"]))
+            put_on.discard(str(edit["colour"]))
             continue
         creatures = _apply(board, creatures, edit, f"edits[{i}]", photo_size)
         sources = _sources_after(sources, edit)
         layout_problems = _layout_problems_after(layout_problems, edit)
     board = board.with_creatures(tuple(creatures))
     corrected = rescore(report, board, layout_problems=layout_problems)
+    if knots_put_on is not None:
+        knots_put_on.extend(c for c in LINE_COLOURS if c in put_on)
     return keep_doubts(report, corrected, board, sources, moved_knots, redrawn)
 
 
@@ -769,23 +780,4 @@ def describe_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> lis
         new = ", ".join(after.get("winners", [])) or "none"
         changes.append(f"winning {old} → {new}")
     return changes
-
-
-def knots_put_on_redrawn_loops(
-    edits: Sequence[Any], before: Mapping[str, Any], after: Mapping[str, Any]
-) -> list[str]:
-    """The colours whose loop ``edits`` redrew and whose knot had to move onto it (it lay
-    off the new loop, or too near one of its crossings): the player should check where
-    it now lies. A knot the same edits also placed by hand is not counted."""
-    ops = [(e.get("op"), e.get("colour")) for e in edits if isinstance(e, Mapping)]
-    placed = {colour for op, colour in ops if op == "knot"}
-
-    def knot(report: Mapping[str, Any], colour: str) -> Any:
-        return (report.get("lines", {}).get(colour) or {}).get("knot")
-
-    return [
-        colour for colour in LINE_COLOURS
-        if ("loop", colour) in ops and colour not in placed
-        and knot(before, colour) is not None and knot(before, colour) != knot(after, colour)
-    ]
 

@@ -37,7 +37,6 @@ from webui.edits import (
     apply_edits,
     check_report,
     describe_changes,
-    knots_put_on_redrawn_loops,
 )
 from webui.game import GameFormError, GameInfo, game_outcome, parse_game
 from webui.overlay import PAINT, board_view, creature_info, field_info, overlay_png, stretch_info
@@ -147,8 +146,9 @@ def edit(board_id: int) -> BaseResponse:
         abort(400, description="This board has no reading to correct; enter it by hand.")
     try:
         change = _edit_from_form(request.form)
+        knots_put_on: list[str] = []
         before, saved = archive.correct_board(
-            get_db(), board_id, _edit_correction(change), _base_version()
+            get_db(), board_id, _edit_correction(change, knots_put_on), _base_version()
         )
     except (EditError, ValueError) as error:
         flash(f"That correction was not applied: {error}", "error")
@@ -158,17 +158,18 @@ def edit(board_id: int) -> BaseResponse:
         return redirect(url_for("pages.board", board_id=board_id), 303)
     assert before.report is not None and saved.report is not None
     changes = describe_changes(before.report, saved.report)
-    summary = _edit_summary(change, before.report, saved.report)
+    summary = _edit_summary(change, before.report, bool(knots_put_on))
     flash(f"{summary}. " + ("; ".join(changes) if changes else "No score changed."), "change")
     return redirect(url_for("pages.board", board_id=board_id), 303)
 
 
-def _edit_correction(change: dict[str, Any]) -> archive.Correction:
-    """The correction that applies one edit to the board as it stands."""
+def _edit_correction(change: dict[str, Any], knots_put_on: list[str]) -> archive.Correction:
+    """The correction that applies one edit to the board as it stands (filling
+    ``knots_put_on``: see :func:`webui.edits.apply_edits`)."""
     def correction(entry: ArchivedBoard) -> dict[str, Any]:
         if entry.report is None:  # read again meanwhile, and unreadable this time
             raise EditError("this board has no reading to correct now; enter it by hand")
-        return apply_edits(entry.report, [change])
+        return apply_edits(entry.report, [change], knots_put_on)
     return correction
 
 
@@ -216,7 +217,9 @@ def _path_from_form(text: str) -> list[list[float]]:
     return path
 
 
-def _edit_summary(edit: dict[str, Any], report: dict[str, Any], after: dict[str, Any]) -> str:
+def _edit_summary(edit: dict[str, Any], report: dict[str, Any], knot_put_on: bool) -> str:
+    """What one edit did, for the page's notice (``knot_put_on``: a redraw had to move
+    the loop's knot onto it)."""
     colour = edit.get("colour")
     name = "ghost" if colour == "white" else f"{colour} demon"
     if edit["op"] == "add":
@@ -231,7 +234,7 @@ def _edit_summary(edit: dict[str, Any], report: dict[str, Any], after: dict[str,
         had_one = (report.get("lines", {}).get(colour) or {}).get("knot") is not None
         return f"{'Moved' if had_one else 'Placed'} the {colour} knot"
     if edit["op"] == "loop":
-        if knots_put_on_redrawn_loops([edit], report, after):
+        if knot_put_on:
             return f"Redrew the {colour} loop and put its knot on it: check where it lies"
         return f"Redrew the {colour} loop"
     if edit["op"] in ("off_board", "on_board"):
@@ -330,13 +333,17 @@ def _players_were() -> GameInfo | None:
     if not text:
         return None
     try:
-        shown = json.loads(text)
+        shown = json.loads(text, parse_constant=_no_constant)
         if not isinstance(shown, dict):
             raise ValueError("not an object")
         return GameInfo.from_json(shown)
-    except (ValueError, TypeError, AttributeError, RecursionError):
+    except (ValueError, TypeError, AttributeError, OverflowError, RecursionError):
         abort(400, description="The form's players as shown could not be read; load the "
                                "page again.")
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number a form carries")
 
 
 @bp.route("/boards/<int:board_id>/delete", methods=["GET", "POST"])
