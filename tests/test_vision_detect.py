@@ -2643,3 +2643,26 @@ def test_a_sure_mark_inside_a_wide_blob_is_a_pawn_of_its_own_if_the_views_confir
         combined = combine_pawns(Pawns([blob], WIDTH, []), Detections([first, surer], WIDTH), look)
         assert len(combined.pawns) == count
 
+
+def test_of_a_ghost_and_a_demon_of_the_tables_hue_at_one_place_the_demon_is_added() -> None:
+    """A blue demon on the blue mat looks pale against it: marked 0.34 as a blue demon
+    and 0.31 as a ghost, 0.31 and 0.36 in the eight views (570151). The views confirm
+    the ghost only, but a demon of the table's hue marked so is that demon."""
+    demon = mark("blue", (80.0, 80.0), 0.34)
+    ghost = mark("white", (82.0, 81.0), 0.31)
+
+    def views(m: Detection) -> Detection:
+        return Detection(m.kind, m.colour, m.xy, 0.36 if m.kind == GHOST else 0.31, views=8)
+
+    nothing = Pawns([], WIDTH, [])
+    on_the_mat = combine_pawns(nothing, Detections([demon, ghost], WIDTH), views,
+                               table_hue_colour="blue")
+    assert [(p.kind, p.colour) for p in on_the_mat.pawns] == [(DEMON, "blue")]
+    elsewhere = combine_pawns(nothing, Detections([demon, ghost], WIDTH), views)
+    assert [(p.kind, p.colour) for p in elsewhere.pawns] == [(GHOST, "white")]
+    # Marked less than such demons are, it stays the ghost the views confirm.
+    faint = replace(demon, score=CONFIRM_FROM - 0.01)
+    on_the_mat = combine_pawns(nothing, Detections([ghost, faint], WIDTH), views,
+                               table_hue_colour="blue")
+    assert [p.kind for p in on_the_mat.pawns] == [GHOST]
+
