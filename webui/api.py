@@ -29,12 +29,7 @@ from vision.errors import PhotoError
 from webui import archive, edits
 from webui.archive import ArchivedBoard, BoardChanged, BoardNotFound
 from webui.db import get_db
-from webui.edits import (
-    EditError,
-    apply_edits,
-    check_report,
-    describe_changes,
-)
+from webui.edits import EditError, apply_edits, check_report, describe_changes
 from webui.game import GameFormError, parse_game
 from webui.pages import photo_store
 
@@ -124,8 +119,8 @@ def correct(board_id: int) -> Response:
     if not isinstance(body, dict) or not ({"edits", "report"} & body.keys()):
         raise ApiError('expected a JSON object with "edits" (a list) or "report"', 400)
     base_version = _base_version(body.get("base_version"))
+    knots_put_on: list[str] = []  # filled by the edits' correction
     try:
-        knots_put_on: list[str] = []
         if "edits" in body:
             correction = _edits_correction(body["edits"], knots_put_on)
         else:

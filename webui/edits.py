@@ -780,4 +780,3 @@ def describe_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> lis
         new = ", ".join(after.get("winners", [])) or "none"
         changes.append(f"winning {old} → {new}")
     return changes
-

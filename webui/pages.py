@@ -32,12 +32,7 @@ from vision.errors import PhotoError
 from webui import archive
 from webui.archive import ArchivedBoard, BoardChanged, BoardNotFound, PlayersChanged
 from webui.db import connect, get_db
-from webui.edits import (
-    EditError,
-    apply_edits,
-    check_report,
-    describe_changes,
-)
+from webui.edits import EditError, apply_edits, check_report, describe_changes
 from webui.game import GameFormError, GameInfo, game_outcome, parse_game
 from webui.overlay import PAINT, board_view, creature_info, field_info, overlay_png, stretch_info
 from webui.photos import PhotoStore
@@ -146,7 +141,7 @@ def edit(board_id: int) -> BaseResponse:
         abort(400, description="This board has no reading to correct; enter it by hand.")
     try:
         change = _edit_from_form(request.form)
-        knots_put_on: list[str] = []
+        knots_put_on: list[str] = []  # filled by the correction
         before, saved = archive.correct_board(
             get_db(), board_id, _edit_correction(change, knots_put_on), _base_version()
         )
