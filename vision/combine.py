@@ -704,7 +704,7 @@ def add_cornered_demons(
 def _least_cornered_mean(mark: Detection, table_hue_colour: str | None) -> float:
     """The mean of the eight views from which a demon's ``mark`` in a corner of its
     colour is taken (:data:`CORNERED_DEMON_SCORE`, or :data:`TABLE_HUE_DEMON_SCORE`)."""
-    if mark.colour == table_hue_colour and mark.score >= CONFIRM_FROM:
+    if _of_the_table_hue(mark, table_hue_colour):
         return TABLE_HUE_DEMON_SCORE
     return CORNERED_DEMON_SCORE
 
@@ -810,10 +810,16 @@ def _pale_demon(mark: Detection, looked: Detection, table_hue_colour: str | None
     one view)."""
     return (
         mark.kind == DEMON
-        and mark.colour == table_hue_colour
-        and mark.score >= CONFIRM_FROM
+        and _of_the_table_hue(mark, table_hue_colour)
         and looked.score >= TABLE_HUE_DEMON_SCORE
     )
+
+
+def _of_the_table_hue(mark: Detection, table_hue_colour: str | None) -> bool:
+    """Whether ``mark`` is of the table's hue and marked from CONFIRM_FROM in the one
+    view: then a mean of TABLE_HUE_DEMON_SCORE in the eight views is a demon of that hue
+    (against its table it looks pale in every view)."""
+    return mark.colour == table_hue_colour and mark.score >= CONFIRM_FROM
 
 
 def _confirmed(looked: Detection) -> bool:
