@@ -1309,7 +1309,9 @@ def test_players_changed_since_the_page_was_loaded_are_not_overwritten(
     assert "changed since the page was loaded; nothing was saved" in second.get_data(as_text=True)
     assert get_board(db, board_id).game.players == (Player("Anna", "red"), Player("Ben", "blue"))
     for bad in ("{", "[1]", '{"players": [1]}', '{"solitaire": {"red": "first"}}',
-                '{"solitaire": {"red": Infinity}}', '{"solitaire": {"red": 1e999}}'):
+                '{"solitaire": {"red": Infinity}}', '{"solitaire": {"red": 1e999}}',
+                '{"mode": "players", "players": [{"nmae": "Anna", "prediction": "red"}], '
+                '"solitaire": {}}', '{"players": [{"name": "Anna", "prediction": "red"}]}'):
         response = client.post(f"/boards/{board_id}/game", data={
             "csrf_token": TOKEN, "players_were": bad, "player": ["Dora"], "prediction": [""]})
         assert response.status_code == 400, bad

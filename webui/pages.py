@@ -331,7 +331,12 @@ def _players_were() -> GameInfo | None:
         shown = json.loads(text, parse_constant=_no_constant)
         if not isinstance(shown, dict):
             raise ValueError("not an object")
-        return GameInfo.from_json(shown)
+        was = GameInfo.from_json(shown)
+        # The page writes exactly what to_json gives; anything else (a misspelt key, a
+        # name that is a number) was not written by it, and would only read as "changed".
+        if was.to_json() != shown:
+            raise ValueError("not what the page shows")
+        return was
     except (ValueError, TypeError, AttributeError, OverflowError, RecursionError):
         abort(400, description="The form's players as shown could not be read; load the "
                                "page again.")
