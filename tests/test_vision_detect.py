@@ -2644,6 +2644,28 @@ def test_a_sure_mark_inside_a_wide_blob_is_a_pawn_of_its_own_if_the_views_confir
         assert len(combined.pawns) == count
 
 
+def test_inside_a_wide_blob_the_views_look_at_each_kind_marked_at_the_second_pawn() -> None:
+    """A ghost touching a red demon is one wide blob of the rules. Where the one view
+    marks the ghost's place surely enough to be looked at, as a blue demon, and as a
+    ghost more faintly, the eight views look at the ghost too and add it where they
+    confirm it: the fainter kind is kept out no more than the mark it stands beside."""
+    blob = SeenPawn(DEMON, "red", (100.0, 100.0), 1.7 * WIDTH, 0.6)
+    first = mark("red", (100.0, 100.0), 0.65)
+    second_at = (100.0 + 0.67 * WIDTH, 100.0)
+    as_demon = mark("blue", second_at, (ADD_SCORE + UNSURE_ADDED) / 2)
+    as_ghost = mark("white", (second_at[0] + 1.0, second_at[1]), 0.2)
+
+    def views(m: Detection) -> Detection:
+        score = CONFIRMED_GHOST_SCORE + 0.15 if m.kind == GHOST else 0.1
+        return Detection(m.kind, m.colour, m.xy, score, views=8)
+
+    combined = combine_pawns(
+        Pawns([blob], WIDTH, []), Detections([first, as_demon, as_ghost], WIDTH), views
+    )
+    assert sorted((p.kind, p.foot) for p in combined.pawns) == [
+        (DEMON, first.xy), (GHOST, as_ghost.xy)]
+
+
 def test_of_a_ghost_and_a_demon_of_the_tables_hue_at_one_place_the_demon_is_added() -> None:
     """A blue demon on the blue mat looks pale against it: marked 0.34 as a blue demon
     and 0.31 as a ghost, 0.31 and 0.36 in the eight views (570151). The views confirm

@@ -438,7 +438,11 @@ def combine_pawns(
             best = looked.score if chosen is not None else -1.0
             pale_demon = looked if _pale_demon(mark, looked, table_hue_colour) else None
             for other in sorted(others, key=lambda m: -m.score):
-                if at_a_kept_pawn(other.xy) or _passed_over(other, pawns, rings, width):
+                # Kept out as the mark they stand beside: inside a wide blob, the pawn
+                # touching the kept one may be marked as another kind there too.
+                if at_a_kept_pawn(other.xy, own=not sure) or _passed_over(
+                    other, pawns, rings, width
+                ):
                     continue
                 again = look_again(other)
                 if again.score > best and (
