@@ -1311,7 +1311,9 @@ def test_players_changed_since_the_page_was_loaded_are_not_overwritten(
     for bad in ("{", "[1]", '{"players": [1]}', '{"solitaire": {"red": "first"}}',
                 '{"solitaire": {"red": Infinity}}', '{"solitaire": {"red": 1e999}}',
                 '{"mode": "players", "players": [{"nmae": "Anna", "prediction": "red"}], '
-                '"solitaire": {}}', '{"players": [{"name": "Anna", "prediction": "red"}]}'):
+                '"solitaire": {}}', '{"players": [{"name": "Anna", "prediction": "red"}]}',
+                '{"mode": "players", "players": [{"name": NaN, "prediction": null}], '
+                '"solitaire": {}}', '{"solitaire": {"red": NaN}}'):
         response = client.post(f"/boards/{board_id}/game", data={
             "csrf_token": TOKEN, "players_were": bad, "player": ["Dora"], "prediction": [""]})
         assert response.status_code == 400, bad

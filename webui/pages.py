@@ -328,22 +328,19 @@ def _players_were() -> GameInfo | None:
     if not text:
         return None
     try:
-        shown = json.loads(text, parse_constant=_no_constant)
+        shown = json.loads(text)
         if not isinstance(shown, dict):
             raise ValueError("not an object")
         was = GameInfo.from_json(shown)
         # The page writes exactly what to_json gives; anything else (a misspelt key, a
-        # name that is a number) was not written by it, and would only read as "changed".
+        # name that is a number, NaN) was not written by it, and would only read as
+        # "changed".
         if was.to_json() != shown:
             raise ValueError("not what the page shows")
         return was
     except (ValueError, TypeError, AttributeError, OverflowError, RecursionError):
         abort(400, description="The form's players as shown could not be read; load the "
                                "page again.")
-
-
-def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a number a form carries")
 
 
 @bp.route("/boards/<int:board_id>/delete", methods=["GET", "POST"])
