@@ -40,6 +40,7 @@ from vision.combine import (
     CENTRE_REACH,
     CENTRED_GHOST_FROM,
     CENTRED_GHOST_SCORE,
+    CHECKED_GHOST,
     CONFIRM_FROM,
     CONFIRMED_ADD_SCORE,
     CONFIRMED_GHOST_SCORE,
@@ -1159,6 +1160,53 @@ def test_a_ghost_marked_faintly_at_the_centre_of_an_empty_field_is_added() -> No
     for marks in ([off], [too_faint], [demon]):
         added = add_centred_ghosts(geometry, nothing, Detections(marks, WIDTH), sure)
         assert added == nothing and looked == [], marks
+
+
+def test_a_faint_ghost_mark_the_views_do_not_confirm_is_taken_where_the_checker_agrees() -> None:
+    """A field whose faint ghost marks near its centre the eight views do not confirm
+    takes a ghost at the mark nearest its centre where the ghost checker gives a ghost
+    at the centre or at that mark at least CHECKED_GHOST; the checker is asked about no
+    other field (alone, it would add ghosts where none stand)."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    first, second = [f.id for f in board.fields if not f.outer][:2]
+    centre, other = geometry.field_centre(first), geometry.field_centre(second)
+    nearest = mark("white", (centre[0] + 5.0, centre[1]), CENTRED_GHOST_FROM + 0.05)
+    farther = mark("white", (centre[0], centre[1] - 25.0), CENTRED_GHOST_FROM + 0.2)
+    asked: list[list[Point]] = []
+
+    def checker(odds: float, at: Point | None = None) -> Callable[[list[Point]], list[float]]:
+        """Odds ``odds`` at ``at`` (everywhere if None), 0 elsewhere."""
+
+        def ghost_odds(places: list[Point]) -> list[float]:
+            asked.append(places)
+            return [odds if at in (None, p) else 0.0 for p in places]
+
+        return ghost_odds
+
+    nothing = Pawns([], WIDTH, [])
+    marks = Detections([nearest, farther], WIDTH)
+    unconfirmed = looked_at_as(CENTRED_GHOST_SCORE - 0.05, [])
+    added = add_centred_ghosts(geometry, nothing, marks, unconfirmed, None, checker(0.95))
+    assert [(p.kind, p.foot, p.confidence) for p in added.pawns] == [(GHOST, nearest.xy, 0.95)]
+    assert "ghost checker" in added.warnings[0].text
+    assert asked == [[centre, nearest.xy]]
+    for at in (centre, nearest.xy):
+        again = add_centred_ghosts(geometry, nothing, marks, unconfirmed, None, checker(0.95, at))
+        assert [p.foot for p in again.pawns] == [nearest.xy]
+    # Not at the farther mark, nor below CHECKED_GHOST.
+    aside_only = checker(0.99, farther.xy)
+    assert add_centred_ghosts(geometry, nothing, marks, unconfirmed, None, aside_only) == nothing
+    below = checker(CHECKED_GHOST - 0.01)
+    assert add_centred_ghosts(geometry, nothing, marks, unconfirmed, None, below) == nothing
+    # Confirmed by the views, or in a field with no faint mark: the checker is not asked.
+    asked.clear()
+    sure = looked_at_as(CENTRED_GHOST_SCORE + 0.1, [])
+    confirmed = add_centred_ghosts(geometry, nothing, marks, sure, None, checker(0.0))
+    assert [p.foot for p in confirmed.pawns] == [nearest.xy] and asked == []
+    aside = Detections([mark("white", other, CENTRED_GHOST_FROM - 0.05)], WIDTH)
+    assert add_centred_ghosts(geometry, nothing, aside, unconfirmed, None, checker(1.0)) == nothing
+    assert asked == []
 
 
 def test_a_ghost_the_rules_saw_at_the_centre_of_an_empty_field_is_looked_at_again() -> None:

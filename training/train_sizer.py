@@ -19,6 +19,7 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -177,27 +178,56 @@ def main(argv: list[str] | None = None) -> int:
     held_crops, held_targets = examples([args.held_out], args.seed + 1)
     print(f"{len(crops)} crops to learn from, {len(held_crops)} held out", file=sys.stderr)
     net = PawnSizer()
-    steps = args.epochs * (len(crops) // args.batch)
-    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=steps)
-    loss_of = nn.SmoothL1Loss(beta=0.1)
-    for epoch in range(args.epochs):
+    figures = train_on_crops(
+        net,
+        crops,
+        targets,
+        nn.SmoothL1Loss(beta=0.1),
+        lambda: evaluate(net, held_crops, held_targets),
+        epochs=args.epochs,
+        batch=args.batch,
+        lr=args.lr,
+        rng=rng,
+    )
+    export(net, args.out, {"validation": figures})
+    return 0
+
+
+def train_on_crops(
+    net: nn.Module,
+    crops: NDArray[np.uint8],
+    targets: NDArray[np.float32],
+    loss_of: nn.Module,
+    validate: Callable[[], dict[str, Any]],
+    *,
+    epochs: int,
+    batch: int,
+    lr: float,
+    rng: np.random.Generator,
+) -> dict[str, Any]:
+    """Train ``net`` on ``crops`` (varied, :func:`varied`) for ``targets`` (AdamW,
+    one-cycle schedule), printing ``validate()``'s figures after each epoch; the last
+    figures."""
+    steps = epochs * (len(crops) // batch)
+    optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=steps)
+    figures: dict[str, Any] = {}
+    for epoch in range(epochs):
         net.train()
         order = rng.permutation(len(crops))
         losses = []
-        for start in range(0, len(order) - args.batch + 1, args.batch):
-            pick = order[start : start + args.batch]
-            batch = torch.from_numpy(sizer_input(varied(crops[pick], rng)))
-            loss = loss_of(net(batch).reshape(-1), torch.from_numpy(targets[pick]))
+        for start in range(0, len(order) - batch + 1, batch):
+            pick = order[start : start + batch]
+            inputs = torch.from_numpy(sizer_input(varied(crops[pick], rng)))
+            loss = loss_of(net(inputs).reshape(-1), torch.from_numpy(targets[pick]))
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
             schedule.step()
             losses.append(loss.item())
-        figures = evaluate(net, held_crops, held_targets)
+        figures = validate()
         print(f"epoch {epoch + 1}: loss {np.mean(losses):.4f} held out {figures}", file=sys.stderr)
-    export(net, args.out, {"validation": figures})
-    return 0
+    return figures
 
 
 if __name__ == "__main__":

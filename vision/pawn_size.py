@@ -41,7 +41,8 @@ CROP_PX = 80
 
 @dataclass(frozen=True)
 class SizerModel:
-    """A loaded sizer: where its network is, and its figures."""
+    """A loaded network on the sizer's crops (the sizer, or the ghost checker): where
+    it is, and the crops it takes."""
 
     path: Path
     crop_px: int
@@ -63,8 +64,22 @@ def load_sizer(path: Path = SIZER_PATH) -> SizerModel:
     ValueError
         When it was trained on other crops than this reader cuts.
     """
+    return load_crop_model(path, "pawn sizer", "make sizer")
+
+
+def load_crop_model(path: Path, what: str, make: str) -> SizerModel:
+    """Load the network on :func:`place_crop`'s crops at ``path`` (``.onnx``, with its
+    ``.json`` beside it): ``what`` it is and the command that trains it, for the error.
+
+    Raises
+    ------
+    FileNotFoundError
+        When either file is missing.
+    ValueError
+        When it was trained on other crops than this reader cuts.
+    """
     if not path.is_file():
-        raise FileNotFoundError(f"no pawn sizer at {path} (make sizer trains one)")
+        raise FileNotFoundError(f"no {what} at {path} ({make} trains one)")
     meta = json.loads(path.with_suffix(".json").read_text())
     model = SizerModel(path, int(meta["crop_px"]), float(meta["crop_pawns"]))
     if (model.crop_px, model.crop_pawns) != (CROP_PX, CROP_PAWNS):

@@ -62,6 +62,7 @@ from vision.detect import (
 )
 from vision.doubts import AMBIGUOUS_PLACE, LOW_CONFIDENCE, MOOT_CONFIDENCE, place_warning
 from vision.errors import ReadError
+from vision.ghost_check import ghost_odds
 from vision.load import MIN_WORKING_SIDE, Photo, load_photo
 from vision.parts import find_parts
 from vision.pawn_size import width_ratios, widths_on_table
@@ -410,7 +411,15 @@ def _read_photo(
         # Only now are the fields known: a ghost stands in a field's centre.
         combined = pawns
         pawns = stage(
-            "ghosts", lambda: add_centred_ghosts(geometry, combined, marks, look_again_at, seen)
+            "ghosts",
+            lambda: add_centred_ghosts(
+                geometry,
+                combined,
+                marks,
+                look_again_at,
+                seen,
+                lambda places: ghost_odds(photo.rgb, places, marks.pawn_width).tolist(),
+            ),
         )
         with_ghosts = pawns
         pawns = stage(
