@@ -114,7 +114,7 @@ sizer: $(foreach seed,$(SIZER_SEEDS) $(SIZER_HELD_OUT),out/sizer/$(seed)/.done)
 
 # Train the ghost checker again (calibration/ghostnet.onnx, vision.ghost_check): four
 # generated sets of 210 photos to learn from and one held out, with seeds of their own
-# (about 15 minutes), then about 10 minutes of training on two cores.
+# (about 15 minutes), then about 12 minutes of training on two cores.
 GHOST_SEEDS := 900000 901000 902000 903000
 GHOST_HELD_OUT := 904000
 out/ghost/%/.done: | $(TRAIN_STAMP)

@@ -1162,51 +1162,111 @@ def test_a_ghost_marked_faintly_at_the_centre_of_an_empty_field_is_added() -> No
         assert added == nothing and looked == [], marks
 
 
+def checker_with(odds_at: dict[Point, float], asked: list[list[Point]]):
+    """A ``ghost_odds`` giving ``odds_at`` a place (0 elsewhere), noting what it was asked."""
+
+    def ghost_odds(places: list[Point]) -> list[float]:
+        asked.append(places)
+        return [odds_at.get(p, 0.0) for p in places]
+
+    return ghost_odds
+
+
 def test_a_faint_ghost_mark_the_views_do_not_confirm_is_taken_where_the_checker_agrees() -> None:
     """A field whose faint ghost marks near its centre the eight views do not confirm
-    takes a ghost at the mark nearest its centre where the ghost checker gives a ghost
-    at the centre or at that mark at least CHECKED_GHOST; the checker is asked about no
-    other field (alone, it would add ghosts where none stand)."""
+    takes a ghost at the detector's mark nearest its centre where the ghost checker
+    gives a ghost at the centre or at that mark at least CHECKED_GHOST, with the views'
+    mean as its confidence; the checker is asked about no other field (alone, it would
+    add ghosts where none stand)."""
     board = random_layout(3).board()
     geometry = BoardGeometry(board)
     first, second = [f.id for f in board.fields if not f.outer][:2]
     centre, other = geometry.field_centre(first), geometry.field_centre(second)
     nearest = mark("white", (centre[0] + 5.0, centre[1]), CENTRED_GHOST_FROM + 0.05)
     farther = mark("white", (centre[0], centre[1] - 25.0), CENTRED_GHOST_FROM + 0.2)
+    assert geometry.field_at(nearest.xy) == first
     asked: list[list[Point]] = []
-
-    def checker(odds: float, at: Point | None = None) -> Callable[[list[Point]], list[float]]:
-        """Odds ``odds`` at ``at`` (everywhere if None), 0 elsewhere."""
-
-        def ghost_odds(places: list[Point]) -> list[float]:
-            asked.append(places)
-            return [odds if at in (None, p) else 0.0 for p in places]
-
-        return ghost_odds
-
     nothing = Pawns([], WIDTH, [])
     marks = Detections([nearest, farther], WIDTH)
-    unconfirmed = looked_at_as(CENTRED_GHOST_SCORE - 0.05, [])
-    added = add_centred_ghosts(geometry, nothing, marks, unconfirmed, None, checker(0.95))
-    assert [(p.kind, p.foot, p.confidence) for p in added.pawns] == [(GHOST, nearest.xy, 0.95)]
-    assert "ghost checker" in added.warnings[0].text
-    assert asked == [[centre, nearest.xy]]
+    mean = CENTRED_GHOST_SCORE - 0.05
+    unconfirmed = looked_at_as(mean, [])
     for at in (centre, nearest.xy):
-        again = add_centred_ghosts(geometry, nothing, marks, unconfirmed, None, checker(0.95, at))
-        assert [p.foot for p in again.pawns] == [nearest.xy]
-    # Not at the farther mark, nor below CHECKED_GHOST.
-    aside_only = checker(0.99, farther.xy)
-    assert add_centred_ghosts(geometry, nothing, marks, unconfirmed, None, aside_only) == nothing
-    below = checker(CHECKED_GHOST - 0.01)
-    assert add_centred_ghosts(geometry, nothing, marks, unconfirmed, None, below) == nothing
-    # Confirmed by the views, or in a field with no faint mark: the checker is not asked.
+        added = add_centred_ghosts(geometry, nothing, marks, unconfirmed, None,
+                                   checker_with({at: 0.95}, asked))
+        assert [(p.kind, p.foot, p.confidence) for p in added.pawns] == [
+            (GHOST, nearest.xy, round(mean, 2))]
+        assert "ghost checker" in added.warnings[0].text
+        assert asked == [[centre, nearest.xy]]
+        asked.clear()
+    # Not for the odds at the farther mark, nor below CHECKED_GHOST.
+    for odds_at in ({farther.xy: 0.99}, {centre: CHECKED_GHOST - 0.01}):
+        checker = checker_with(odds_at, asked)
+        assert add_centred_ghosts(geometry, nothing, marks, unconfirmed, None, checker) == nothing
+    # Two fields asked at once: each field's odds are its own.
+    second_mark = mark("white", (other[0] - 4.0, other[1]), CENTRED_GHOST_FROM + 0.05)
+    two = Detections([nearest, second_mark], WIDTH)
+    asked.clear()
+    added = add_centred_ghosts(geometry, nothing, two, unconfirmed, None,
+                               checker_with({second_mark.xy: 0.95}, asked))
+    assert [p.foot for p in added.pawns] == [second_mark.xy]
+    assert sorted(asked[0]) == sorted([centre, nearest.xy, other, second_mark.xy])
+    # Confirmed by the views, or a field with no faint mark of the detector: not asked.
     asked.clear()
     sure = looked_at_as(CENTRED_GHOST_SCORE + 0.1, [])
-    confirmed = add_centred_ghosts(geometry, nothing, marks, sure, None, checker(0.0))
+    confirmed = add_centred_ghosts(geometry, nothing, marks, sure, None, checker_with({}, asked))
     assert [p.foot for p in confirmed.pawns] == [nearest.xy] and asked == []
     aside = Detections([mark("white", other, CENTRED_GHOST_FROM - 0.05)], WIDTH)
-    assert add_centred_ghosts(geometry, nothing, aside, unconfirmed, None, checker(1.0)) == nothing
+    everywhere = checker_with({other: 1.0}, asked)
+    assert add_centred_ghosts(geometry, nothing, aside, unconfirmed, None, everywhere) == nothing
+    rules_only = Pawns([seen("white", other)], WIDTH, [])
+    no_marks = Detections([], WIDTH)
+    assert add_centred_ghosts(geometry, nothing, no_marks, unconfirmed, rules_only,
+                              everywhere) == nothing
     assert asked == []
+
+
+def test_the_ghost_checker_adds_no_ghost_beside_a_ghost_nor_outside_the_field_asked() -> None:
+    """Where the checker's mark lies within CLEAR_OF_GHOST pawn widths of a ghost read
+    (in another field: in its own, the field is not asked about), or across a string
+    from the field whose centre is nearest, no ghost is added."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    # The narrowest field first: a pawn width from its centre lie other fields.
+    fields = sorted((f.id for f in board.fields if not f.outer), key=geometry.clearance_of)
+    centre = geometry.field_centre(fields[0])
+    faint = mark("white", (centre[0] + 2.0, centre[1]), CENTRED_GHOST_FROM + 0.05)
+    unconfirmed = looked_at_as(CENTRED_GHOST_SCORE - 0.05, [])
+    always = checker_with({centre: 0.99}, [])
+    beside = [
+        (faint.xy[0] + 0.8 * WIDTH * math.cos(a), faint.xy[1] + 0.8 * WIDTH * math.sin(a))
+        for a in np.linspace(0, 2 * math.pi, 24, endpoint=False)
+    ]
+    in_another = [xy for xy in beside if geometry.field_at(xy) not in (fields[0], None)]
+    assert in_another, "the first field reaches 0.8 pawn widths from its centre all round"
+    ghost_beside = seen("white", in_another[0])
+    pawns = Pawns([ghost_beside], WIDTH, [])
+    kept = add_centred_ghosts(geometry, pawns, Detections([faint], WIDTH), unconfirmed, None,
+                              always)
+    assert kept == pawns
+    # A mark across the string: the nearest centre is the first field's, but the mark
+    # lies in another.
+    across = [
+        (centre[0] + dx, centre[1] + dy)
+        for dx in range(-int(WIDTH), int(WIDTH) + 1, 4)
+        for dy in range(-int(WIDTH), int(WIDTH) + 1, 4)
+        if math.hypot(dx, dy) <= CENTRE_REACH * WIDTH
+        and geometry.field_at((centre[0] + dx, centre[1] + dy)) not in (fields[0], None)
+        and all(
+            math.dist((centre[0] + dx, centre[1] + dy), geometry.field_centre(f)) > 2 * WIDTH
+            for f in fields[1:]
+        )
+    ]
+    assert across, "the first field is wider than a pawn width round its centre"
+    outside = mark("white", across[0], CENTRED_GHOST_FROM + 0.05)
+    nothing = Pawns([], WIDTH, [])
+    kept = add_centred_ghosts(geometry, nothing, Detections([outside], WIDTH), unconfirmed,
+                              None, checker_with({centre: 0.99, outside.xy: 0.99}, []))
+    assert kept == nothing
 
 
 def test_a_ghost_the_rules_saw_at_the_centre_of_an_empty_field_is_looked_at_again() -> None:

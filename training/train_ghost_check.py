@@ -42,7 +42,9 @@ from vision.load import load_photo, photos_in
 from vision.pawn_size import CROP_PAWNS, CROP_PX, place_crop, sizer_input
 
 #: The width a place is cut out for is the truth's times up to this factor either way
-#: (the reader's width for a photo is one for all its pawns, the sizer's median).
+#: (the reader's width for a photo is one for all its pawns, the detector's, looked at
+#: again only where the sizer measures it more than 1.4 times off: the checker may be
+#: given pawns a little further off than it learnt).
 WIDTH_OFF = 1.25
 #: Besides the fields' centres, a place is cut round each ghost (moved up to
 #: GHOST_REACH) and from CLEAR_OF_GHOST to BESIDE_GHOST widths beside it, round this
@@ -106,6 +108,11 @@ def target_of(
 Examples = tuple[NDArray[np.uint8], NDArray[np.float32], NDArray[np.bool_]]
 
 
+def crops_of_nothing() -> Examples:
+    """No crops, no targets."""
+    return np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8), np.zeros(0, np.float32), np.zeros(0, bool)
+
+
 def crops_of(path: Path, rng: np.random.Generator) -> Examples:
     """Crops round the places of one photo with truth, their targets, and which are
     a field's centre."""
@@ -118,7 +125,9 @@ def crops_of(path: Path, rng: np.random.Generator) -> Examples:
     widths = np.array([c["pawn_px"] for c in pawns], np.float64) / scale
     ghosts = np.array([c["kind"] == "ghost" for c in pawns], bool)
     centres = [((x + 0.5) / scale - 0.5, (y + 0.5) / scale - 0.5) for x, y in field_centres(truth)]
-    width = float(np.median(widths)) if len(widths) else 0.0
+    if not len(widths):  # no pawn: no width to cut places for, and no ghost
+        return crops_of_nothing()
+    width = float(np.median(widths))
     crops, targets, at_centre = [], [], []
     for i, place in enumerate(centres + places_of(xy, widths, ghosts, rng)):
         target = target_of(place, xy, widths, ghosts)
@@ -129,8 +138,7 @@ def crops_of(path: Path, rng: np.random.Generator) -> Examples:
         targets.append(target)
         at_centre.append(i < len(centres))
     if not crops:
-        none = np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8)
-        return none, np.zeros(0, np.float32), np.zeros(0, bool)
+        return crops_of_nothing()
     return np.stack(crops), np.array(targets, np.float32), np.array(at_centre, bool)
 
 
@@ -139,6 +147,8 @@ def examples(folders: list[Path], seed: int) -> Examples:
     ``folders``."""
     rng = np.random.default_rng(seed)
     paths = [p for folder in folders for p in photos_in(folder)]
+    if not paths:
+        raise SystemExit(f"no photos with truth in {', '.join(map(str, folders))}")
     each = [crops_of(path, rng) for path in tqdm(paths, desc="crops", unit="photo")]
     crops, targets, at_centre = zip(*each, strict=True)
     return np.concatenate(crops), np.concatenate(targets), np.concatenate(at_centre)
@@ -212,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         "ghost_reach": GHOST_REACH,
         "clear_of_ghost": CLEAR_OF_GHOST,
         "sets": [str(folder) for folder in args.sets],
+        "held_out_set": str(args.held_out),
         "held_out": figures,
     }
     (args.out / "ghostnet.json").write_text(json.dumps(meta, indent=1) + "\n")

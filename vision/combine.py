@@ -56,6 +56,7 @@ from vision.creatures import (
 )
 from vision.detect import KNOT, SAME_PAWN, Detection, Detections, one_mark_per_pawn
 from vision.doubts import missed_pawn_warning, no_knot_warning
+from vision.ghost_check import CLEAR_OF_GHOST
 from vision.parts import disc_window
 from vision.separate import Separation
 from vision.trace import (
@@ -613,8 +614,9 @@ def add_centred_ghosts(
     ghost_odds : callable, optional
         The odds that a ghost stands at each of some places (the reader passes
         :func:`vision.ghost_check.ghost_odds` bound to the photo): a field whose faint
-        marks the views do not confirm takes a ghost at the mark nearest its centre
-        where the odds at the centre, or at that mark, are at least :data:`CHECKED_GHOST`.
+        marks the views do not confirm takes a ghost at the detector's mark nearest its
+        centre where the odds at the centre, or at that mark, are at least
+        :data:`CHECKED_GHOST` (see :func:`_checked_ghosts`).
 
     Returns
     -------
@@ -632,9 +634,9 @@ def add_centred_ghosts(
     if seen is not None:
         marks += _unkept_ghosts(seen, pawns, marks, width)
     added: list[SeenPawn] = []
-    # Fields whose faint marks the views did not confirm: their centres, and the mark
-    # nearest each.
-    unconfirmed: list[tuple[Point, Detection]] = []
+    # Fields whose faint marks the views did not confirm: the field, its centre, the
+    # detector's mark nearest it and that mark's mean in the views.
+    unconfirmed: list[tuple[int, Point, Detection, float]] = []
     for field in board.fields:
         if field.outer or field.id in with_ghost or not marks:
             continue
@@ -643,33 +645,66 @@ def add_centred_ghosts(
             (m for m in marks if math.dist(m.xy, centre) <= CENTRE_REACH * width),
             key=lambda m: math.dist(m.xy, centre),
         )
+        means = []
         for mark in near:
             again = look_again(mark)
             if again.score >= CENTRED_GHOST_SCORE:
                 added.append(SeenPawn(GHOST, WHITE, mark.xy, width, round(again.score, 2)))
                 marks.remove(mark)
                 break
+            means.append((mark, again.score))
         else:
-            if near:
-                unconfirmed.append((centre, near[0]))
+            # The detector's marks only: the colour rules' ghosts come as marks of 0.
+            marked = [(m, mean) for m, mean in means if m.score >= CENTRED_GHOST_FROM]
+            if marked:
+                unconfirmed.append((field.id, centre, *marked[0]))
     text = "a ghost at {{at}} seen faintly, taken for the centre of its field"
     pawns = _with_added(pawns, added, text)
     if ghost_odds is None or not unconfirmed:
         return pawns
-    # The ghost checker is the second cue: the detector's faint mark and its odds
-    # agree. (Asked alone about every empty field's centre, a first checker added
-    # ghosts where none stood on 2 of 840 generated photos and 1 of the 18 dev photos,
-    # for 1 board won.)
+    return _with_added(
+        pawns,
+        _checked_ghosts(geometry, pawns, unconfirmed, ghost_odds, width),
+        "a ghost at {{at}} seen faintly, and by the ghost checker, at the centre of its field",
+    )
+
+
+def _checked_ghosts(
+    geometry: BoardGeometry,
+    pawns: Pawns,
+    unconfirmed: list[tuple[int, Point, Detection, float]],
+    ghost_odds: Callable[[list[Point]], Sequence[float]],
+    width: float,
+) -> list[SeenPawn]:
+    """The ghosts the checker sees at the unconfirmed faint marks of
+    :func:`add_centred_ghosts` (field, centre, mark, mean in the views).
+
+    The checker is the second cue: the detector's faint mark and its odds agree. (Asked
+    alone about every empty field's centre, a first checker added ghosts where none
+    stood on 2 of 840 generated photos and 1 of the 18 dev photos, for 1 board won.)
+    It is asked at the centre and at the mark, as its odds fall as a ghost's foot
+    moves from the crop's middle, and the likelier of the two counts. A ghost is added
+    only inside the field asked about, in which no ghost stands yet, and not within
+    :data:`vision.ghost_check.CLEAR_OF_GHOST` pawn widths of a ghost (where the checker
+    was taught neither yes nor no). Its confidence is the views' mean: it was added on
+    faint evidence, and the overlay rings it as unsure.
+    """
+    both = ghost_odds([place for _, centre, mark, _ in unconfirmed for place in (centre, mark.xy)])
+    ghosts = [p for p in pawns.pawns if p.kind == GHOST]
+    with_ghost = {geometry.field_at(p.foot) for p in ghosts}
     checked: list[SeenPawn] = []
-    # Asked at the centre and at the mark (the checker's odds fall as a ghost's foot
-    # moves from the crop's middle): the likelier of the two.
-    both = ghost_odds([place for centre, mark in unconfirmed for place in (centre, mark.xy)])
-    odds = [max(both[i], both[i + 1]) for i in range(0, len(both), 2)]
-    for (_, mark), sure in zip(unconfirmed, odds, strict=True):
-        if sure >= CHECKED_GHOST and all(p.foot != mark.xy for p in checked):
-            checked.append(SeenPawn(GHOST, WHITE, mark.xy, width, round(float(sure), 2)))
-    text = "a ghost at {{at}} seen faintly, and by the ghost checker, at the centre of its field"
-    return _with_added(pawns, checked, text)
+    for i, (field, _, mark, mean) in enumerate(unconfirmed):
+        if max(both[2 * i], both[2 * i + 1]) < CHECKED_GHOST:
+            continue
+        if field in with_ghost or geometry.field_at(mark.xy) != field:
+            continue
+        if any(math.dist(mark.xy, g.foot) < CLEAR_OF_GHOST * width for g in ghosts):
+            continue
+        ghost = SeenPawn(GHOST, WHITE, mark.xy, width, round(mean, 2))
+        checked.append(ghost)
+        ghosts.append(ghost)
+        with_ghost.add(field)
+    return checked
 
 
 def _unkept_ghosts(

@@ -5,10 +5,12 @@ is marked faintly by the detector, or not at all (560179: a ghost plain to see b
 a yellow and a green demon, no mark from 0.1). The detector looks at the whole photo
 with a network small enough to be fast there. The ghost checker
 (:mod:`training.train_ghost_check`, trained on generated photos with their exact
-truth) looks only at a few places, where a ghost is likely: the centre of each field
-in which no ghost was read (a ghost is summoned into a field's centre). It cuts each
-out as the sizer does (:func:`vision.pawn_size.place_crop`) and gives the odds that a
-ghost stands there. It is an ONNX file in ``calibration/`` (``ghostnet.onnx`` with
+truth) looks only at a few places, where a ghost is likely: the centre of a field in
+which no ghost was read (a ghost is summoned into a field's centre) and the faint ghost
+mark nearest it, where the detector's eight views did not confirm that mark
+(:func:`vision.combine.add_centred_ghosts`). It cuts each out as the sizer does
+(:func:`vision.pawn_size.place_crop`) and gives the odds that a ghost stands there.
+It is an ONNX file in ``calibration/`` (``ghostnet.onnx`` with
 ``ghostnet.json``) run by ONNX Runtime.
 """
 

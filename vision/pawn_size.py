@@ -78,8 +78,8 @@ def load_crop_model(path: Path, what: str, make: str) -> SizerModel:
     ValueError
         When it was trained on other crops than this reader cuts.
     """
-    if not path.is_file():
-        raise FileNotFoundError(f"no {what} at {path} ({make} trains one)")
+    if not path.is_file() or not path.with_suffix(".json").is_file():
+        raise FileNotFoundError(f"no {what} at {path} with its .json ({make} trains one)")
     meta = json.loads(path.with_suffix(".json").read_text())
     model = SizerModel(path, int(meta["crop_px"]), float(meta["crop_pawns"]))
     if (model.crop_px, model.crop_pawns) != (CROP_PX, CROP_PAWNS):
