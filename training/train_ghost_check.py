@@ -36,10 +36,10 @@ from tqdm import tqdm
 from engine.placement import BoardGeometry
 from engine.topology import build_board
 from training.train import export_onnx
-from training.train_sizer import PawnSizer, train_on_crops
+from training.train_sizer import PawnSizer, outputs_of, train_on_crops
 from vision.ghost_check import CLEAR_OF_GHOST, GHOST_REACH
 from vision.load import load_photo, photos_in
-from vision.pawn_size import CROP_PAWNS, CROP_PX, place_crop, sizer_input
+from vision.pawn_size import CROP_PAWNS, CROP_PX, place_crop
 
 #: The width a place is cut out for is the truth's times up to this factor either way
 #: (the reader's width for a photo is one for all its pawns, the detector's, looked at
@@ -156,13 +156,8 @@ def examples(folders: list[Path], seed: int) -> Examples:
 
 def odds(net: nn.Module, crops: NDArray[np.uint8]) -> NDArray[np.float64]:
     """The network's odds of a ghost for each crop."""
-    net.eval()
-    logits = []
-    with torch.no_grad():
-        for start in range(0, len(crops), 256):
-            batch = torch.from_numpy(sizer_input(crops[start : start + 256]))
-            logits.append(net(batch).numpy().reshape(-1))
-    return np.asarray(1.0 / (1.0 + np.exp(-np.concatenate(logits))), np.float64)
+    logits = outputs_of(net, crops).astype(np.float64)
+    return np.asarray(1.0 / (1.0 + np.exp(-logits)), np.float64)
 
 
 def evaluate(net: nn.Module, held: Examples) -> dict[str, dict[str, float]]:

@@ -133,18 +133,23 @@ def varied(crops: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.uin
     return out
 
 
+def outputs_of(net: nn.Module, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """The network's one output for each crop, in eval mode, 256 at a time."""
+    net.eval()
+    outputs = []
+    with torch.no_grad():
+        for start in range(0, len(crops), 256):
+            batch = torch.from_numpy(sizer_input(crops[start : start + 256]))
+            outputs.append(net(batch).numpy().reshape(-1))
+    return np.concatenate(outputs)
+
+
 def evaluate(
     net: PawnSizer, crops: NDArray[np.uint8], targets: NDArray[np.float32]
 ) -> dict[str, float]:
     """Errors of the predicted log ratios: their median and 95th percentile, and the
     share of crops more than 15 % off."""
-    net.eval()
-    predicted = []
-    with torch.no_grad():
-        for start in range(0, len(crops), 256):
-            batch = torch.from_numpy(sizer_input(crops[start : start + 256]))
-            predicted.append(net(batch).numpy().reshape(-1))
-    error = np.abs(np.concatenate(predicted) - targets)
+    error = np.abs(outputs_of(net, crops) - targets)
     return {
         "log_error_median": round(float(np.median(error)), 4),
         "log_error_p95": round(float(np.quantile(error, 0.95)), 4),

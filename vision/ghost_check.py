@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.board import Point
-from vision.pawn_size import SizerModel, load_crop_model, place_crop, sizer_input
+from vision.pawn_size import SizerModel, load_crop_model
 
 GHOST_CHECK_PATH = Path(__file__).resolve().parents[1] / "calibration" / "ghostnet.onnx"
 #: The checker answers yes where a ghost's foot lies within this many pawn widths of
@@ -84,7 +84,5 @@ def ghost_odds(
         raise ValueError(f"width must be a positive number, got {width}")
     if not places:
         return np.zeros(0, np.float32)
-    model = model or load_ghost_check()
-    crops = np.stack([place_crop(rgb, xy, width) for xy in places])
-    logits = model.network().run(sizer_input(crops)).reshape(-1).astype(np.float64)
+    logits = (model or load_ghost_check()).outputs_at(rgb, places, width).astype(np.float64)
     return (1.0 / (1.0 + np.exp(-logits))).astype(np.float32)

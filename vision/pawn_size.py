@@ -52,6 +52,14 @@ class SizerModel:
         """The network, shared by the process's threads."""
         return load_network(self.path)
 
+    def outputs_at(
+        self, rgb: NDArray[np.uint8], places: Sequence[Point], width: float
+    ) -> NDArray[np.float32]:
+        """The network's one output for the place round each of ``places`` (not empty),
+        cut out by :func:`place_crop` for pawns ``width`` wide."""
+        crops = np.stack([place_crop(rgb, xy, width) for xy in places])
+        return self.network().run(sizer_input(crops)).reshape(-1)
+
 
 @lru_cache(maxsize=4)
 def load_sizer(path: Path = SIZER_PATH) -> SizerModel:
@@ -212,9 +220,7 @@ def width_ratios(
     """
     if not feet:
         return np.zeros(0, np.float32)
-    model = model or load_sizer()
-    crops = np.stack([place_crop(rgb, xy, width) for xy in feet])
-    logs = model.network().run(sizer_input(crops)).reshape(-1)
+    logs = (model or load_sizer()).outputs_at(rgb, feet, width)
     return np.exp(logs).astype(np.float32)
 
 
