@@ -41,6 +41,7 @@ from vision.combine import (
     CENTRED_GHOST_FROM,
     CENTRED_GHOST_SCORE,
     CHECKED_GHOST,
+    CHECKER_CLEAR_OF_GHOST,
     CONFIRM_FROM,
     CONFIRMED_ADD_SCORE,
     CONFIRMED_GHOST_SCORE,
@@ -121,6 +122,7 @@ from vision.detect import (
 )
 from vision.doubts import missed_pawn_places, missed_pawn_warning
 from vision.errors import ReadError
+from vision.ghost_check import CLEAR_OF_GHOST
 from vision.load import Photo, load_photo
 from vision.networks import COLOUR_OF_LEVEL, RELATIVE_OF_PAIR
 from vision.pawn_size import (
@@ -1226,9 +1228,10 @@ def test_a_faint_ghost_mark_the_views_do_not_confirm_is_taken_where_the_checker_
 
 
 def test_the_ghost_checker_adds_no_ghost_beside_a_ghost_nor_outside_the_field_asked() -> None:
-    """Where the checker's mark lies within CLEAR_OF_GHOST pawn widths of a ghost read
-    (in another field: in its own, the field is not asked about), or across a string
-    from the field whose centre is nearest, no ghost is added."""
+    """Where a ghost read lies within the checker's crop round its mark
+    (CHECKER_CLEAR_OF_GHOST pawn widths, in another field: in its own, the field is not
+    asked about), or the mark lies across a string from the field whose centre is
+    nearest, no ghost is added."""
     board = random_layout(3).board()
     geometry = BoardGeometry(board)
     # The narrowest field first: a pawn width from its centre lie other fields.
@@ -1237,12 +1240,15 @@ def test_the_ghost_checker_adds_no_ghost_beside_a_ghost_nor_outside_the_field_as
     faint = mark("white", (centre[0] + 2.0, centre[1]), CENTRED_GHOST_FROM + 0.05)
     unconfirmed = looked_at_as(CENTRED_GHOST_SCORE - 0.05, [])
     always = checker_with({centre: 0.99}, [])
+    # Inside the crop, but farther than the checker was taught about (CLEAR_OF_GHOST).
+    reach = 0.9 * CHECKER_CLEAR_OF_GHOST * WIDTH
+    assert reach > 1.5 * CLEAR_OF_GHOST * WIDTH
     beside = [
-        (faint.xy[0] + 0.8 * WIDTH * math.cos(a), faint.xy[1] + 0.8 * WIDTH * math.sin(a))
+        (faint.xy[0] + reach * math.cos(a), faint.xy[1] + reach * math.sin(a))
         for a in np.linspace(0, 2 * math.pi, 24, endpoint=False)
     ]
     in_another = [xy for xy in beside if geometry.field_at(xy) not in (fields[0], None)]
-    assert in_another, "the first field reaches 0.8 pawn widths from its centre all round"
+    assert in_another, "the first field does not reach 2.25 pawn widths from its centre all round"
     ghost_beside = seen("white", in_another[0])
     pawns = Pawns([ghost_beside], WIDTH, [])
     kept = add_centred_ghosts(geometry, pawns, Detections([faint], WIDTH), unconfirmed, None,

@@ -56,8 +56,8 @@ from vision.creatures import (
 )
 from vision.detect import KNOT, SAME_PAWN, Detection, Detections, one_mark_per_pawn
 from vision.doubts import missed_pawn_warning, no_knot_warning
-from vision.ghost_check import CLEAR_OF_GHOST
 from vision.parts import disc_window
+from vision.pawn_size import CROP_PAWNS
 from vision.separate import Separation
 from vision.trace import (
     Loop,
@@ -206,6 +206,11 @@ CENTRED_GHOST_SCORE = 0.2
 #: training, at the fields' centres, 99.2 % of the ghosts and 0.08 % of the places
 #: with none (2 of 2467) reach 0.9.
 CHECKED_GHOST = 0.9
+#: ... and not where a ghost already read stands inside the checker's crop (half of
+#: :data:`vision.pawn_size.CROP_PAWNS` pawn widths from the mark): its odds there may be
+#: about that ghost, off the crop's middle (610140: a ghost added 2.2 pawn widths from
+#: the next field's, in a small field crowded by four demons).
+CHECKER_CLEAR_OF_GHOST = CROP_PAWNS / 2
 #: A demon the detector marks from CORNERED_DEMON_FROM, where no pawn was read, which
 #: stands in a corner of its own colour (see :func:`add_cornered_demons`) is
 #: taken when the mean of the eight views reaches CORNERED_DEMON_SCORE: on the hard
@@ -685,8 +690,8 @@ def _checked_ghosts(
     It is asked at the centre and at the mark, as its odds fall as a ghost's foot
     moves from the crop's middle, and the likelier of the two counts. A ghost is added
     only inside the field asked about, in which no ghost stands yet, and not within
-    :data:`vision.ghost_check.CLEAR_OF_GHOST` pawn widths of a ghost (where the checker
-    was taught neither yes nor no). Its confidence is the views' mean: it was added on
+    :data:`CHECKER_CLEAR_OF_GHOST` pawn widths of a ghost (one inside the checker's crop,
+    which its odds may be about). Its confidence is the views' mean: it was added on
     faint evidence, and the overlay rings it as unsure.
     """
     both = ghost_odds([place for _, centre, mark, _ in unconfirmed for place in (centre, mark.xy)])
@@ -698,7 +703,7 @@ def _checked_ghosts(
             continue
         if field in with_ghost or geometry.field_at(mark.xy) != field:
             continue
-        if any(math.dist(mark.xy, g.foot) < CLEAR_OF_GHOST * width for g in ghosts):
+        if any(math.dist(mark.xy, g.foot) < CHECKER_CLEAR_OF_GHOST * width for g in ghosts):
             continue
         ghost = SeenPawn(GHOST, WHITE, mark.xy, width, round(mean, 2))
         checked.append(ghost)
