@@ -48,6 +48,7 @@ from vision.combine import (
     CORD_AGREEMENT,
     CORNERED_DEMON_FROM,
     CORNERED_DEMON_SCORE,
+    CROSSING_KNOT_WIDTHS,
     FAINT_GHOST_CLEAR_OF_CROSSING,
     FAINT_GHOST_FROM,
     KEEP_SCORE,
@@ -2370,6 +2371,46 @@ def test_a_faint_knot_mark_where_two_cords_cross_is_no_knot() -> None:
     red_surer = cord_maps((400, 600), blue=[((306, 200), 8)], red=[((300, 200), 9)])
     combined = combine_knots(apart, Detections([faint], WIDTH, cords=red_surer), 5.0)
     assert combined.loops["red"].knot == pytest.approx((300.0, 201.0), abs=1.5)
+
+
+def test_a_faint_knot_beside_a_crossing_gives_way_to_a_faint_mark_away_from_crossings() -> None:
+    """No knot lies on a crossing, yet a crossing and the demons at its corners make
+    lumps: the tracer's knot a pawn width from a crossing of its loop, marked under
+    KNOT_SCORE, gives way to a faint knot mark on the loop away from its crossings
+    (590169), even where the cord map does not show the cord there."""
+    red = circle_loop("red", (200, 200), 100)
+    blue = Loop(
+        colour="blue",
+        points=np.column_stack([np.full(200, 250.0), np.linspace(0, 400, 200)])[::-1],
+        knot=(250.0, 380.0),
+    )
+    crossing = (250.0, 200.0 - math.sqrt(100**2 - 50**2))
+    lump = (200 + 100 * math.cos(math.radians(-55)), 200 + 100 * math.sin(math.radians(-55)))
+    assert math.dist(lump, crossing) < CROSSING_KNOT_WIDTHS * WIDTH
+    by_the_crossing = Loops({"red": replace(red, knot=lump), "blue": blue}, [])
+    away = mark("", (97.0, 200.0), OWN_CORD_KNOT_SCORE + 0.02)
+    combined = combine_knots(by_the_crossing, Detections([away], WIDTH), string_width=5.0)
+    assert combined.loops["red"].knot == pytest.approx((100.0, 200.0), abs=1.0)
+    assert combined.loops["red"].knot_mark == away.score
+    assert combined.loops["blue"].knot == blue.knot
+    # A tracer's knot away from the crossings stays.
+    in_the_open = Loops({"red": red, "blue": blue}, [])
+    combined = combine_knots(in_the_open, Detections([away], WIDTH), string_width=5.0)
+    assert combined.loops["red"].knot == red.knot
+    # So does one the detector marks from KNOT_SCORE.
+    sure = mark("", lump, KNOT_SCORE)
+    combined = combine_knots(by_the_crossing, Detections([away, sure], WIDTH), string_width=5.0)
+    assert combined.loops["red"].knot == pytest.approx(lump, abs=1.0)
+    # A faint mark itself beside a crossing is no better.
+    also_beside = (200 + 100 * math.cos(math.radians(-75)), 200 + 100 * math.sin(math.radians(-75)))
+    assert math.dist(also_beside, crossing) < CROSSING_KNOT_WIDTHS * WIDTH
+    other = mark("", also_beside, OWN_CORD_KNOT_SCORE + 0.05)
+    combined = combine_knots(by_the_crossing, Detections([other], WIDTH), string_width=5.0)
+    assert combined.loops["red"].knot == pytest.approx(lump, abs=1.0)
+    # Nor is one under OWN_CORD_KNOT_SCORE.
+    fainter = mark("", (97.0, 200.0), OWN_CORD_KNOT_SCORE - 0.02)
+    combined = combine_knots(by_the_crossing, Detections([fainter], WIDTH), string_width=5.0)
+    assert combined.loops["red"].knot == pytest.approx(lump, abs=1.0)
 
 
 def test_a_tracers_knot_beside_a_pawn_of_its_colour_yields_to_a_clearly_stronger_mark() -> None:

@@ -309,6 +309,15 @@ KNOT_SWITCH_BY = 0.1
 #: 0.03-0.46, the wrong one (300166) lower by 0.02.
 PAWN_BASE_WIDTHS = 1.0
 OPEN_KNOT_SLACK = 0.05
+#: A loop's knot taken on a faint mark or none (under KNOT_SCORE: the tracer's lump, or
+#: a faint mark) within CROSSING_KNOT_WIDTHS pawn widths of a crossing of its loop gives
+#: way to the strongest knot mark from OWN_CORD_KNOT_SCORE that lies within reach of
+#: that loop alone and at least as far from each of its crossings. No knot lies on a
+#: crossing (RULES), yet a crossing is a lump, and the demons of its corners stand
+#: within a pawn width of it with their bases beside the cords: the tracer finds a lump
+#: with tails there as readily as at a knot (590169: the green knot under a demon on
+#: felt, marked 0.16, against a lump 0.3 pawn widths from a crossing).
+CROSSING_KNOT_WIDTHS = 1.0
 
 
 def combine_pawns(
@@ -1016,7 +1025,49 @@ def combine_knots(
             knot_mark=_mark_at((on_loop.x, on_loop.y), marked[colour], reach),
         )
         warnings = [w for w in warnings if w != no_knot_warning(colour)]
+    for colour, loop in loops_with_knots.items():
+        away = _knot_away_from_crossings(loop, colour, rings, detections, reach)
+        if away is not None:
+            ring = rings[colour]
+            on_loop = ring.interpolate(ring.project(ShapelyPoint(away.xy)))
+            loops_with_knots[colour] = replace(
+                loop, knot=(on_loop.x, on_loop.y), knot_confidence=away.score,
+                knot_mark=away.score,
+            )
     return Loops(loops=loops_with_knots, warnings=warnings)
+
+
+def _knot_away_from_crossings(
+    loop: Loop,
+    colour: str,
+    rings: dict[str, LinearRing],
+    detections: Detections,
+    reach: float,
+) -> Detection | None:
+    """The knot mark to take instead of ``loop``'s knot, where that lies near a crossing
+    of the loop on a faint mark or none (see :data:`CROSSING_KNOT_WIDTHS`), or None."""
+    if loop.knot is None or (loop.knot_mark or 0.0) >= KNOT_SCORE:
+        return None
+    ring = rings[colour]
+    crossings = [ring.intersection(other) for c, other in rings.items() if c != colour]
+    crossings = [x for x in crossings if not x.is_empty]
+    clear = CROSSING_KNOT_WIDTHS * detections.pawn_width
+
+    def near_a_crossing(xy: Point) -> bool:
+        return any(x.distance(ShapelyPoint(xy)) < clear for x in crossings)
+
+    if not near_a_crossing(loop.knot):
+        return None
+    away = [
+        m
+        for m in detections.knots(min_score=OWN_CORD_KNOT_SCORE)
+        if ring.distance(ShapelyPoint(m.xy)) <= reach
+        and all(
+            other.distance(ShapelyPoint(m.xy)) > reach for c, other in rings.items() if c != colour
+        )
+        and not near_a_crossing(m.xy)
+    ]
+    return max(away, key=lambda m: m.score, default=None)
 
 
 def knot_reach(string_width: float, pawn_width: float) -> float:
