@@ -1249,12 +1249,24 @@ def test_the_ghost_checker_adds_no_ghost_beside_a_ghost_nor_outside_the_field_as
         for a in np.linspace(0, 2 * math.pi, 24, endpoint=False)
     ]
     in_another = [xy for xy in beside if geometry.field_at(xy) not in (fields[0], None)]
-    assert in_another, "the first field does not reach 2.25 pawn widths from its centre all round"
+    assert in_another, "the first field reaches 2.25 pawn widths from its centre all round"
     ghost_beside = seen("white", in_another[0])
     pawns = Pawns([ghost_beside], WIDTH, [])
     kept = add_centred_ghosts(geometry, pawns, Detections([faint], WIDTH), unconfirmed, None,
                               always)
     assert kept == pawns
+    # Beyond the crop the ghost read does not count.
+    farther = [
+        (centre[0] + 1.2 * CHECKER_CLEAR_OF_GHOST * WIDTH * math.cos(a),
+         centre[1] + 1.2 * CHECKER_CLEAR_OF_GHOST * WIDTH * math.sin(a))
+        for a in np.linspace(0, 2 * math.pi, 24, endpoint=False)
+    ]
+    in_a_far_field = [xy for xy in farther if geometry.field_at(xy) not in (fields[0], None)]
+    assert in_a_far_field, "the first field reaches 3 pawn widths from its centre all round"
+    far = Pawns([seen("white", in_a_far_field[0])], WIDTH, [])
+    added = add_centred_ghosts(geometry, far, Detections([faint], WIDTH), unconfirmed, None,
+                               always)
+    assert [p.foot for p in added.pawns if p not in far.pawns] == [faint.xy]
     # A mark across the string: the nearest centre is the first field's, but the mark
     # lies in another.
     across = [
@@ -2400,6 +2412,12 @@ def test_a_faint_knot_beside_a_crossing_gives_way_to_a_faint_mark_away_from_cros
     # So does one the detector marks from KNOT_SCORE.
     sure = mark("", lump, KNOT_SCORE)
     combined = combine_knots(by_the_crossing, Detections([away, sure], WIDTH), string_width=5.0)
+    assert combined.loops["red"].knot == pytest.approx(lump, abs=1.0)
+    # A mark within reach of another loop too is no better (whose it is cannot be said).
+    alongside = Loop(colour="green", points=circle_loop("green", (200, 200), 106).points, knot=None)
+    three = Loops({"red": replace(red, knot=lump), "blue": blue, "green": alongside}, [])
+    between = mark("", (97.0, 200.0), OWN_CORD_KNOT_SCORE + 0.02)
+    combined = combine_knots(three, Detections([between], WIDTH), string_width=5.0)
     assert combined.loops["red"].knot == pytest.approx(lump, abs=1.0)
     # A faint mark itself beside a crossing is no better.
     also_beside = (200 + 100 * math.cos(math.radians(-75)), 200 + 100 * math.sin(math.radians(-75)))

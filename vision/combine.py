@@ -206,10 +206,11 @@ CENTRED_GHOST_SCORE = 0.2
 #: training, at the fields' centres, 99.2 % of the ghosts and 0.08 % of the places
 #: with none (2 of 2467) reach 0.9.
 CHECKED_GHOST = 0.9
-#: ... and not where a ghost already read stands inside the checker's crop (half of
-#: :data:`vision.pawn_size.CROP_PAWNS` pawn widths from the mark): its odds there may be
-#: about that ghost, off the crop's middle (610140: a ghost added 2.2 pawn widths from
-#: the next field's, in a small field crowded by four demons).
+#: ... and not where a ghost already read stands within half of
+#: :data:`vision.pawn_size.CROP_PAWNS` pawn widths of a place whose odds reached that
+#: (in the circle inside its crop): the odds there may be about that ghost, off the
+#: crop's middle (610140: a ghost added 2.2 pawn widths from the next field's, in a
+#: small field crowded by four demons).
 CHECKER_CLEAR_OF_GHOST = CROP_PAWNS / 2
 #: A demon the detector marks from CORNERED_DEMON_FROM, where no pawn was read, which
 #: stands in a corner of its own colour (see :func:`add_cornered_demons`) is
@@ -316,7 +317,12 @@ OPEN_KNOT_SLACK = 0.05
 #: crossing (RULES), yet a crossing is a lump, and the demons of its corners stand
 #: within a pawn width of it with their bases beside the cords: the tracer finds a lump
 #: with tails there as readily as at a knot (590169: the green knot under a demon on
-#: felt, marked 0.16, against a lump 0.3 pawn widths from a crossing).
+#: felt, marked 0.16, against a lump 0.3 pawn widths from a crossing). It overrules the
+#: earlier choices on purpose, a knot found by its shape or one the eight views chose
+#: too, and a mark away from crossings need not be stronger than the one beside it
+#: (600141: 0.10 in the open against 0.12 beside a crossing): the eight views do not
+#: tell them apart (the true knots of 590169 and 600141 score 0.05 and 0.01 there). Nor
+#: is it kept from the loop's own pawns: a knot may lie beside its demon (620164).
 CROSSING_KNOT_WIDTHS = 1.0
 
 
@@ -699,20 +705,22 @@ def _checked_ghosts(
     It is asked at the centre and at the mark, as its odds fall as a ghost's foot
     moves from the crop's middle, and the likelier of the two counts. A ghost is added
     only inside the field asked about, in which no ghost stands yet, and not within
-    :data:`CHECKER_CLEAR_OF_GHOST` pawn widths of a ghost (one inside the checker's crop,
-    which its odds may be about). Its confidence is the views' mean: it was added on
+    :data:`CHECKER_CLEAR_OF_GHOST` pawn widths of a ghost round a place whose odds
+    reached :data:`CHECKED_GHOST` (one inside the checker's crop, which its odds may be
+    about). Its confidence is the views' mean: it was added on
     faint evidence, and the overlay rings it as unsure.
     """
     both = ghost_odds([place for _, centre, mark, _ in unconfirmed for place in (centre, mark.xy)])
     ghosts = [p for p in pawns.pawns if p.kind == GHOST]
     with_ghost = {geometry.field_at(p.foot) for p in ghosts}
     checked: list[SeenPawn] = []
-    for i, (field, _, mark, mean) in enumerate(unconfirmed):
-        if max(both[2 * i], both[2 * i + 1]) < CHECKED_GHOST:
+    for i, (field, centre, mark, mean) in enumerate(unconfirmed):
+        sure = [p for p, odds in ((centre, both[2 * i]), (mark.xy, both[2 * i + 1]))
+                if odds >= CHECKED_GHOST]
+        if not sure or field in with_ghost or geometry.field_at(mark.xy) != field:
             continue
-        if field in with_ghost or geometry.field_at(mark.xy) != field:
-            continue
-        if any(math.dist(mark.xy, g.foot) < CHECKER_CLEAR_OF_GHOST * width for g in ghosts):
+        clear = CHECKER_CLEAR_OF_GHOST * width
+        if any(math.dist(p, g.foot) < clear for p in sure for g in ghosts):
             continue
         ghost = SeenPawn(GHOST, WHITE, mark.xy, width, round(mean, 2))
         checked.append(ghost)
@@ -960,13 +968,15 @@ def combine_knots(
     mark near the tracer's knot, its strongest mark; with no mark on it, the tracer's
     knot stays. Given ``look_again`` (:func:`vision.detect.look_again` bound to the
     photo), a knot chosen on a faint mark is put in question against the loop's other
-    likeliest marks and the tracer's knot (:func:`_knot_looked_at_again`). Last, a knot
+    likeliest marks and the tracer's knot (:func:`_knot_looked_at_again`). Then a knot
     at the base of a pawn of the loop's colour gives way to a mark nearly as strong away
     from its pawns (:func:`_in_the_open`), unless the look again chose it over the
     first choice or marks it more than that mark. The knot is put on the loop, at its
     point nearest the mark, and the strongest of the loop's own marks within reach of
     it (not a faint lump at a crossing, nor another loop's mark) is kept as its
-    ``knot_mark``.
+    ``knot_mark``. Last, a knot so chosen that lies near a crossing of its loop on a
+    faint mark or none gives way to a faint mark away from the loop's crossings, which
+    becomes its ``knot_mark`` (:data:`CROSSING_KNOT_WIDTHS`).
     """
     rings = {colour: LinearRing(np.asarray(loop.points)) for colour, loop in loops.loops.items()}
     marked: dict[str, list[Detection]] = {colour: [] for colour in rings}
@@ -1016,25 +1026,30 @@ def combine_knots(
                 loop, knot_mark=_mark_at(loop.knot, marked[colour], reach)
             )
             continue
-        ring = rings[colour]
-        on_loop = ring.interpolate(ring.project(ShapelyPoint(chosen.xy)))
+        on_loop = _on_ring(rings[colour], chosen.xy)
         loops_with_knots[colour] = replace(
             loop,
-            knot=(on_loop.x, on_loop.y),
+            knot=on_loop,
             knot_confidence=max(loop.knot_confidence, chosen.score),
-            knot_mark=_mark_at((on_loop.x, on_loop.y), marked[colour], reach),
+            knot_mark=_mark_at(on_loop, marked[colour], reach),
         )
         warnings = [w for w in warnings if w != no_knot_warning(colour)]
     for colour, loop in loops_with_knots.items():
         away = _knot_away_from_crossings(loop, colour, rings, detections, reach)
         if away is not None:
-            ring = rings[colour]
-            on_loop = ring.interpolate(ring.project(ShapelyPoint(away.xy)))
             loops_with_knots[colour] = replace(
-                loop, knot=(on_loop.x, on_loop.y), knot_confidence=away.score,
+                loop,
+                knot=_on_ring(rings[colour], away.xy),
+                knot_confidence=away.score,
                 knot_mark=away.score,
             )
     return Loops(loops=loops_with_knots, warnings=warnings)
+
+
+def _on_ring(ring: LinearRing, xy: Point) -> Point:
+    """The point of ``ring`` nearest ``xy``."""
+    on = ring.interpolate(ring.project(ShapelyPoint(xy)))
+    return (on.x, on.y)
 
 
 def _knot_away_from_crossings(
@@ -1045,7 +1060,8 @@ def _knot_away_from_crossings(
     reach: float,
 ) -> Detection | None:
     """The knot mark to take instead of ``loop``'s knot, where that lies near a crossing
-    of the loop on a faint mark or none (see :data:`CROSSING_KNOT_WIDTHS`), or None."""
+    of the loop on a faint mark or none (see :data:`CROSSING_KNOT_WIDTHS`), or None. The
+    mark is judged at the point of the loop it would put the knot on."""
     if loop.knot is None or (loop.knot_mark or 0.0) >= KNOT_SCORE:
         return None
     ring = rings[colour]
@@ -1065,7 +1081,7 @@ def _knot_away_from_crossings(
         and all(
             other.distance(ShapelyPoint(m.xy)) > reach for c, other in rings.items() if c != colour
         )
-        and not near_a_crossing(m.xy)
+        and not near_a_crossing(_on_ring(ring, m.xy))
     ]
     return max(away, key=lambda m: m.score, default=None)
 
