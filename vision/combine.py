@@ -714,12 +714,13 @@ def _checked_ghosts(
     ghosts = [p for p in pawns.pawns if p.kind == GHOST]
     with_ghost = {geometry.field_at(p.foot) for p in ghosts}
     checked: list[SeenPawn] = []
+    clear = CHECKER_CLEAR_OF_GHOST * width
     for i, (field, centre, mark, mean) in enumerate(unconfirmed):
-        sure = [p for p, odds in ((centre, both[2 * i]), (mark.xy, both[2 * i + 1]))
-                if odds >= CHECKED_GHOST]
+        # The places whose odds say yes: a ghost read near one of them may be what they saw.
+        asked = ((centre, both[2 * i]), (mark.xy, both[2 * i + 1]))
+        sure = [place for place, odds in asked if odds >= CHECKED_GHOST]
         if not sure or field in with_ghost or geometry.field_at(mark.xy) != field:
             continue
-        clear = CHECKER_CLEAR_OF_GHOST * width
         if any(math.dist(p, g.foot) < clear for p in sure for g in ghosts):
             continue
         ghost = SeenPawn(GHOST, WHITE, mark.xy, width, round(mean, 2))
