@@ -7,7 +7,9 @@ One photo::
 prints a short summary (scores of all five colours, winners, violations, what the
 reader was unsure of), or with ``--json`` the board report of CONTRACT.md. Nothing is
 printed until the photo has been read completely, and a photo that cannot be read as
-a board gives one line on standard error and exit status 2, never a made-up board.
+a board gives one line on standard error and exit status 2, never a made-up board;
+with ``--debug`` the stages that ran before it failed are still drawn into DIR, so the
+failure can be seen where it happened.
 
 A folder::
 
@@ -27,6 +29,7 @@ import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -55,7 +58,8 @@ def add_parser(subparsers: Any) -> None:
                         help="write the photo (at the reader's working resolution) with the "
                         "reading drawn over it")
     parser.add_argument("--debug", type=Path, metavar="DIR",
-                        help="write one picture per reader stage into DIR")
+                        help="write one picture per reader stage into DIR (for a photo "
+                        "that cannot be read, of the stages that ran)")
     parser.add_argument("--out", type=Path, metavar="RESULTS.jsonl",
                         help="for a folder: write the JSON lines here (default: stdout)")
     parser.set_defaults(run=run)
@@ -84,9 +88,13 @@ def score_photo(photo: Path, *, as_json: bool, overlay: Path | None, debug: Path
     """Read one photo; write the overlay and debug pictures; then print the result."""
     from vision.load import load_photo
     from vision.overlay import draw_overlay
-    from vision.reader import draw_stages
 
-    reading = _read(photo)
+    reading = _read_or_refusal(photo)
+    if isinstance(reading, Refusal):
+        # A refused photo is looked at where it failed: the stages that ran are drawn.
+        if debug is not None and _write_stages(reading.stages, debug):
+            raise UserError(f"{photo}: {reading.reason} (the stages that ran: {debug})")
+        raise UserError(f"{photo}: {reading.reason}")
     if overlay is not None:
         backdrop = reading.photo
         if backdrop.cut:
@@ -95,12 +103,7 @@ def score_photo(photo: Path, *, as_json: bool, overlay: Path | None, debug: Path
         drawn = draw_overlay(backdrop.rgb, reading.report, backdrop.scale)
         _write_picture(drawn, overlay)
     if debug is not None:
-        try:
-            debug.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise UserError(f"cannot make {debug}: {error.strerror or error}") from error
-        for name, picture in draw_stages(reading).items():
-            _write_picture(picture, debug / f"{name}.png")
+        _write_stages(reading.stages, debug)
     # Everything is done: only now does anything go to standard output.
     if as_json:
         sys.stdout.write(json.dumps(reading.report) + "\n")
@@ -109,24 +112,42 @@ def score_photo(photo: Path, *, as_json: bool, overlay: Path | None, debug: Path
     return 0
 
 
-def _read(photo: Path) -> Reading:
-    """``read_photo``, with every way it can refuse turned into a one-line UserError."""
-    reading = _read_or_refusal(photo)
-    if isinstance(reading, str):
-        raise UserError(f"{photo}: {reading}")
-    return reading
+@dataclass(frozen=True)
+class Refusal:
+    """Why a photo could not be read as a board, and what the stages that ran gave."""
+
+    reason: str  # one line
+    stages: Mapping[str, Any]
 
 
-def _read_or_refusal(photo: Path) -> Reading | str:
-    """The reading of ``photo``, or the one-line reason why it could not be read."""
+def _read_or_refusal(photo: Path) -> Reading | Refusal:
+    """The reading of ``photo``, or why it could not be read."""
     from engine.errors import EngineError
     from vision.errors import ReadError
     from vision.reader import read_photo
 
     try:
         return read_photo(photo)
-    except (ReadError, EngineError) as error:
-        return _one_line(error)
+    except ReadError as error:
+        return Refusal(_one_line(error), error.stages)
+    except EngineError as error:
+        return Refusal(_one_line(error), {})
+
+
+def _write_stages(stages: Mapping[str, Any], debug: Path) -> int:
+    """Write one picture per stage that gave an output (:func:`vision.reader.draw_stages`)
+    into the folder ``debug``, made if need be (not where there is none); how many."""
+    from vision.reader import draw_stages
+
+    pictures = draw_stages(stages)
+    if pictures:
+        try:
+            debug.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise UserError(f"cannot make {debug}: {error.strerror or error}") from error
+    for name, picture in pictures.items():
+        _write_picture(picture, debug / f"{name}.png")
+    return len(pictures)
 
 
 def _one_line(error: BaseException) -> str:
@@ -226,9 +247,9 @@ def results(photos: Sequence[Path]) -> Iterator[dict[str, Any]]:
         try:
             reading = _read_or_refusal(photo)
         except Exception as error:  # noqa: BLE001 - a bug on one photo must not stop the rest
-            reading = f"internal error: {type(error).__name__}: {_one_line(error)}"
-        if isinstance(reading, str):
-            result = {"photo": str(photo), "error": reading}
+            reading = Refusal(f"internal error: {type(error).__name__}: {_one_line(error)}", {})
+        if isinstance(reading, Refusal):
+            result = {"photo": str(photo), "error": reading.reason}
         else:
             result = {"photo": str(photo), **reading.report}
         # A reading holds every stage's images (hundreds of MB for a photo read at full

@@ -255,6 +255,30 @@ def test_one_photo_as_json_overlay_and_debug(
     assert "load.png" in written and "settle.png" in written and len(written) >= 3
 
 
+def test_a_refused_photo_still_gets_the_pictures_of_the_stages_that_ran(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A table with no strings on it: the reader refuses it, and the pictures say why.
+    with Image.open(GOOD_TOO) as sample:
+        size = sample.size
+    table = np.full((size[1], size[0], 3), (150, 110, 70), np.uint8)
+    table += np.random.default_rng(3).integers(0, 12, table.shape, np.uint8)
+    photo, debug = tmp_path / "table.jpg", tmp_path / "debug"
+    Image.fromarray(table).save(photo, quality=90)
+    status, out, err = score([str(photo), "--json", "--debug", str(debug)], capsys)
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1 and "no strings" in err and str(debug) in err
+    written = sorted(p.name for p in debug.iterdir())
+    assert {"load.png", "colour.png"} <= set(written) and "trace.png" not in written
+    with Image.open(debug / "load.png") as drawn:
+        assert drawn.size[0] / drawn.size[1] == pytest.approx(size[0] / size[1], rel=0.01)
+    # A file that is no photo has no stage to draw: nothing is written, the reason is.
+    (tmp_path / "no.jpg").write_bytes(b"Dicke Daemonen\n" * 50)
+    status, out, err = score([str(tmp_path / "no.jpg"), "--debug", str(tmp_path / "d2")], capsys)
+    assert (status, out) == (2, "") and "not an image" in err and "stages" not in err
+    assert not (tmp_path / "d2").exists()
+
+
 def test_the_overlay_of_a_photo_read_from_its_board_part_shows_the_whole_photo(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

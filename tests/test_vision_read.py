@@ -25,12 +25,13 @@ from engine.colours import LINE_COLOURS
 from engine.report import board_from_report, moves_change_nothing
 from synth.photo import make_photo
 from vision import reader
+from vision.colour import LABEL_RGB
 from vision.creatures import Remark
 from vision.errors import ReadError
 from vision.evaluate import compare_reports
 from vision.load import Photo, load_photo
 from vision.overlay import LOW_CONFIDENCE
-from vision.reader import faint_cord_at, read_photo
+from vision.reader import draw_stages, faint_cord_at, read_photo
 from vision.trace import Loop, Loops
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -250,8 +251,28 @@ def test_a_board_with_one_loop_missing() -> None:
     without_red = cv2.inpaint(bgr, cord, 5, cv2.INPAINT_TELEA)
     ok, encoded = cv2.imencode(".png", without_red)
     assert ok
-    with pytest.raises(ReadError, match="only 3 loops.*red"):
+    with pytest.raises(ReadError, match="only 3 loops.*red") as refused:
         read_photo(encoded.tobytes())
+    # What the stages that ran gave is kept, to be drawn where the reading failed.
+    stages = refused.value.stages
+    assert {"load", "colour", "separate"} <= set(stages)
+    assert "arrange" not in stages and "place" not in stages
+    pictures = draw_stages(stages)
+    assert {"load", "colour", "separate"} <= set(pictures)
+    height, width = stages["load"].rgb.shape[:2]
+    assert all(p.shape == (height, width, 3) and p.dtype == np.uint8 for p in pictures.values())
+    # The separate stage's picture shows the three cords left, and of the red one only
+    # scraps (the paint leaves a little of its hue).
+    separated = pictures["separate"].reshape(-1, 3)
+    drawn = {c: int((separated == LABEL_RGB[c]).all(axis=1).sum()) for c in LINE_COLOURS}
+    assert drawn["red"] < 0.1 * min(drawn["yellow"], drawn["green"], drawn["blue"]), drawn
+
+
+def test_a_file_that_is_no_photo_leaves_no_stage_to_draw() -> None:
+    with pytest.raises(ReadError, match="not an image") as refused:
+        read_photo(b"Dicke Daemonen\n" * 50)
+    assert dict(refused.value.stages) == {}
+    assert draw_stages(refused.value.stages) == {}
 
 
 def large_sample_without_blue() -> tuple[np.ndarray, np.ndarray]:

@@ -215,20 +215,28 @@ def read_photo(
         When the file is not a usable photo or no board can be read from it (the
         message says why, in one line).
     """
+    stages: dict[str, Any] = {}
     # Photos read one after another reuse the memory the last let go of.
     with memory.reading():
-        return _read_photo(source, profile, method)
+        try:
+            return _read_photo(source, profile, method, stages)
+        except ReadError as error:
+            # What the stages gave up to the failure: a refused photo's debug pictures.
+            error.stages = stages
+            raise
 
 
 def _read_photo(
-    source: bytes | str | os.PathLike[str], profile: ColourProfile | None, method: str | None
+    source: bytes | str | os.PathLike[str],
+    profile: ColourProfile | None,
+    method: str | None,
+    stages: dict[str, Any],
 ) -> Reading:
-    """:func:`read_photo`'s work."""
+    """:func:`read_photo`'s work; each stage's output goes into ``stages`` as it ends."""
     method = method or os.environ.get("DD_READER", DEFAULT_METHOD)
     if method not in METHODS:
         raise ValueError(f"method must be one of {sorted(METHODS)}, not {method!r}")
     timings: dict[str, float] = {}
-    stages: dict[str, Any] = {}
 
     def stage(name: str, run: Callable[[], T]) -> T:
         start = time.perf_counter()
@@ -848,36 +856,50 @@ def _crossing_confidence(board: Board, crossing_id: int, loops: Loops, width: fl
 # --- debug drawings -----------------------------------------------------------------
 
 
-def draw_stages(reading: Reading) -> dict[str, NDArray[np.uint8]]:
-    """One RGB picture per stage that produced an output, by stage name."""
-    photo: Photo = reading.stages["load"]
+def draw_stages(stages: Mapping[str, Any]) -> dict[str, NDArray[np.uint8]]:
+    """One RGB picture per stage that produced an output, by stage name.
+
+    Parameters
+    ----------
+    stages : mapping
+        The stages' outputs by stage name: :attr:`Reading.stages`, or for a photo that
+        was refused, :attr:`vision.errors.ReadError.stages` (the stages that ran; none
+        is drawn where the photo was not loaded).
+
+    Returns
+    -------
+    dict of str to (H, W, 3) uint8
+    """
+    photo: Photo | None = stages.get("load")
+    if photo is None:
+        return {}
     pictures: dict[str, NDArray[np.uint8]] = {"load": photo.rgb}
-    masks: ColourMasks | None = reading.stages.get("colour")
+    masks: ColourMasks | None = stages.get("colour")
     if masks is not None:
         pictures["colour"] = draw_labels(masks)
-    classes: PixelClasses | None = reading.stages.get("pixels")
+    classes: PixelClasses | None = stages.get("pixels")
     if classes is not None:
         pictures["pixels"] = draw_classes(classes)
-    separation: Separation | None = reading.stages.get("separate")
+    separation: Separation | None = stages.get("separate")
     if separation is not None:
         pictures["separate"] = _draw_separation(photo.rgb.shape, separation)
     # The loops with the knots the reading used, and how their crossings were settled.
-    traced: Loops | None = reading.stages.get("knots", reading.stages.get("trace"))
-    loops: Loops | None = reading.stages.get("settle", traced)
+    traced: Loops | None = stages.get("knots", stages.get("trace"))
+    loops: Loops | None = stages.get("settle", traced)
     if loops is not None:
         pictures["trace"] = _draw_loops(photo.rgb, loops)
     if traced is not None and loops is not None:
         pictures["settle"] = draw_settled(photo.rgb, traced, loops)
-    detections: Detections | None = reading.stages.get("detect")
+    detections: Detections | None = stages.get("detect")
     if detections is not None:
         pictures["detect"] = draw_detections(photo.rgb, detections)
     # The pawns the reading used: the classic ones, as the detector checked them or
     # with those the second look added.
     pawns: Pawns | None = next(
         (
-            reading.stages[name]
+            stages[name]
             for name in ("combine", "second look", "creatures", "net_pawns")
-            if name in reading.stages
+            if name in stages
         ),
         None,
     )
