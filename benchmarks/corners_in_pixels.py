@@ -16,7 +16,8 @@ For every demon on the board of each truth, this locates it on the board of the 
 own lines and knots in pixels, at its true foot with its own true width (``pawn_px``),
 and compares the crossing with the truth's. Printed: how many agree, how many stand in
 another corner, in a corner on the table and none in pixels, or the other way round, by
-the camera's tilt where the truth records it, and the boards where any disagree. This is
+the camera's tilt where the truth records it (:func:`vision.evaluate.scene_facets`), and
+the boards where any disagree. This is
 a bound on the reader's slots as it locates today: a demon it puts elsewhere here it can
 only put right by luck (or by a rule that favours its own colour's corner). Nothing is
 read, so a few thousand truths take a minute. Figures are printed, never asserted.
@@ -42,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 from engine.colours import DEMON  # noqa: E402
 from engine.placement import BoardGeometry, Foot  # noqa: E402
 from engine.topology import build_board  # noqa: E402
+from vision.evaluate import scene_facets  # noqa: E402
 
 AGREE = "the same corner"
 BOTH_NONE = "in no corner, both"
@@ -49,27 +51,28 @@ OTHER = "another corner in pixels"
 NONE_IN_PIXELS = "a corner on the table, none in pixels"
 CORNER_IN_PIXELS = "no corner on the table, one in pixels"
 OUTCOMES = (AGREE, BOTH_NONE, OTHER, NONE_IN_PIXELS, CORNER_IN_PIXELS)
-#: A located crossing within this many pixels of the truth's is the same one.
-SAME_CROSSING_PX = 5.0
-#: Tilt bands (degrees) the figures are split by.
-TILT_BANDS = ((0, 10), (10, 20), (20, 30), (30, 90))
 
 
 def demon_outcomes(truth: Mapping[str, Any]) -> list[tuple[int, str]]:
     """For each demon on the board of ``truth`` (a board report with each creature's
     ``pawn_px``), its id and where the locator puts it in pixels against the truth:
-    one of :data:`OUTCOMES`.
+    one of :data:`OUTCOMES`. A truth's crossing is the crossing of the board built from
+    its lines nearest its point (the two are computed apart and differ by a few pixels).
 
     Raises
     ------
     ValueError
-        When a demon on the board has no positive ``pawn_px``.
+        When a demon on the board has no positive ``pawn_px``, or names a crossing the
+        truth does not have.
     """
     lines = {colour: line["polyline"] for colour, line in truth["lines"].items()}
     knots = {colour: line.get("knot") for colour, line in truth["lines"].items()}
     board = build_board(lines, knots)
     geometry = BoardGeometry(board)
-    crossings = {c["id"]: c["xy"] for c in truth["crossings"]}
+    built = {
+        c["id"]: min(board.crossings, key=lambda b: math.dist(b.xy, c["xy"])).id
+        for c in truth["crossings"]
+    }
     outcomes = []
     for creature in truth["creatures"]:
         if creature["kind"] != DEMON or creature.get("off_board"):
@@ -79,27 +82,21 @@ def demon_outcomes(truth: Mapping[str, Any]) -> list[tuple[int, str]]:
             raise ValueError(f"creature {creature['id']} has no pawn_px to locate it with")
         foot = Foot(DEMON, creature["colour"], (creature["xy"][0], creature["xy"][1]))
         located = geometry.locate([foot], pawn_radius=width / 2)[0]
-        on_table = crossings.get(creature["crossing"]) if creature["crossing"] is not None else None
-        in_pixels = board.crossings[located.crossing].xy if located.crossing is not None else None
-        outcomes.append((creature["id"], _outcome(on_table, in_pixels)))
+        on_table = creature["crossing"]
+        if on_table is not None and on_table not in built:
+            raise ValueError(f"creature {creature['id']} stands at crossing {on_table}, "
+                             "which the truth does not have")
+        outcomes.append((creature["id"], _outcome(
+            None if on_table is None else built[on_table], located.crossing)))
     return outcomes
 
 
-def _outcome(on_table: Sequence[float] | None, in_pixels: Sequence[float] | None) -> str:
+def _outcome(on_table: int | None, in_pixels: int | None) -> str:
     if on_table is None:
         return BOTH_NONE if in_pixels is None else CORNER_IN_PIXELS
     if in_pixels is None:
         return NONE_IN_PIXELS
-    return AGREE if math.dist(on_table, in_pixels) <= SAME_CROSSING_PX else OTHER
-
-
-def tilt_band(truth: Mapping[str, Any]) -> str:
-    """The truth's camera tilt band ("20-30°"), or "unknown" where it records none."""
-    tilt = ((truth.get("scene") or {}).get("camera") or {}).get("tilt_deg")
-    if not isinstance(tilt, (int, float)):
-        return "unknown"
-    low, high = next(b for b in TILT_BANDS if b[0] <= tilt < b[1] or b == TILT_BANDS[-1])
-    return f"{low}-{high}°"
+    return AGREE if on_table == in_pixels else OTHER
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -118,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         outcomes = demon_outcomes(truth)
         counts = Counter(outcome for _, outcome in outcomes)
         totals.update(counts)
-        by_tilt.setdefault(tilt_band(truth), Counter()).update(counts)
+        by_tilt.setdefault(scene_facets(truth)["tilt"], Counter()).update(counts)
         off = [f"{i} ({outcome})" for i, outcome in outcomes if outcome not in (AGREE, BOTH_NONE)]
         if off:
             boards_off.append(f"  {path.name[: -len('.truth.json')]}: demon " + ", ".join(off))

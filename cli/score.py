@@ -92,8 +92,13 @@ def score_photo(photo: Path, *, as_json: bool, overlay: Path | None, debug: Path
     reading = _read_or_refusal(photo)
     if isinstance(reading, Refusal):
         # A refused photo is looked at where it failed: the stages that ran are drawn.
-        if debug is not None and _write_stages(reading.stages, debug):
-            raise UserError(f"{photo}: {reading.reason} (the stages that ran: {debug})")
+        if debug is not None:
+            try:
+                pictures = _write_stages(reading.stages, debug)
+            except UserError as error:  # the reason is not lost for it
+                raise UserError(f"{photo}: {reading.reason}; and {error}") from error
+            if pictures:
+                raise UserError(f"{photo}: {reading.reason} (the stages that ran: {debug})")
         raise UserError(f"{photo}: {reading.reason}")
     if overlay is not None:
         backdrop = reading.photo

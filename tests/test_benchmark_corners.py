@@ -65,6 +65,16 @@ def test_a_demon_put_elsewhere_in_pixels_is_told_which_way() -> None:
     assert outcome_when(pawn_px=1.0, crossing=None) == bench.BOTH_NONE
     with pytest.raises(ValueError, match=f"creature {demon['id']} has no pawn_px"):
         outcome_when(pawn_px=None)
+    with pytest.raises(ValueError, match="crossing 999, which the truth does not have"):
+        outcome_when(crossing=999)
+
+
+def test_a_truth_crossing_a_few_pixels_from_the_built_one_is_the_same() -> None:
+    # The truth's crossing points and those built from its lines are computed apart.
+    bench, truth = _benchmark(), _truth()
+    for crossing in truth["crossings"]:
+        crossing["xy"] = [crossing["xy"][0] + 6.0, crossing["xy"][1] - 6.0]
+    assert {outcome for _, outcome in bench.demon_outcomes(truth)} == {bench.AGREE}
 
 
 def test_the_benchmark_prints_its_figures_for_a_set(tmp_path: Path) -> None:

@@ -275,8 +275,13 @@ def test_a_refused_photo_still_gets_the_pictures_of_the_stages_that_ran(
     # A file that is no photo has no stage to draw: nothing is written, the reason is.
     (tmp_path / "no.jpg").write_bytes(b"Dicke Daemonen\n" * 50)
     status, out, err = score([str(tmp_path / "no.jpg"), "--debug", str(tmp_path / "d2")], capsys)
-    assert (status, out) == (2, "") and "not an image" in err and "stages" not in err
-    assert not (tmp_path / "d2").exists()
+    assert (status, out) == (2, "") and "not an image" in err
+    assert str(tmp_path / "d2") not in err and not (tmp_path / "d2").exists()
+    # A folder that cannot be made does not hide why the photo was refused.
+    (tmp_path / "file").write_text("x")
+    status, out, err = score([str(photo), "--debug", str(tmp_path / "file" / "d")], capsys)
+    assert (status, out) == (2, "") and err.count("\n") == 1
+    assert "no strings" in err and "cannot make" in err
 
 
 def test_the_overlay_of_a_photo_read_from_its_board_part_shows_the_whole_photo(

@@ -286,6 +286,36 @@ def large_sample_without_blue() -> tuple[np.ndarray, np.ndarray]:
     return cv2.resize(without_blue, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC), line
 
 
+def test_a_refusal_at_the_finer_reading_keeps_the_stages_of_that_reading_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The blue cord is gone, so the half-size reading loses a loop and the board's part
+    # is read again at full size; there the detector refuses (as it does a photo of
+    # far too many pawn-like marks). The first reading's marks, of another size, must
+    # not be drawn over the second reading's photo.
+    large, _ = large_sample_without_blue()
+    ok, encoded = cv2.imencode(".png", large)
+    assert ok
+    real = reader.detect_checking_size
+    calls = []
+
+    def refusing_the_second_time(rgb: np.ndarray, width: float) -> Any:
+        calls.append(rgb.shape)
+        if len(calls) == 2:
+            raise ReadError("no board: refused at the finer reading")
+        return real(rgb, width)
+
+    monkeypatch.setattr(reader, "detect_checking_size", refusing_the_second_time)
+    with pytest.raises(ReadError, match="refused at the finer reading") as refused:
+        read_photo(encoded.tobytes())
+    assert len(calls) == 2 and calls[0] != calls[1]
+    stages = refused.value.stages
+    assert stages["load"].rgb.shape == calls[1] and "detect" not in stages
+    pictures = draw_stages(stages)
+    assert {"load", "colour", "separate"} <= set(pictures) and "detect" not in pictures
+    assert all(p.shape == calls[1] for p in pictures.values())
+
+
 def test_a_thin_dark_cord_lost_at_the_reduced_decode_is_read_at_full_size() -> None:
     # The blue cord drawn again 2 px wide and navy: at the half-size decode it blends
     # into the cloth and loses its hue.

@@ -160,6 +160,11 @@ CORD_REACH_WIDTHS = 3.0
 FAINT_CROSSING = 0.5
 
 
+#: The stages of one reading at a working resolution (:func:`read_photo` may read the
+#: photo twice, the second time finer).
+STRING_STAGES = ("load", "colour", "pixels", "parts", "separate", "creatures", "detect", "trace")
+
+
 @dataclass(frozen=True)
 class Reading:
     """A photo read into a board.
@@ -260,6 +265,10 @@ def _read_photo(
         working resolution (with the detector, first find the pawns and cords it marks).
         Unless it is the last try, the loops are None where they cannot be read at it:
         strings too thin, or a loop lost."""
+        # A reading again at a finer scale starts afresh: a refusal's debug pictures are
+        # of one reading (the first's are put back where it is the one kept).
+        for name in STRING_STAGES:
+            stages.pop(name, None)
         photo = stage(
             "load", lambda: load_photo(source, min_working_side=min_working_side, box=box)
         )
