@@ -37,6 +37,7 @@ from engine.topology import build_board
 from vision import memory
 from vision.colour import LABEL_RGB, ColourMasks, bounding_box, classify_colours, draw_labels
 from vision.combine import (
+    CORD_SURE,
     add_centred_ghosts,
     add_cornered_demons,
     combine_knots,
@@ -83,8 +84,11 @@ MAX_BRIDGE_SHARE = 0.15
 #: The finer reading looks at the box round the strings and pawns of the first, grown by
 #: this many pawn widths (a pawn half seen at the edge of the first reading is whole).
 BOX_MARGIN_PAWNS = 4.0
-#: ... and round every pawn the detector marks at least this much.
+#: ... and round every pawn the detector marks at least this much ...
 BOX_MARK = 0.2
+#: ... and round every piece of cord it marks at least CORD_SURE, of at least this many
+#: pawn widths squared (its stray marks on wood grain hold a few pixels).
+BOX_CORD_AREA_PAWNS = 1.0
 #: A photo in which the detector marks more pawns than this at least FAINT_MARK is no
 #: board: a board holds at most 50 creatures in play, and the most marked on 58 full
 #: boards and dev photos was 89; a WebP damaged in its picture decodes as coloured
@@ -509,6 +513,11 @@ def board_box(strings: _Strings) -> tuple[float, float, float, float] | None:
         for mark in strings.detections.pawns(min_score=BOX_MARK):
             x, y = min(max(int(mark.xy[0]), 0), width - 1), min(max(int(mark.xy[1]), 0), height - 1)
             found[y, x] = True
+        # A cord the colour rules hardly label (dark green in a long shadow) runs
+        # beyond their strings: left out, the finer reading cuts its loop off.
+        min_area = BOX_CORD_AREA_PAWNS * strings.pawns.pawn_width**2
+        for cord in strings.detections.cords.values():
+            found |= _large_parts(cord >= CORD_SURE, min_area)
     margin = int(math.ceil(BOX_MARGIN_PAWNS * strings.pawns.pawn_width))
     box = bounding_box(found, margin)
     if box is None:
@@ -518,6 +527,16 @@ def board_box(strings: _Strings) -> tuple[float, float, float, float] | None:
         [(columns.start - 0.5, rows.start - 0.5), (columns.stop - 0.5, rows.stop - 0.5)]
     )
     return (left, top, right, bottom)
+
+
+def _large_parts(mask: NDArray[np.bool_], min_area: float) -> NDArray[np.bool_]:
+    """The connected parts of ``mask`` of at least ``min_area`` pixels."""
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(
+        mask.astype(np.uint8), connectivity=8
+    )
+    large = stats[:, cv2.CC_STAT_AREA] >= min_area
+    large[0] = False  # the background
+    return large[labels]
 
 
 def mostly_guessed(loops: Loops) -> bool:
