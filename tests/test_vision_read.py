@@ -26,12 +26,14 @@ from engine.report import board_from_report, moves_change_nothing
 from synth.photo import make_photo
 from vision import reader
 from vision.colour import LABEL_RGB
-from vision.creatures import Remark
+from vision.creatures import Pawns, Remark
+from vision.detect import Detections
 from vision.errors import ReadError
 from vision.evaluate import compare_reports
 from vision.load import Photo, load_photo
 from vision.overlay import LOW_CONFIDENCE
 from vision.reader import draw_stages, faint_cord_at, read_photo
+from vision.separate import Separation
 from vision.trace import Loop, Loops
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -426,6 +428,47 @@ def test_the_finer_reading_is_sized_by_its_box() -> None:
     # A turned photo's size is upright, as the box is.
     turned = replace(photo, rgb=np.zeros((2016, 1512, 3), np.uint8), size=(3024, 4032))
     assert reader.finer_pixels(turned, (0.0, 3000.0, 5000.0, 5000.0)) == 3024 * 1032
+
+
+def _strings_found(string_box: tuple[slice, slice], cords: dict[str, Any]) -> Any:
+    """A first reading at half size (1512 x 2016 working pixels) that found one red
+    string in ``string_box``, pawns 20 px wide, and the detector's ``cords``."""
+    shape = (1512, 2016)
+    red = np.zeros(shape, bool)
+    red[string_box] = True
+    separation = Separation({"red": red}, [], 2.0, np.zeros(shape, bool))
+    photo = Photo(np.zeros((*shape, 3), np.uint8), 2.0, (4032, 3024), "jpeg")
+    return reader._Strings(
+        photo, None, separation, Pawns([], 20.0, []), Detections([], 20.0, cords), None
+    )
+
+
+def test_the_finer_reading_holds_every_cord_the_detector_marks() -> None:
+    # A dark green cord in a long shadow that the colour rules hardly label (630156):
+    # the detector marks it running far beyond the strings the rules found.
+    string_box = (slice(500, 700), slice(600, 900))
+    green = np.zeros((1512, 2016), np.uint8)
+    cv2.line(green, (700, 600), (1500, 100), 200, 2)
+    stray = np.zeros_like(green)
+    stray[1400:1403, 100:103] = 255  # a few pixels marked on the wood's grain
+    margin = reader.BOX_MARGIN_PAWNS * 20.0
+    # Without the detector's cords the box is the strings' alone.
+    left, top, right, bottom = reader.board_box(_strings_found(string_box, {}))
+    assert top == pytest.approx(2 * (500 - margin) - 1, abs=2)
+    assert right == pytest.approx(2 * (900 + margin) - 1, abs=2)
+    box = reader.board_box(_strings_found(string_box, {"green": green, "blue": stray}))
+    assert box is not None
+    left, top, right, bottom = box
+    assert top == pytest.approx(2 * (100 - 1 - margin) - 1, abs=4)
+    assert right == pytest.approx(2 * (1500 + 1 + margin) + 1, abs=4)
+    # The stray pixels are left out: the box's other sides are the string's.
+    assert left == pytest.approx(2 * (600 - margin) - 1, abs=2)
+    assert bottom == pytest.approx(2 * (700 + margin) - 1, abs=2)
+    # A cord marked only faintly is left out too.
+    faint = (green > 0).astype(np.uint8) * (reader.CORD_SURE - 1)
+    assert reader.board_box(_strings_found(string_box, {"green": faint}))[1] == pytest.approx(
+        2 * (500 - margin) - 1, abs=2
+    )
 
 
 @pytest.mark.parametrize(
