@@ -464,6 +464,13 @@ def test_the_finer_reading_holds_every_cord_the_detector_marks() -> None:
     # The stray pixels are left out: the box's other sides are the string's.
     assert left == pytest.approx(2 * (600 - margin) - 1, abs=2)
     assert bottom == pytest.approx(2 * (700 + margin) - 1, abs=2)
+    # A cord that runs within the box leaves it as it is, though it reaches beyond the
+    # strings: the finer reading of a board read well is not to change.
+    inside = np.zeros_like(green)
+    cv2.line(inside, (560, 480), (940, 720), 200, 2)
+    assert reader.board_box(_strings_found(string_box, {"green": inside})) == (
+        reader.board_box(_strings_found(string_box, {}))
+    )
     # A cord marked only faintly is left out too.
     faint = (green > 0).astype(np.uint8) * (reader.CORD_SURE - 1)
     assert reader.board_box(_strings_found(string_box, {"green": faint}))[1] == pytest.approx(

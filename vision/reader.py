@@ -502,10 +502,12 @@ def next_working_side(photo: Photo) -> int:
 def board_box(strings: _Strings) -> tuple[float, float, float, float] | None:
     """The part of the photo (original pixels) that holds every coloured string and
     pawn found (by the colour rules or the detector), with BOX_MARGIN_PAWNS pawn widths
-    round it; None when nothing was found."""
+    round it, grown to hold every cord the detector marks that runs out of it; None
+    when nothing was found."""
     found = strings.separation.pawn_mask.copy()
     for mask in strings.separation.strings.values():
         found |= mask
+    cords = None
     if strings.detections is not None:
         # The detector finds the pawns the colour rules miss (a green pawn on green
         # felt), also those standing away from the board.
@@ -513,13 +515,21 @@ def board_box(strings: _Strings) -> tuple[float, float, float, float] | None:
         for mark in strings.detections.pawns(min_score=BOX_MARK):
             x, y = min(max(int(mark.xy[0]), 0), width - 1), min(max(int(mark.xy[1]), 0), height - 1)
             found[y, x] = True
-        # A cord the colour rules hardly label (dark green in a long shadow) runs
-        # beyond their strings: left out, the finer reading cuts its loop off.
         min_area = BOX_CORD_AREA_PAWNS * strings.pawns.pawn_width**2
+        cords = np.zeros_like(found)
         for cord in strings.detections.cords.values():
-            found |= _large_parts(cord >= CORD_SURE, min_area)
+            cords |= _large_parts(cord >= CORD_SURE, min_area)
     margin = int(math.ceil(BOX_MARGIN_PAWNS * strings.pawns.pawn_width))
     box = bounding_box(found, margin)
+    if cords is not None and box is not None:
+        # A cord the colour rules hardly label (dark green in a long shadow) may run
+        # out of their box: cut off, its loop is guessed across the cut. Only then is
+        # the box grown: the finer reading's table model and the detector's tiles
+        # depend on the box, and a board read well is not to be read otherwise.
+        outside = cords.copy()
+        outside[box] = False
+        if outside.any():
+            box = bounding_box(found | cords, margin)
     if box is None:
         return None
     rows, columns = box
