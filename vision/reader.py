@@ -541,12 +541,11 @@ def board_box(strings: _Strings) -> tuple[float, float, float, float] | None:
 
 def _large_parts(mask: NDArray[np.bool_], min_area: float) -> NDArray[np.bool_]:
     """The connected parts of ``mask`` of at least ``min_area`` pixels."""
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(
-        mask.astype(np.uint8), connectivity=8
-    )
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     large = stats[:, cv2.CC_STAT_AREA] >= min_area
     large[0] = False  # the background
-    return large[labels]
+    kept: NDArray[np.bool_] = large[labels]
+    return kept
 
 
 def mostly_guessed(loops: Loops) -> bool:
