@@ -459,6 +459,8 @@ def test_the_finer_reading_holds_every_cord_the_detector_marks() -> None:
     box = reader.board_box(_strings_found(string_box, {"green": green, "blue": stray}))
     assert box is not None
     left, top, right, bottom = box
+    # (In the photo's pixels, twice the working ones: the line is 2 px thick, the box's
+    # top is made even, and a working pixel's edge lies half a pixel from its centre.)
     assert top == pytest.approx(2 * (100 - 1 - margin) - 1, abs=4)
     assert right == pytest.approx(2 * (1500 + 1 + margin) + 1, abs=4)
     # The stray pixels are left out: the box's other sides are the string's.
@@ -468,9 +470,13 @@ def test_the_finer_reading_holds_every_cord_the_detector_marks() -> None:
     # strings: the finer reading of a board read well is not to change.
     inside = np.zeros_like(green)
     cv2.line(inside, (560, 480), (940, 720), 200, 2)
-    assert reader.board_box(_strings_found(string_box, {"green": inside})) == (
-        reader.board_box(_strings_found(string_box, {}))
-    )
+    strings_alone = reader.board_box(_strings_found(string_box, {}))
+    assert reader.board_box(_strings_found(string_box, {"green": inside})) == strings_alone
+    # Nor does it move a side no cord runs out of, when another cord runs out of the
+    # box at the top.
+    grown = reader.board_box(_strings_found(string_box, {"green": green, "blue": inside}))
+    assert grown == box
+    assert grown[0] == strings_alone[0] and grown[3] == strings_alone[3]
     # A cord marked only faintly is left out too.
     faint = (green > 0).astype(np.uint8) * (reader.CORD_SURE - 1)
     assert reader.board_box(_strings_found(string_box, {"green": faint}))[1] == pytest.approx(

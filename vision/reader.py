@@ -86,8 +86,10 @@ MAX_BRIDGE_SHARE = 0.15
 BOX_MARGIN_PAWNS = 4.0
 #: ... and round every pawn the detector marks at least this much ...
 BOX_MARK = 0.2
-#: ... and round every piece of cord it marks at least CORD_SURE, of at least this many
-#: pawn widths squared (its stray marks on wood grain hold a few pixels).
+#: ... and, where one runs out of that box, round every piece of cord it marks at least
+#: CORD_SURE, of at least this many pawn widths squared (630156: its stray marks on the
+#: wood's grain hold 10-35 pixels, the parts of its cords 340-4965, a pawn width
+#: squared 190).
 BOX_CORD_AREA_PAWNS = 1.0
 #: A photo in which the detector marks more pawns than this at least FAINT_MARK is no
 #: board: a board holds at most 50 creatures in play, and the most marked on 58 full
@@ -502,8 +504,10 @@ def next_working_side(photo: Photo) -> int:
 def board_box(strings: _Strings) -> tuple[float, float, float, float] | None:
     """The part of the photo (original pixels) that holds every coloured string and
     pawn found (by the colour rules or the detector), with BOX_MARGIN_PAWNS pawn widths
-    round it, grown to hold every cord the detector marks that runs out of it; None
-    when nothing was found."""
+    round it; where a cord the detector marks (at least CORD_SURE, in a connected part
+    of at least BOX_CORD_AREA_PAWNS pawn widths squared) runs out of that box, grown to
+    hold it with the same margin. None when no string or pawn was found (the whole
+    photo is then read)."""
     found = strings.separation.pawn_mask.copy()
     for mask in strings.separation.strings.values():
         found |= mask
@@ -523,13 +527,14 @@ def board_box(strings: _Strings) -> tuple[float, float, float, float] | None:
     box = bounding_box(found, margin)
     if cords is not None and box is not None:
         # A cord the colour rules hardly label (dark green in a long shadow) may run
-        # out of their box: cut off, its loop is guessed across the cut. Only then is
-        # the box grown: the finer reading's table model and the detector's tiles
-        # depend on the box, and a board read well is not to be read otherwise.
+        # out of their box: cut off, its loop is guessed across the cut (630156). Only
+        # then is the box grown, and only on the sides the cord runs out of: the finer
+        # reading's table model and the detector's tiles depend on the box, and a
+        # board read well is not to be read otherwise.
         outside = cords.copy()
         outside[box] = False
         if outside.any():
-            box = bounding_box(found | cords, margin)
+            box = bounding_box(found | outside, margin)
     if box is None:
         return None
     rows, columns = box
