@@ -2784,6 +2784,36 @@ def test_a_knot_chosen_on_a_faint_mark_is_looked_at_again_with_the_tracers_knot(
     assert knot.loops["red"].knot == pytest.approx((300.0, 203.0), abs=1.0)
 
 
+def test_a_knot_chosen_on_a_faint_mark_is_looked_at_again_with_the_next_three_marks() -> None:
+    # 600151: the knot on green felt is the loop's fourth mark; the lump chosen first
+    # stands where the tracer put the knot. Looked at again, the knot is marked most.
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    lump = mark("", (301.0, 201.0), 0.3)
+    others = [mark("", (200.0, 97.0), 0.26), mark("", (100.0, 202.0), 0.25)]
+    knot, faintest = mark("", (200.0, 303.0), 0.24), mark("", (271.0, 271.0), 0.21)
+    assert lump.score < KNOT_CONTEST
+    marks = Detections([lump, *others, knot, faintest], WIDTH)
+    looked: list[tuple[float, float]] = []
+
+    def seen_better_at(place: tuple[float, float]) -> Callable[[Detection], Detection]:
+        def seen_again(candidate: Detection) -> Detection:
+            looked.append(candidate.xy)
+            score = 0.4 if math.dist(candidate.xy, place) < 5 else 0.18
+            return Detection(candidate.kind, candidate.colour, candidate.xy, score, views=8)
+
+        return seen_again
+
+    chosen = combine_knots(loops, marks, 5.0, look_again=seen_better_at(knot.xy))
+    assert chosen.loops["red"].knot == pytest.approx((200.0, 300.0), abs=1.0)
+    # The lump and the next three marks of the loop are looked at, no fainter one.
+    assert set(looked) == {lump.xy, *(m.xy for m in others), knot.xy}
+    # Marked most there, the faintest mark would still not be taken: it is not looked at.
+    looked.clear()
+    unseen = combine_knots(loops, marks, 5.0, look_again=seen_better_at(faintest.xy))
+    assert unseen.loops["red"].knot == pytest.approx((300.0, 201.0), abs=1.0)
+    assert faintest.xy not in looked
+
+
 def test_a_sure_mark_inside_a_wide_blob_is_a_pawn_of_its_own_if_the_views_confirm_it() -> None:
     """Two ghosts touching are one blob of the rules, 1.7 pawns wide; the detector
     marks both, the second surely enough to be looked at, 0.67 of a width from the
