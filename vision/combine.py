@@ -288,8 +288,8 @@ STRONGER_BY = 0.3
 STRONGER_BY_BESIDE_PAWN = 0.15
 BESIDE_PAWN = 1.5
 #: A knot chosen on a mark fainter than this is looked at again in eight views with
-#: the other likeliest places on its loop (at most KNOT_CONTENDERS marks, and the
-#: tracer's knot; KNOT_CONTENDERS marks in all, the chosen one among them). Four since
+#: the other likeliest places on its loop (KNOT_CONTENDERS marks in all, the chosen one
+#: among them, and the tracer's knot). Four since
 #: the sixty-fourth session: on 600151 the green knot on green felt was the loop's
 #: fourth mark (0.18, 0.39 in the mean), behind the chosen lump (0.28, 0.18 in the mean)
 #: and two others. The 271 contests of the 42nd-55th sets and the dev photos, replayed
