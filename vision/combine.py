@@ -288,13 +288,13 @@ STRONGER_BY = 0.3
 STRONGER_BY_BESIDE_PAWN = 0.15
 BESIDE_PAWN = 1.5
 #: A knot chosen on a mark fainter than this is looked at again in eight views with
-#: the other likeliest places on its loop (KNOT_CONTENDERS marks in all, the chosen one
-#: among them, and the tracer's knot). Four since
-#: the sixty-fourth session: on 600151 the green knot on green felt was the loop's
-#: fourth mark (0.18, 0.39 in the mean), behind the chosen lump (0.28, 0.18 in the mean)
-#: and two others. The 271 contests of the 42nd-55th sets and the dev photos, replayed
-#: on their logged marks and means, changed that knot alone (read again, its board
-#: exact, the other 171 photos with a contest of the 42nd-50th sets unchanged).
+#: the other likeliest places on its loop: its next KNOT_CONTENDERS - 1 marks, and the
+#: tracer's knot. Four contenders since the sixty-fourth session: on 600151 the green
+#: knot on green felt was the loop's fourth mark (0.18, 0.39 in the mean), behind the
+#: chosen lump (0.28, 0.18 in the mean) and two others. The 271 contests of the
+#: 42nd-55th sets and the dev photos, replayed on their logged marks and means, changed
+#: that knot alone (read again, its board exact, the other 171 photos with a contest of
+#: the 42nd-50th sets unchanged).
 KNOT_CONTEST = 0.45
 KNOT_CONTENDERS = 4
 #: ... and another is taken only if its mean over the eight views is this much higher.
