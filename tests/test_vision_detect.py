@@ -40,6 +40,8 @@ from vision.combine import (
     CENTRE_REACH,
     CENTRED_GHOST_FROM,
     CENTRED_GHOST_SCORE,
+    CHECKED_DEMON,
+    CHECKED_DEMON_MEAN,
     CHECKED_GHOST,
     CHECKER_CLEAR_OF_GHOST,
     CONFIRM_FROM,
@@ -1419,6 +1421,49 @@ def test_a_demon_of_the_tables_hue_in_its_corner_is_taken_from_a_lower_mean() ->
         == nothing
     )
 
+
+
+def test_a_faint_demon_of_the_tables_hue_the_views_miss_is_added_where_a_checker_sees_it() -> None:
+    """A blue demon on the blue mat is marked faintly in the one view and in the eight
+    (550183, 570142): a faint mark of the table's hue in a corner of its colour that
+    the views do not confirm is added where the demon checker's odds at it reach
+    CHECKED_DEMON and the views' mean CHECKED_DEMON_MEAN; the checker is asked once
+    for all such marks, and not about marks of other colours or marks the views
+    confirm."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    xy, lines = clear_corner(board, WIDTH / 2)
+    nothing = Pawns([], WIDTH, [])
+    faint = Detections([mark(lines[0], xy, (CORNERED_DEMON_FROM + 0.4) / 2)], WIDTH)
+    pale = looked_at_as((CHECKED_DEMON_MEAN + TABLE_HUE_DEMON_SCORE) / 2, [])
+    asked: list[list[tuple[float, float]]] = []
+
+    def odds_of(odds: float) -> Callable[[list[tuple[float, float]]], list[float]]:
+        def demon_odds(places: list[tuple[float, float]]) -> list[float]:
+            asked.append(places)
+            return [odds] * len(places)
+
+        return demon_odds
+
+    def added(look: Callable[[Detection], Detection], odds: float, hue: str | None) -> Pawns:
+        return add_cornered_demons(
+            geometry, nothing, faint, look, table_hue_colour=hue, demon_odds=odds_of(odds)
+        )
+
+    seen_by_checker = added(pale, CHECKED_DEMON + 0.01, lines[0])
+    assert [(p.kind, p.colour, p.foot) for p in seen_by_checker.pawns] == [(DEMON, lines[0], xy)]
+    assert "demon checker" in seen_by_checker.warnings[0].text
+    assert asked == [[xy]]
+    assert added(pale, CHECKED_DEMON - 0.05, lines[0]) == nothing
+    too_pale = looked_at_as(CHECKED_DEMON_MEAN - 0.05, [])
+    assert added(too_pale, CHECKED_DEMON + 0.01, lines[0]) == nothing
+    asked.clear()
+    # Another table, or a mark the views confirm: the checker is not asked.
+    assert added(pale, 1.0, lines[1]) == nothing
+    assert added(pale, 1.0, None) == nothing
+    confirmed = looked_at_as((CORNERED_DEMON_SCORE + 1.0) / 2, [])
+    assert len(added(confirmed, 0.0, lines[0]).pawns) == 1
+    assert asked == []
 
 Spot = tuple[tuple[float, float], str, Location]
 

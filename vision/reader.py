@@ -47,6 +47,7 @@ from vision.combine import (
 )
 from vision.creatures import Pawns, SeenPawn, find_pawns
 from vision.crossings import draw_settled, settle_crossings
+from vision.demon_check import demon_odds
 from vision.detect import (
     SAME_PAWN,
     CordsNear,
@@ -448,7 +449,12 @@ def _read_photo(
         pawns = stage(
             "demons",
             lambda: add_cornered_demons(
-                geometry, with_ghosts, marks, look_again_at, table_hue_colour=table_hue
+                geometry,
+                with_ghosts,
+                marks,
+                look_again_at,
+                table_hue_colour=table_hue,
+                demon_odds=lambda places: demon_odds(photo.rgb, places, marks.pawn_width).tolist(),
             ),
         )
     if method == "classic+net":

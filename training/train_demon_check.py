@@ -1,0 +1,212 @@
+"""Train the demon checker (:mod:`vision.demon_check`) on generated photos with their truth.
+
+Each example is a place cut out by the reader's own :func:`vision.pawn_size.place_crop`
+(five pawn widths on a side, 80 px), as though the pawns were as wide as the truth's
+median (off by up to :data:`WIDTH_OFF` either way). Its target is whether a demon's
+foot lies there: within :data:`DEMON_REACH` pawn widths of the middle, yes; farther
+than :data:`CLEAR_OF_DEMON` from every demon, no; between, not learnt from. The places
+are the demons (moved up to DEMON_REACH; those of the table's hue, which the detector
+marks faintly, :data:`TABLE_HUE_TIMES` times), places beside them, the ghosts, the
+cords, crossings and knots, and places anywhere round the pawns. Photos are the ghost
+checker's generated sets (``make ghost-check``)::
+
+    python -m training.train_demon_check --sets out/ghost/900000 out/ghost/901000 \
+        --held-out out/ghost/904000 --out calibration
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+from shapely.geometry import LinearRing
+from torch import nn
+from tqdm import tqdm
+
+from training.train import export_onnx
+from training.train_sizer import PawnSizer, outputs_of, train_on_crops
+from vision.demon_check import CLEAR_OF_DEMON, DEMON_REACH
+from vision.load import load_photo, photos_in
+from vision.pawn_size import CROP_PAWNS, CROP_PX, place_crop
+
+WIDTH_OFF = 1.25
+TABLE_HUE = {"blue_mat": "blue", "green_felt": "green"}
+TABLE_HUE_TIMES = 3
+BESIDE_DEMON = 1.8
+ALONG_CORD = 4
+ANYWHERE_PER_PAWN = 0.5
+
+Examples = tuple[NDArray[np.uint8], NDArray[np.float32], NDArray[np.bool_]]
+
+
+def places_of(
+    truth: dict[str, Any], scale: float, width: float, rng: np.random.Generator
+) -> tuple[list[tuple[float, float]], list[bool]]:
+    """The places to cut out of one photo (working pixels), and which are round a
+    demon of the table's hue."""
+
+    def working(xy: list[float]) -> tuple[float, float]:
+        return ((xy[0] + 0.5) / scale - 0.5, (xy[1] + 0.5) / scale - 0.5)
+
+    hue = TABLE_HUE.get(truth["scene"]["table"]["kind"])
+    places: list[tuple[float, float]] = []
+    of_hue: list[bool] = []
+
+    def add(xy: tuple[float, float], table_hue: bool = False) -> None:
+        places.append(xy)
+        of_hue.append(table_hue)
+
+    for creature in truth["creatures"]:
+        x, y = working(creature["xy"])
+        if creature["kind"] != "demon":
+            add((x, y))
+            continue
+        table_hue = creature["colour"] == hue
+        for _ in range(TABLE_HUE_TIMES if table_hue else 1):
+            for low, high in ((0.0, DEMON_REACH), (CLEAR_OF_DEMON, BESIDE_DEMON)):
+                angle = rng.uniform(0, 2 * math.pi)
+                reach = math.sqrt(rng.uniform(low**2, high**2)) * width
+                add((x + reach * math.cos(angle), y + reach * math.sin(angle)), table_hue)
+    for line in truth["lines"].values():
+        ring = LinearRing([working(p) for p in line["polyline"]])
+        for along in rng.uniform(0, ring.length, ALONG_CORD):
+            point = ring.interpolate(along)
+            add((point.x, point.y))
+        if line.get("knot"):
+            add(working(line["knot"]))
+    for crossing in truth["crossings"]:
+        add(working(crossing["xy"]))
+    feet = np.array([working(c["xy"]) for c in truth["creatures"]], np.float64).reshape(-1, 2)
+    if len(feet):
+        low, high = feet.min(axis=0) - width, feet.max(axis=0) + width
+        for _ in range(int(round(ANYWHERE_PER_PAWN * len(feet)))):
+            anywhere = rng.uniform(low, high)
+            add((float(anywhere[0]), float(anywhere[1])))
+    return places, of_hue
+
+
+def target_of(
+    place: tuple[float, float], demons: NDArray[np.float64], width: float
+) -> float | None:
+    """1 where a demon's foot lies within DEMON_REACH widths, 0 where none lies within
+    CLEAR_OF_DEMON, None between."""
+    if not len(demons):
+        return 0.0
+    nearest = float(np.hypot(*(demons - place).T).min()) / width
+    return 1.0 if nearest <= DEMON_REACH else 0.0 if nearest > CLEAR_OF_DEMON else None
+
+
+def crops_of(path: Path, rng: np.random.Generator) -> Examples:
+    """Crops round the places of one photo with truth, their targets, and which are
+    round a demon of the table's hue."""
+    truth = json.loads(path.with_suffix("").with_suffix(".truth.json").read_text())
+    photo = load_photo(path)
+    scale = photo.scale
+    widths = [c["pawn_px"] / scale for c in truth["creatures"] if c.get("pawn_px")]
+    if not widths:
+        return (
+            np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8),
+            np.zeros(0, np.float32),
+            np.zeros(0, bool),
+        )
+    width = float(np.median(widths))
+    demons = np.array(
+        [
+            ((c["xy"][0] + 0.5) / scale - 0.5, (c["xy"][1] + 0.5) / scale - 0.5)
+            for c in truth["creatures"]
+            if c["kind"] == "demon"
+        ],
+        np.float64,
+    ).reshape(-1, 2)
+    crops, targets, of_hue = [], [], []
+    for place, table_hue in zip(*places_of(truth, scale, width, rng), strict=True):
+        target = target_of(place, demons, width)
+        if target is None:
+            continue
+        looked_for = width * math.exp(rng.uniform(-math.log(WIDTH_OFF), math.log(WIDTH_OFF)))
+        crops.append(place_crop(photo.rgb, place, looked_for))
+        targets.append(target)
+        of_hue.append(table_hue)
+    return np.stack(crops), np.array(targets, np.float32), np.array(of_hue, bool)
+
+
+def examples(folders: list[Path], seed: int) -> Examples:
+    rng = np.random.default_rng(seed)
+    paths = [p for folder in folders for p in photos_in(folder)]
+    if not paths:
+        raise SystemExit(f"no photos with truth in {', '.join(map(str, folders))}")
+    each = [crops_of(path, rng) for path in tqdm(paths, desc="crops", unit="photo")]
+    crops, targets, of_hue = zip(*each, strict=True)
+    return np.concatenate(crops), np.concatenate(targets), np.concatenate(of_hue)
+
+
+def evaluate(net: nn.Module, held: Examples) -> dict[str, dict[str, float]]:
+    crops, targets, of_hue = held
+    logits = outputs_of(net, crops).astype(np.float64)
+    p = 1.0 / (1.0 + np.exp(-logits))
+    figures = {}
+    for name, among in (("places", np.ones(len(p), bool)), ("table_hue", of_hue)):
+        demon, other = among & (targets > 0.5), among & (targets < 0.5)
+        some: dict[str, float] = {"demons": int(demon.sum()), "others": int(other.sum())}
+        for threshold in (0.5, 0.8, 0.9, 0.95):
+            some[f"recall_{threshold}"] = round(float(np.mean(p[demon] >= threshold)), 4)
+            some[f"false_{threshold}"] = round(float(np.mean(p[other] >= threshold)), 5)
+        figures[name] = some
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sets", type=Path, nargs="+", required=True)
+    parser.add_argument("--held-out", type=Path, required=True)
+    parser.add_argument("--out", type=Path, default=Path("calibration"))
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--seed", type=int, default=51)
+    args = parser.parse_args(argv)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    crops, targets, _ = examples(args.sets, args.seed)
+    held = examples([args.held_out], args.seed + 1)
+    print(
+        f"{len(crops)} crops ({int(targets.sum())} demons) to learn from, {len(held[0])} held out",
+        file=sys.stderr,
+    )
+    net = PawnSizer()
+    figures = train_on_crops(
+        net,
+        crops,
+        targets,
+        nn.BCEWithLogitsLoss(),
+        lambda: evaluate(net, held),
+        epochs=args.epochs,
+        batch=args.batch,
+        lr=args.lr,
+        rng=rng,
+    )
+    export_onnx(
+        net, args.out / "demonnet.onnx", channels=6, crop=CROP_PX, output="logit", any_size=False
+    )
+    meta = {
+        "crop_px": CROP_PX,
+        "crop_pawns": CROP_PAWNS,
+        "demon_reach": DEMON_REACH,
+        "clear_of_demon": CLEAR_OF_DEMON,
+        "sets": [str(f) for f in args.sets],
+        "held_out_set": str(args.held_out),
+        "held_out": figures,
+    }
+    (args.out / "demonnet.json").write_text(json.dumps(meta, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
