@@ -8,25 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from checker_samples import sample, table_beside, working
 
 from vision.combine import CHECKED_DEMON
 from vision.demon_check import demon_odds, load_demon_check
-from vision.load import load_photo
-
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
-
-
-def sample(name: str) -> tuple[np.ndarray, dict, float, float]:
-    """A sample photo at working resolution, its truth, its scale and the truth's pawn
-    width in working pixels."""
-    photo = load_photo(SAMPLES / f"{name}.jpg")
-    truth = json.loads((SAMPLES / f"{name}.truth.json").read_text())
-    width = float(np.median([c["pawn_px"] for c in truth["creatures"]])) / photo.scale
-    return photo.rgb, truth, photo.scale, width
-
-
-def working(xy: list[float], scale: float) -> tuple[float, float]:
-    return ((xy[0] + 0.5) / scale - 0.5, (xy[1] + 0.5) / scale - 0.5)
 
 
 @pytest.mark.parametrize("name", ["06_hard_green_felt", "07_hard_blue_mat"])
@@ -38,14 +23,8 @@ def test_the_checker_sees_the_demons_on_felt_and_mat_and_not_the_ghosts_nor_the_
     demons = [working(c["xy"], scale) for c in creatures if c["kind"] == "demon"]
     ghosts = [working(c["xy"], scale) for c in creatures if c["kind"] == "ghost"]
     assert demons
-    # The table two pawn widths to the side of each pawn, where no pawn stands.
     feet = np.array(demons + ghosts)
-    aside = [
-        (x + dx * width, y + dy * width)
-        for x, y in feet
-        for dx, dy in ((2.0, 0.0), (-2.0, 0.0), (0.0, 2.0), (0.0, -2.0))
-        if np.min(np.hypot(*(feet - (x + dx * width, y + dy * width)).T)) > 1.2 * width
-    ]
+    aside = table_beside(feet, width)
     assert len(aside) >= 10
     at_demons = demon_odds(rgb, demons, width)
     at_table = demon_odds(rgb, aside, width)

@@ -8,25 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from checker_samples import sample, table_beside, working
 
 from vision.combine import CHECKED_GHOST
 from vision.ghost_check import ghost_odds, load_ghost_check
-from vision.load import load_photo
-
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
-
-
-def sample(name: str) -> tuple[np.ndarray, dict, float, float]:
-    """A sample photo at working resolution, its truth, its scale and the truth's pawn
-    width in working pixels."""
-    photo = load_photo(SAMPLES / f"{name}.jpg")
-    truth = json.loads((SAMPLES / f"{name}.truth.json").read_text())
-    width = float(np.median([c["pawn_px"] for c in truth["creatures"]])) / photo.scale
-    return photo.rgb, truth, photo.scale, width
-
-
-def working(xy: list[float], scale: float) -> tuple[float, float]:
-    return ((xy[0] + 0.5) / scale - 0.5, (xy[1] + 0.5) / scale - 0.5)
 
 
 @pytest.mark.parametrize(
@@ -42,14 +27,8 @@ def test_the_checker_sees_the_samples_ghosts_and_not_their_demons_nor_the_table(
     assert ghosts and demons
     at_ghosts = ghost_odds(rgb, ghosts, width)
     at_demons = ghost_odds(rgb, demons, width)
-    # The table two pawn widths to the side of each ghost and demon, where no pawn stands.
     feet = np.array(ghosts + demons)
-    aside = [
-        (x + dx * width, y + dy * width)
-        for x, y in feet
-        for dx, dy in ((2.0, 0.0), (-2.0, 0.0), (0.0, 2.0), (0.0, -2.0))
-        if np.min(np.hypot(*(feet - (x + dx * width, y + dy * width)).T)) > 1.2 * width
-    ]
+    aside = table_beside(feet, width)
     assert len(aside) >= 10
     at_table = ghost_odds(rgb, aside, width)
     assert np.mean(at_ghosts >= CHECKED_GHOST) >= 0.8, at_ghosts

@@ -16,28 +16,31 @@ checker's generated sets (``make ghost-check``)::
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from numpy.typing import NDArray
 from shapely.geometry import LinearRing
 from torch import nn
 from tqdm import tqdm
 
-from training.train import export_onnx
-from training.train_sizer import PawnSizer, outputs_of, train_on_crops
+from training.train_ghost_check import odds, odds_figures, train_checker
 from vision.demon_check import CLEAR_OF_DEMON, DEMON_REACH
 from vision.load import load_photo, photos_in
-from vision.pawn_size import CROP_PAWNS, CROP_PX, place_crop
+from vision.pawn_size import CROP_PX, place_crop
 
+#: The width a place is cut out for is the truth's median times up to this factor
+#: either way (the reader's width is one for all the pawns of a photo).
 WIDTH_OFF = 1.25
+#: The line colour of each table of a cord's hue, whose demons the reader asks about.
 TABLE_HUE = {"blue_mat": "blue", "green_felt": "green"}
+#: A place is cut round each demon (moved up to DEMON_REACH) and from CLEAR_OF_DEMON to
+#: BESIDE_DEMON widths beside it, TABLE_HUE_TIMES times for a demon of the table's hue;
+#: ALONG_CORD places along each cord; and ANYWHERE_PER_PAWN per pawn anywhere in the box
+#: round the pawns (one pawn width wider).
 TABLE_HUE_TIMES = 3
 BESIDE_DEMON = 1.8
 ALONG_CORD = 4
@@ -138,6 +141,8 @@ def crops_of(path: Path, rng: np.random.Generator) -> Examples:
 
 
 def examples(folders: list[Path], seed: int) -> Examples:
+    """Crops, targets and which are round a demon of the table's hue, of every photo
+    with truth in ``folders``."""
     rng = np.random.default_rng(seed)
     paths = [p for folder in folders for p in photos_in(folder)]
     if not paths:
@@ -148,64 +153,26 @@ def examples(folders: list[Path], seed: int) -> Examples:
 
 
 def evaluate(net: nn.Module, held: Examples) -> dict[str, dict[str, float]]:
+    """Recall of the demons and the share of other places taken for one, at a few
+    thresholds: over every place, and over those round demons of the table's hue."""
     crops, targets, of_hue = held
-    logits = outputs_of(net, crops).astype(np.float64)
-    p = 1.0 / (1.0 + np.exp(-logits))
-    figures = {}
-    for name, among in (("places", np.ones(len(p), bool)), ("table_hue", of_hue)):
-        demon, other = among & (targets > 0.5), among & (targets < 0.5)
-        some: dict[str, float] = {"demons": int(demon.sum()), "others": int(other.sum())}
-        for threshold in (0.5, 0.8, 0.9, 0.95):
-            some[f"recall_{threshold}"] = round(float(np.mean(p[demon] >= threshold)), 4)
-            some[f"false_{threshold}"] = round(float(np.mean(p[other] >= threshold)), 5)
-        figures[name] = some
-    return figures
+    p = odds(net, crops)
+    return {
+        "places": odds_figures(p, targets, np.ones(len(p), bool), "demons"),
+        "table_hue": odds_figures(p, targets, of_hue, "demons"),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sets", type=Path, nargs="+", required=True)
-    parser.add_argument("--held-out", type=Path, required=True)
-    parser.add_argument("--out", type=Path, default=Path("calibration"))
-    parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--batch", type=int, default=128)
-    parser.add_argument("--lr", type=float, default=2e-3)
-    parser.add_argument("--seed", type=int, default=51)
-    args = parser.parse_args(argv)
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    crops, targets, _ = examples(args.sets, args.seed)
-    held = examples([args.held_out], args.seed + 1)
-    print(
-        f"{len(crops)} crops ({int(targets.sum())} demons) to learn from, {len(held[0])} held out",
-        file=sys.stderr,
+    return train_checker(
+        argv,
+        __doc__.split("\n")[0],
+        examples,
+        evaluate,
+        "demonnet",
+        {"demon_reach": DEMON_REACH, "clear_of_demon": CLEAR_OF_DEMON},
+        seed=51,
     )
-    net = PawnSizer()
-    figures = train_on_crops(
-        net,
-        crops,
-        targets,
-        nn.BCEWithLogitsLoss(),
-        lambda: evaluate(net, held),
-        epochs=args.epochs,
-        batch=args.batch,
-        lr=args.lr,
-        rng=rng,
-    )
-    export_onnx(
-        net, args.out / "demonnet.onnx", channels=6, crop=CROP_PX, output="logit", any_size=False
-    )
-    meta = {
-        "crop_px": CROP_PX,
-        "crop_pawns": CROP_PAWNS,
-        "demon_reach": DEMON_REACH,
-        "clear_of_demon": CLEAR_OF_DEMON,
-        "sets": [str(f) for f in args.sets],
-        "held_out_set": str(args.held_out),
-        "held_out": figures,
-    }
-    (args.out / "demonnet.json").write_text(json.dumps(meta, indent=1) + "\n")
-    return 0
 
 
 if __name__ == "__main__":

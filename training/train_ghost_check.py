@@ -24,6 +24,7 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -155,9 +156,22 @@ def examples(folders: list[Path], seed: int) -> Examples:
 
 
 def odds(net: nn.Module, crops: NDArray[np.uint8]) -> NDArray[np.float64]:
-    """The network's odds of a ghost for each crop."""
+    """The network's odds of yes for each crop."""
     logits = outputs_of(net, crops).astype(np.float64)
     return np.asarray(1.0 / (1.0 + np.exp(-logits)), np.float64)
+
+
+def odds_figures(
+    p: NDArray[np.float64], targets: NDArray[np.float32], among: NDArray[np.bool_], what: str
+) -> dict[str, float]:
+    """How many of ``among`` are ``what`` (target 1) and others, the share of ``what``
+    whose odds reach each of a few thresholds (recall), and of the others (false)."""
+    yes, other = among & (targets > 0.5), among & (targets < 0.5)
+    some: dict[str, float] = {what: int(yes.sum()), "others": int(other.sum())}
+    for threshold in (0.5, 0.8, 0.9, 0.95):
+        some[f"recall_{threshold}"] = round(float(np.mean(p[yes] >= threshold)), 4)
+        some[f"false_{threshold}"] = round(float(np.mean(p[other] >= threshold)), 5)
+    return some
 
 
 def evaluate(net: nn.Module, held: Examples) -> dict[str, dict[str, float]]:
@@ -166,34 +180,39 @@ def evaluate(net: nn.Module, held: Examples) -> dict[str, dict[str, float]]:
     asks)."""
     crops, targets, at_centre = held
     p = odds(net, crops)
-    figures = {}
-    for name, among in (("places", np.ones(len(p), bool)), ("centres", at_centre)):
-        ghost, other = among & (targets > 0.5), among & (targets < 0.5)
-        some: dict[str, float] = {"ghosts": int(ghost.sum()), "others": int(other.sum())}
-        for threshold in (0.5, 0.8, 0.9, 0.95):
-            some[f"recall_{threshold}"] = round(float(np.mean(p[ghost] >= threshold)), 4)
-            some[f"false_{threshold}"] = round(float(np.mean(p[other] >= threshold)), 5)
-        figures[name] = some
-    return figures
+    return {
+        "places": odds_figures(p, targets, np.ones(len(p), bool), "ghosts"),
+        "centres": odds_figures(p, targets, at_centre, "ghosts"),
+    }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def train_checker(
+    argv: list[str] | None,
+    description: str,
+    examples_of: Callable[[list[Path], int], Examples],
+    evaluate_on: Callable[[nn.Module, Examples], dict[str, Any]],
+    name: str,
+    meta: dict[str, Any],
+    seed: int,
+) -> int:
+    """A checker's command: train the sizer's network on ``examples_of`` the sets given
+    to say yes or no, print ``evaluate_on`` the held-out set after each epoch, and
+    write ``name``.onnx and ``name``.json (``meta`` and the last figures)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--sets", type=Path, nargs="+", required=True)
     parser.add_argument("--held-out", type=Path, required=True)
     parser.add_argument("--out", type=Path, default=Path("calibration"))
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--lr", type=float, default=2e-3)
-    parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--seed", type=int, default=seed)
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    crops, targets, _ = examples(args.sets, args.seed)
-    held = examples([args.held_out], args.seed + 1)
+    crops, targets, _ = examples_of(args.sets, args.seed)
+    held = examples_of([args.held_out], args.seed + 1)
     print(
-        f"{len(crops)} crops ({int(targets.sum())} ghosts) to learn from, "
-        f"{len(held[0])} held out",
+        f"{len(crops)} crops ({int(targets.sum())} yes) to learn from, {len(held[0])} held out",
         file=sys.stderr,
     )
     net = PawnSizer()
@@ -202,26 +221,37 @@ def main(argv: list[str] | None = None) -> int:
         crops,
         targets,
         nn.BCEWithLogitsLoss(),
-        lambda: evaluate(net, held),
+        lambda: evaluate_on(net, held),
         epochs=args.epochs,
         batch=args.batch,
         lr=args.lr,
         rng=rng,
     )
     export_onnx(
-        net, args.out / "ghostnet.onnx", channels=6, crop=CROP_PX, output="logit", any_size=False
+        net, args.out / f"{name}.onnx", channels=6, crop=CROP_PX, output="logit", any_size=False
     )
     meta = {
         "crop_px": CROP_PX,
         "crop_pawns": CROP_PAWNS,
-        "ghost_reach": GHOST_REACH,
-        "clear_of_ghost": CLEAR_OF_GHOST,
+        **meta,
         "sets": [str(folder) for folder in args.sets],
         "held_out_set": str(args.held_out),
         "held_out": figures,
     }
-    (args.out / "ghostnet.json").write_text(json.dumps(meta, indent=1) + "\n")
+    (args.out / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return train_checker(
+        argv,
+        __doc__.split("\n")[0],
+        examples,
+        evaluate,
+        "ghostnet",
+        {"ghost_reach": GHOST_REACH, "clear_of_ghost": CLEAR_OF_GHOST},
+        seed=31,
+    )
 
 
 if __name__ == "__main__":

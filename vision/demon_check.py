@@ -15,7 +15,6 @@ within :data:`DEMON_REACH` pawn widths of the crop's middle. It is an ONNX file 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -53,33 +52,8 @@ def demon_odds(
     width: float,
     model: SizerModel | None = None,
 ) -> NDArray[np.float32]:
-    """The odds (0-1) that a demon stands at each of ``places``.
-
-    Parameters
-    ----------
-    rgb : (H, W, 3) uint8
-        The photo.
-    places : sequence of (x, y)
-        Where to look, in ``rgb``'s pixels.
-    width : float
-        The pawn width, in ``rgb``'s pixels.
-    model : SizerModel, optional
-        The bundled checker when omitted.
-
-    Returns
-    -------
-    (len(places),) float32
-
-    Raises
-    ------
-    ValueError
-        When ``rgb`` is not an RGB image of bytes or ``width`` not a positive number.
-    FileNotFoundError
-        When the bundled checker is missing.
-    """
-    if not math.isfinite(width) or width <= 0:
-        raise ValueError(f"width must be a positive number, got {width}")
-    if not places:
-        return np.zeros(0, np.float32)
-    logits = (model or load_demon_check()).outputs_at(rgb, places, width).astype(np.float64)
-    return (1.0 / (1.0 + np.exp(-logits))).astype(np.float32)
+    """The odds (0-1) that a demon stands at each of ``places`` (in ``rgb``'s pixels,
+    pawns ``width`` wide there): :func:`vision.ghost_check.ghost_odds`'s parameters,
+    result and errors, asked of the demon checker (``model``, the bundled one when
+    omitted)."""
+    return (model or load_demon_check()).odds_at(rgb, places, width)

@@ -16,7 +16,6 @@ It is an ONNX file in ``calibration/`` (``ghostnet.onnx`` with
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -80,9 +79,4 @@ def ghost_odds(
     FileNotFoundError
         When the bundled checker is missing.
     """
-    if not math.isfinite(width) or width <= 0:
-        raise ValueError(f"width must be a positive number, got {width}")
-    if not places:
-        return np.zeros(0, np.float32)
-    logits = (model or load_ghost_check()).outputs_at(rgb, places, width).astype(np.float64)
-    return (1.0 / (1.0 + np.exp(-logits))).astype(np.float32)
+    return (model or load_ghost_check()).odds_at(rgb, places, width)

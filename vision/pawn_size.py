@@ -60,6 +60,25 @@ class SizerModel:
         crops = np.stack([place_crop(rgb, xy, width) for xy in places])
         return self.network().run(sizer_input(crops)).reshape(-1)
 
+    def odds_at(
+        self, rgb: NDArray[np.uint8], places: Sequence[Point], width: float
+    ) -> NDArray[np.float32]:
+        """A checker's odds (0-1, the logistic of its output) for each of ``places``
+        (none for none), cut out for pawns ``width`` wide.
+
+        Raises
+        ------
+        ValueError
+            When ``width`` is not a positive number, or ``rgb`` not an RGB image of
+            bytes (:func:`place_crop`).
+        """
+        if not math.isfinite(width) or width <= 0:
+            raise ValueError(f"width must be a positive number, got {width}")
+        if not places:
+            return np.zeros(0, np.float32)
+        logits = self.outputs_at(rgb, places, width).astype(np.float64)
+        return (1.0 / (1.0 + np.exp(-logits))).astype(np.float32)
+
 
 @lru_cache(maxsize=4)
 def load_sizer(path: Path = SIZER_PATH) -> SizerModel:
