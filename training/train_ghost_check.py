@@ -230,7 +230,7 @@ def train_checker(
     export_onnx(
         net, args.out / f"{name}.onnx", channels=6, crop=CROP_PX, output="logit", any_size=False
     )
-    meta = {
+    written = {
         "crop_px": CROP_PX,
         "crop_pawns": CROP_PAWNS,
         **meta,
@@ -238,7 +238,7 @@ def train_checker(
         "held_out_set": str(args.held_out),
         "held_out": figures,
     }
-    (args.out / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
+    (args.out / f"{name}.json").write_text(json.dumps(written, indent=1) + "\n")
     return 0
 
 
