@@ -1422,7 +1422,6 @@ def test_a_demon_of_the_tables_hue_in_its_corner_is_taken_from_a_lower_mean() ->
     )
 
 
-
 def test_a_faint_demon_of_the_tables_hue_the_views_miss_is_added_where_a_checker_sees_it() -> None:
     """A blue demon on the blue mat is marked faintly in the one view and in the eight
     (550183, 570142): a faint mark of the table's hue in a corner of its colour that
@@ -1464,6 +1463,7 @@ def test_a_faint_demon_of_the_tables_hue_the_views_miss_is_added_where_a_checker
     confirmed = looked_at_as((CORNERED_DEMON_SCORE + 1.0) / 2, [])
     assert len(added(confirmed, 0.0, lines[0]).pawns) == 1
     assert asked == []
+
 
 Spot = tuple[tuple[float, float], str, Location]
 

@@ -49,6 +49,11 @@ ANYWHERE_PER_PAWN = 0.5
 Examples = tuple[NDArray[np.uint8], NDArray[np.float32], NDArray[np.bool_]]
 
 
+def to_working(xy: list[float], scale: float) -> tuple[float, float]:
+    """A point of the original photo in the working pixels the reader cuts crops from."""
+    return ((xy[0] + 0.5) / scale - 0.5, (xy[1] + 0.5) / scale - 0.5)
+
+
 def places_of(
     truth: dict[str, Any], scale: float, width: float, rng: np.random.Generator
 ) -> tuple[list[tuple[float, float]], list[bool]]:
@@ -56,7 +61,7 @@ def places_of(
     demon of the table's hue."""
 
     def working(xy: list[float]) -> tuple[float, float]:
-        return ((xy[0] + 0.5) / scale - 0.5, (xy[1] + 0.5) / scale - 0.5)
+        return to_working(xy, scale)
 
     hue = TABLE_HUE.get(truth["scene"]["table"]["kind"])
     places: list[tuple[float, float]] = []
@@ -120,14 +125,8 @@ def crops_of(path: Path, rng: np.random.Generator) -> Examples:
             np.zeros(0, bool),
         )
     width = float(np.median(widths))
-    demons = np.array(
-        [
-            ((c["xy"][0] + 0.5) / scale - 0.5, (c["xy"][1] + 0.5) / scale - 0.5)
-            for c in truth["creatures"]
-            if c["kind"] == "demon"
-        ],
-        np.float64,
-    ).reshape(-1, 2)
+    feet = [to_working(c["xy"], scale) for c in truth["creatures"] if c["kind"] == "demon"]
+    demons = np.array(feet, np.float64).reshape(-1, 2)
     crops, targets, of_hue = [], [], []
     for place, table_hue in zip(*places_of(truth, scale, width, rng), strict=True):
         target = target_of(place, demons, width)

@@ -3,8 +3,8 @@
 A demon of the table's hue (blue on the blue mat, green on felt) looks pale against
 its table, and the detector marks it faintly in the one view and in the eight
 (550183: three blue demons on the blue mat marked 0.11-0.20, 0.14-0.23 in the mean).
-The knot step's sibling for demons, :func:`vision.combine.add_cornered_demons`, takes
-such a mark in a corner of its colour from a low mean already; the demon checker
+The place stage's rule for faint demon marks, :func:`vision.combine.add_cornered_demons`,
+takes such a mark in a corner of its colour from a low mean already; the demon checker
 (:mod:`training.train_demon_check`, trained on generated photos with their exact
 truth) is a second cue for the marks of the table's hue that the views leave under
 it. It is the sizer's network on the sizer's crops
