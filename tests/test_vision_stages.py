@@ -26,6 +26,7 @@ from vision.colour import (
     _of_hue,
     classify_colours,
     draw_labels,
+    majority_filter,
     table_distance,
     to_lab,
 )
@@ -38,6 +39,7 @@ from vision.separate import (
     _apart_from_the_lit_table,
     _pawn_shaped,
     _with_body,
+    fill_small_holes,
     opening,
     separate,
 )
@@ -145,6 +147,25 @@ def test_distance_to_the_table_is_the_same_in_bands() -> None:
     expected = np.sqrt(np.einsum("...i,ij,...j", residual, inverse, residual))
     np.testing.assert_allclose(distance, expected, rtol=1e-4, atol=1e-4)
     assert distance[105, 25] > 10 * np.median(distance)
+
+
+def test_the_majority_filter_gives_each_coloured_pixel_its_windows_commonest_label() -> None:
+    # The plain definition, pixel by pixel: the label most common in the 5 × 5 window
+    # (the image reflected at its edge, as OpenCV does), the lowest of equal counts;
+    # table pixels keep theirs.
+    rng = np.random.default_rng(3)
+    for trial in range(40):
+        shape = tuple(int(n) for n in rng.integers(6, 40, 2))
+        share = rng.uniform(0.05, 0.9)
+        chances = [1 - share, *[share / (len(LABEL_COLOURS) - 1)] * (len(LABEL_COLOURS) - 1)]
+        labels = rng.choice(len(LABEL_COLOURS), size=shape, p=chances).astype(np.uint8)
+        padded = np.pad(labels, 2, mode="reflect")
+        expected = labels.copy()
+        for y, x in zip(*np.nonzero(labels), strict=True):
+            counts = np.bincount(padded[y : y + 5, x : x + 5].ravel(), minlength=len(LABEL_COLOURS))
+            expected[y, x] = np.argmax(counts)
+        assert np.array_equal(majority_filter(labels), expected), trial
+    assert majority_filter(np.zeros((8, 8), np.uint8)).sum() == 0
 
 
 @pytest.mark.parametrize("colour", ["red", "yellow", "green", "blue"])
@@ -526,6 +547,37 @@ def test_separate_keeps_pawns_out_of_the_string() -> None:
     assert len(yellow_pawns) == 1
     assert not separation.strings["yellow"][170, 450]  # the pawn's centre is no string
     assert separation.strings["yellow"][550, 450]  # the bottom of the ellipse is
+
+
+def test_small_holes_are_filled_and_large_or_open_ones_kept() -> None:
+    mask = np.zeros((60, 90), np.uint8)
+    cv2.circle(mask, (20, 20), 8, 1, 3)  # a ring: its small hole is filled
+    cv2.rectangle(mask, (40, 5), (85, 50), 1, 2)  # a field: its hole is large
+    mask[30:60, 0:3] = 1
+    mask[30:60, 8:11] = 1
+    mask[30, 0:11] = 1  # a U open to the photo's edge: no hole
+    filled = fill_small_holes(mask, 100)
+    assert filled[20, 20] == 1 and filled[25, 60] == 0 and filled[50, 5] == 0
+    assert np.array_equal(filled & ~mask, (filled != mask).astype(np.uint8))
+    assert fill_small_holes(np.zeros((10, 10), np.uint8), 5).sum() == 0
+
+
+def test_small_holes_are_those_of_labelling_the_whole_background() -> None:
+    # The holes are looked for only where a contour runs round one: the result must be
+    # the plain definition's, the background's 4-connected parts off the edge, counted.
+    from skimage.measure import label
+
+    rng = np.random.default_rng(8)
+    for trial in range(200):
+        shape = tuple(int(n) for n in rng.integers(3, 60, 2))
+        mask = (rng.random(shape) < rng.uniform(0.3, 0.8)).astype(np.uint8)
+        max_area = float(rng.integers(1, 40))
+        parts = label(mask == 0, connectivity=1)
+        on_edge = set(np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]]))
+        areas = np.bincount(parts.ravel())
+        small = [p for p in range(1, len(areas)) if areas[p] < max_area and p not in on_edge]
+        expected = mask | np.isin(parts, small).astype(np.uint8)
+        assert np.array_equal(fill_small_holes(mask, max_area), expected), trial
 
 
 def test_trace_bridges_a_known_gap() -> None:

@@ -94,34 +94,58 @@ _LAB_OF_BYTES = np.stack(
 ).reshape(256, 1, 3)
 
 
+def shrink_for_table(lab: FloatImage) -> FloatImage:
+    """The photo at 1/8 of its size, where the table is modelled (:func:`model_table`)."""
+    height, width = lab.shape[:2]
+    size = (max(width // 8, 8), max(height // 8, 8))
+    return np.asarray(cv2.resize(lab, size, interpolation=cv2.INTER_AREA), np.float32)
+
+
+def median_window(long_side: int, window_fraction: float = 0.06) -> int:
+    """The table model's median window at 1/8 size, ``window_fraction`` of the photo's
+    long side (in working pixels): far wider than a pawn."""
+    return max(int(long_side / 8 * window_fraction) | 1, 3)
+
+
 def model_table(
     lab: FloatImage,
-    window_fraction: float = 0.06,
+    small: FloatImage,
+    window: int,
     foreground: NDArray[np.bool_] | None = None,
-    long_side: int | None = None,
 ) -> FloatImage:
     """The table without strings and pawns: a wide median of the photo.
 
-    Computed at 1/8 resolution (a median window of ``window_fraction`` of the long side
-    is far wider than a pawn) and scaled back up, so it costs a few milliseconds.
+    Computed on ``small``, the photo at 1/8 size (:func:`shrink_for_table`), with a
+    median ``window`` far wider than a pawn (:func:`median_window`), and scaled back up
+    to ``lab``'s size, so it costs a few milliseconds.
 
     Where pawns crowd, their bodies and shadows pull the median down and towards their
     colours, and the lit table between them then stands out as if it were a string
     (light wood reads as yellow). Given the ``foreground`` of a first pass (pawns,
-    strings and shadows), those pixels are filled in from the table around them before
-    the median is taken, so the model is the table as the light falls on it.
+    strings and shadows: :func:`first_foreground`), those pixels are filled
+    in from the table around them before the median is taken, so the model is the table
+    as the light falls on it.
     """
     height, width = lab.shape[:2]
-    size = (max(width // 8, 8), max(height // 8, 8))
-    small = np.asarray(cv2.resize(lab, size, interpolation=cv2.INTER_AREA), np.float32)
-    long_side = long_side or max(height, width)
-    window = max(int(long_side / 8 * window_fraction) | 1, 3)
     if foreground is not None:
+        size = (small.shape[1], small.shape[0])
         share = cv2.resize(foreground.astype(np.float32), size, interpolation=cv2.INTER_AREA)
         covered = np.asarray(cv2.dilate(share, np.ones((3, 3), np.uint8))) > 0.02
         small = _inpaint(small, covered)
     table_small = _median(small, window)
     return np.asarray(cv2.resize(table_small, (width, height), interpolation=cv2.INTER_LINEAR))
+
+
+def first_foreground(
+    lab: FloatImage, small: FloatImage, window: int, profile: ColourProfile
+) -> NDArray[np.bool_]:
+    """What stands out from a first table model: the pawns, strings and shadows that
+    :func:`model_table` then fills in."""
+    # The first model is needed only for its residual, computed in its place (12 bytes
+    # a pixel: the largest part of this stage's peak, freed on return).
+    first = model_table(lab, small, window)
+    residual = np.subtract(lab, first, out=first)
+    return np.asarray(table_distance(residual) > profile.min_contrast)
 
 
 def _inpaint(lab: FloatImage, hole: NDArray[np.bool_]) -> FloatImage:
@@ -200,12 +224,10 @@ def classify_colours(
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
         raise ValueError(f"expected an (H, W, 3) uint8 RGB image, got {rgb.shape} {rgb.dtype}")
     lab = to_lab(rgb)
-    # The first model is needed only for its residual, computed in its place.
-    first = model_table(lab, long_side=long_side)
-    first_residual = np.subtract(lab, first, out=first)
-    foreground = table_distance(first_residual) > profile.min_contrast
-    del first, first_residual  # 12 bytes a pixel: the largest part of this stage's peak
-    table = model_table(lab, foreground=foreground, long_side=long_side)
+    small = shrink_for_table(lab)
+    window = median_window(long_side or max(lab.shape[:2]))
+    foreground = first_foreground(lab, small, window, profile)
+    table = model_table(lab, small, window, foreground=foreground)
     residual = lab - table
     distance = table_distance(residual)
     # Only a pixel unlike the table can be string or ghost, and those are a few per
@@ -431,15 +453,17 @@ def majority_filter(labels: NDArray[np.uint8], size: int = 5) -> NDArray[np.uint
         return result
     # Only non-table pixels change, so only their bounding box is filtered (with a
     # margin wider than the window, so that the box's edge is never reached).
-    crop = labels[box]
-    winner = np.zeros_like(crop)  # the table's votes come first: ties go to the lower label
-    most = _votes(crop == TABLE, size)
+    crop = np.ascontiguousarray(labels[box])  # flat indices into it below
+    changing = np.flatnonzero(crop)
+    votes = np.empty((len(LABEL_COLOURS), changing.size), np.uint16)
     for k in range(1, len(LABEL_COLOURS)):
-        votes = _votes(crop == k, size)
-        better = votes > most
-        winner[better] = k
-        np.maximum(most, votes, out=most)
-    result[box] = np.where(crop > 0, winner, crop)
+        votes[k] = _votes(crop == k, size).ravel()[changing]
+    # Every window holds size² labels (OpenCV reflects the image at its edge), so the
+    # table has the votes the colours leave.
+    votes[0] = size * size - votes[1:].sum(axis=0, dtype=np.uint16)
+    # The first of equal counts wins: ties go to the lower label, the table first.
+    crop.ravel()[changing] = np.argmax(votes, axis=0)
+    result[box] = crop
     return result
 
 
