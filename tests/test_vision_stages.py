@@ -41,6 +41,7 @@ from vision.separate import (
     _with_body,
     fill_small_holes,
     opening,
+    openings,
     separate,
 )
 from vision.trace import (
@@ -547,6 +548,29 @@ def test_separate_keeps_pawns_out_of_the_string() -> None:
     assert len(yellow_pawns) == 1
     assert not separation.strings["yellow"][170, 450]  # the pawn's centre is no string
     assert separation.strings["yellow"][550, 450]  # the bottom of the ellipse is
+
+
+def test_openings_are_those_of_the_whole_masks_distances() -> None:
+    # The distances are measured only round the pixels an erosion finds far enough
+    # inside: the openings must be those of the plain definition, every mask pixel
+    # within a disc's radius of a pixel at least that far from the background, with the
+    # distances of the whole mask (the image's edge no background).
+    rng = np.random.default_rng(12)
+    for trial in range(150):
+        height, width = (int(n) for n in rng.integers(10, 90, 2))
+        mask = np.zeros((height, width), np.uint8)
+        for _ in range(int(rng.integers(1, 7))):
+            centre = (int(rng.integers(-5, width + 5)), int(rng.integers(-5, height + 5)))
+            cv2.circle(mask, centre, int(rng.integers(1, 20)), 1, -1)
+        ends = rng.integers(0, min(height, width), 4)
+        cv2.line(mask, (int(ends[0]), int(ends[1])), (int(ends[2]), int(ends[3])), 1, 3)
+        diameters = sorted(float(d) for d in rng.uniform(2, 30, int(rng.integers(1, 3))))
+        distance = cv2.distanceTransform(mask, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+        for found, diameter in zip(openings(mask, diameters), diameters, strict=True):
+            centres = (distance >= diameter / 2).astype(np.uint8)
+            reach = cv2.distanceTransform(1 - centres, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+            expected = (reach < diameter / 2) & (mask > 0) if centres.any() else mask < 0
+            assert np.array_equal(found, expected), (trial, diameter)
 
 
 def test_small_holes_are_filled_and_large_or_open_ones_kept() -> None:

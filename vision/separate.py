@@ -264,8 +264,44 @@ def openings(mask: NDArray[np.uint8], diameters: Sequence[float]) -> list[BoolIm
     The distance of every pixel from the background is the same for every disc, so
     it is measured once.
     """
-    inside = cv2.distanceTransform(mask.astype(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+    inside = _distance_where_at_least(mask.astype(np.uint8), min(diameters) / 2, max(diameters) / 2)
     return [_within_reach(mask, inside >= d / 2, d / 2) for d in diameters]
+
+
+def _distance_where_at_least(
+    mask: NDArray[np.uint8], least: float, most: float
+) -> NDArray[np.float32]:
+    """Each mask pixel's distance to the background, where it is at least ``least``,
+    and exact in comparisons with any radius up to ``most``; below ``least``, 0.
+
+    The masks are sparse (strings and pawns in a box of the board), and the pixels that
+    far inside are few: a pixel ``least`` from the background has the square of half
+    side under ``least`` / √2 round it in the mask, so a cheap erosion by that square finds
+    them all (and more), and the distances are measured in a box round each group of
+    them only. A box reaches more than ``most`` beyond its group, so a distance there
+    compares with ``most`` as the whole mask's would.
+    """
+    distance = np.zeros(mask.shape, np.float32)
+    half = max(0, math.ceil(least / math.sqrt(2)) - 1)  # its corners nearer than least
+    square = np.ones((2 * half + 1, 2 * half + 1), np.uint8)
+    # (Beyond the image is no background, to the distance transform as to the erosion.)
+    candidates = cv2.erode(mask, square) > 0 if half > 0 else mask > 0
+    margin = math.ceil(most) + 1
+    height, width = mask.shape
+    for rows, columns in _groups(candidates):
+        top, left = max(0, rows.start - margin), max(0, columns.start - margin)
+        bottom, right = min(height, rows.stop + margin), min(width, columns.stop + margin)
+        measured = cv2.distanceTransform(
+            mask[top:bottom, left:right], cv2.DIST_L2, cv2.DIST_MASK_PRECISE
+        )
+        # Only the group's own pixels are kept: at the box's edge the distance may be
+        # too large (the background beyond it is not seen).
+        own = (
+            slice(rows.start - top, rows.stop - top),
+            slice(columns.start - left, columns.stop - left),
+        )
+        distance[rows, columns] = np.where(candidates[rows, columns], measured[own], 0)
+    return distance
 
 
 def _within_reach(mask: NDArray[np.uint8], centres: BoolImage, radius: float) -> BoolImage:
