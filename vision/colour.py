@@ -122,9 +122,9 @@ def model_table(
     Where pawns crowd, their bodies and shadows pull the median down and towards their
     colours, and the lit table between them then stands out as if it were a string
     (light wood reads as yellow). Given the ``foreground`` of a first pass (pawns,
-    strings and shadows: :func:`first_foreground`), those pixels are filled
-    in from the table around them before the median is taken, so the model is the table
-    as the light falls on it.
+    strings and shadows: :func:`first_foreground`), those pixels are filled in from the
+    table around them before the median is taken, so the model is the table as the
+    light falls on it.
     """
     height, width = lab.shape[:2]
     if foreground is not None:

@@ -276,10 +276,10 @@ def _distance_where_at_least(
 
     The masks are sparse (strings and pawns in a box of the board), and the pixels that
     far inside are few: a pixel ``least`` from the background has the square of half
-    side under ``least`` / √2 round it in the mask, so a cheap erosion by that square finds
-    them all (and more), and the distances are measured in a box round each group of
-    them only. A box reaches more than ``most`` beyond its group, so a distance there
-    compares with ``most`` as the whole mask's would.
+    side under ``least`` / √2 round it in the mask, so a cheap erosion by that square
+    finds them all (and more), and the distances are measured in a box round each group
+    of them only. A box reaches more than ``most`` beyond its group, so a distance there
+    compares with any radius up to ``most`` as the whole mask's would.
     """
     distance = np.zeros(mask.shape, np.float32)
     half = max(0, math.ceil(least / math.sqrt(2)) - 1)  # its corners nearer than least
