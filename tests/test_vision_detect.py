@@ -1182,7 +1182,8 @@ def test_a_faint_ghost_mark_the_views_do_not_confirm_is_taken_where_the_checker_
     takes a ghost at the detector's mark nearest its centre where the ghost checker
     gives a ghost at the centre or at that mark at least CHECKED_GHOST, with the views'
     mean as its confidence; the checker is asked about no other field (alone, it would
-    add ghosts where none stand)."""
+    add ghosts where none stand). A ghost the colour rules saw there counts as such a
+    mark."""
     board = random_layout(3).board()
     geometry = BoardGeometry(board)
     first, second = [f.id for f in board.fields if not f.outer][:2]
@@ -1223,11 +1224,17 @@ def test_a_faint_ghost_mark_the_views_do_not_confirm_is_taken_where_the_checker_
     aside = Detections([mark("white", other, CENTRED_GHOST_FROM - 0.05)], WIDTH)
     everywhere = checker_with({other: 1.0}, asked)
     assert add_centred_ghosts(geometry, nothing, aside, unconfirmed, None, everywhere) == nothing
-    rules_only = Pawns([seen("white", other)], WIDTH, [])
-    no_marks = Detections([], WIDTH)
-    assert add_centred_ghosts(geometry, nothing, no_marks, unconfirmed, rules_only,
-                              everywhere) == nothing
     assert asked == []
+    # A ghost the colour rules saw near the centre is a cue as a faint mark is: a ghost
+    # half hidden by the demon it touches may be marked by neither (690187).
+    rules_only = Pawns([seen("white", (other[0] + 3.0, other[1]))], WIDTH, [])
+    no_marks = Detections([], WIDTH)
+    added = add_centred_ghosts(geometry, nothing, no_marks, unconfirmed, rules_only, everywhere)
+    assert [(p.kind, p.foot) for p in added.pawns] == [(GHOST, rules_only.pawns[0].foot)]
+    assert asked == [[other, rules_only.pawns[0].foot]]
+    doubting = checker_with({other: CHECKED_GHOST - 0.01}, asked)
+    assert add_centred_ghosts(geometry, nothing, no_marks, unconfirmed, rules_only,
+                              doubting) == nothing
 
 
 def test_the_ghost_checker_adds_no_ghost_beside_a_ghost_nor_outside_the_field_asked() -> None:

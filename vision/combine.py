@@ -650,9 +650,9 @@ def add_centred_ghosts(
     ghost_odds : callable, optional
         The odds that a ghost stands at each of some places (the reader passes
         :func:`vision.ghost_check.ghost_odds` bound to the photo): a field whose faint
-        marks the views do not confirm takes a ghost at the detector's mark nearest its
-        centre where the odds at the centre, or at that mark, are at least
-        :data:`CHECKED_GHOST` (see :func:`_checked_ghosts`).
+        marks the views do not confirm (the detector's, and the colour rules' ghosts)
+        takes a ghost at the mark nearest its centre where the odds at the centre, or at
+        that mark, are at least :data:`CHECKED_GHOST` (see :func:`_checked_ghosts`).
 
     Returns
     -------
@@ -667,8 +667,8 @@ def add_centred_ghosts(
     marks = _unread_marks(
         detections, pawns, GHOST, CENTRED_GHOST_FROM, SAME_PAWN * width, own_kind_only=True
     )
-    if seen is not None:
-        marks += _unkept_ghosts(seen, pawns, marks, width)
+    shaped = [] if seen is None else _unkept_ghosts(seen, pawns, marks, width)
+    marks += shaped
     added: list[SeenPawn] = []
     # Fields whose faint marks the views did not confirm: the field, its centre, the
     # detector's mark nearest it and that mark's mean in the views.
@@ -690,8 +690,11 @@ def add_centred_ghosts(
                 break
             means.append((mark, again.score))
         else:
-            # The detector's marks only: the colour rules' ghosts come as marks of 0.
-            marked = [(m, mean) for m, mean in means if m.score >= CENTRED_GHOST_FROM]
+            # The detector's faint marks, and the colour rules' ghosts (marks of 0): a
+            # ghost half hidden by the demon it touches may be no more (690187).
+            marked = [
+                (m, mean) for m, mean in means if m.score >= CENTRED_GHOST_FROM or m in shaped
+            ]
             if marked:
                 unconfirmed.append((field.id, centre, *marked[0]))
     text = "a ghost at {{at}} seen faintly, taken for the centre of its field"
@@ -715,9 +718,10 @@ def _checked_ghosts(
     """The ghosts the checker sees at the unconfirmed faint marks of
     :func:`add_centred_ghosts` (field, centre, mark, mean in the views).
 
-    The checker is the second cue: the detector's faint mark and its odds agree. (Asked
-    alone about every empty field's centre, a first checker added ghosts where none
-    stood on 2 of 840 generated photos and 1 of the 18 dev photos, for 1 board won.)
+    The checker is the second cue: the detector's faint mark, or a ghost the colour
+    rules saw, and its odds agree. (Asked alone about every empty field's centre, a
+    first checker added ghosts where none stood on 2 of 840 generated photos and 1 of
+    the 18 dev photos, for 1 board won.)
     It is asked at the centre and at the mark, as its odds fall as a ghost's foot
     moves from the crop's middle, and the likelier of the two counts. A ghost is added
     only inside the field asked about, in which no ghost stands yet, and not within
