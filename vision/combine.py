@@ -671,7 +671,8 @@ def add_centred_ghosts(
     marks += shaped
     added: list[SeenPawn] = []
     # Fields whose faint marks the views did not confirm: the field, its centre, the
-    # detector's mark nearest it and that mark's mean in the views.
+    # mark nearest it (the detector's or the colour rules') and that mark's mean in the
+    # views.
     unconfirmed: list[tuple[int, Point, Detection, float]] = []
     for field in board.fields:
         if field.outer or field.id in with_ghost or not marks:
