@@ -221,10 +221,9 @@ def fill_small_holes(mask: NDArray[np.uint8], max_area: float) -> NDArray[np.uin
     # twentieth of the cost of labelling the whole mask's background; the holes lie
     # inside their borders' boxes, so only the box round those is labelled.
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-    if hierarchy is None:
-        return mask.copy()
     # A hole's border is a contour inside another (its parent, the part round it).
-    borders = [c for c, h in zip(contours, hierarchy[0], strict=True) if h[3] >= 0]
+    parents = [] if hierarchy is None else hierarchy[0][:, 3]
+    borders = [c for c, parent in zip(contours, parents, strict=True) if parent >= 0]
     if not borders:
         return mask.copy()
     x, y, w, h = cv2.boundingRect(np.concatenate(borders))
@@ -287,15 +286,12 @@ def _distance_where_at_least(
     # (Beyond the image is no background, to the distance transform as to the erosion.)
     candidates = cv2.erode(mask, square) > 0 if half > 0 else mask > 0
     margin = math.ceil(most) + 1
-    height, width = mask.shape
     for rows, columns in _groups(candidates):
-        top, left = max(0, rows.start - margin), max(0, columns.start - margin)
-        bottom, right = min(height, rows.stop + margin), min(width, columns.stop + margin)
-        measured = cv2.distanceTransform(
-            mask[top:bottom, left:right], cv2.DIST_L2, cv2.DIST_MASK_PRECISE
-        )
+        box = _grown(rows, columns, margin)
+        measured = cv2.distanceTransform(mask[box], cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
         # Only the group's own pixels are kept: at the box's edge the distance may be
         # too large (the background beyond it is not seen).
+        top, left = box[0].start, box[1].start
         own = (
             slice(rows.start - top, rows.stop - top),
             slice(columns.start - left, columns.stop - left),
@@ -311,14 +307,20 @@ def _within_reach(mask: NDArray[np.uint8], centres: BoolImage, radius: float) ->
     # the distances are measured in a box round each group only (pawns are small).
     margin = math.ceil(radius) + 1
     for rows, columns in _groups(centres):
-        box = (
-            slice(max(0, rows.start - margin), rows.stop + margin),
-            slice(max(0, columns.start - margin), columns.stop + margin),
-        )
+        box = _grown(rows, columns, margin)
         far = 1 - centres[box].astype(np.uint8)
         fits[box] |= cv2.distanceTransform(far, cv2.DIST_L2, cv2.DIST_MASK_PRECISE) < radius
     within: BoolImage = fits & mask.astype(bool)
     return within
+
+
+def _grown(rows: slice, columns: slice, margin: int) -> tuple[slice, slice]:
+    """The box of ``rows`` and ``columns`` grown by ``margin`` on every side (slicing
+    clips it to the image)."""
+    return (
+        slice(max(0, rows.start - margin), rows.stop + margin),
+        slice(max(0, columns.start - margin), columns.stop + margin),
+    )
 
 
 def _groups(mask: BoolImage) -> list[tuple[slice, slice]]:
