@@ -15,7 +15,9 @@ the page invites:
 1. **Loops**: each stretch of a loop read more than a crossing's tolerance (1.5 string
    widths, :func:`vision.evaluate.tolerances_for`) from the true cord is drawn again
    along the truth, from a little before it to a little after (``{"op": "loop"}``); a
-   loop read astray over more than half its length is drawn again whole.
+   loop read astray over more than half its length is drawn again whole, and so is one
+   still astray after its stretches (a stretch whose ends are not on the loop where it
+   is read right is refused by the page).
 2. **Knots**: a knot read more than the knot tolerance from the truth's is tapped onto
    the truth's place (``{"op": "knot"}``).
 
@@ -131,6 +133,13 @@ def mend(
             continue
         for path in strokes(read_line["polyline"], true_line["polyline"], tol):
             reading = if_better(reading, {"op": "loop", "colour": colour, "path": path}, "loop")
+        mended_line = (reading.get("lines") or {}).get(colour) or read_line
+        if strokes(mended_line["polyline"], true_line["polyline"], tol):
+            # Still astray where a stretch could not be drawn (its ends not on the loop
+            # where it is read right: 770196's yellow loop, read along other cords): the
+            # player draws the whole loop again.
+            whole = [*map(list, true_line["polyline"]), list(true_line["polyline"][0])]
+            reading = if_better(reading, {"op": "loop", "colour": colour, "path": whole}, "loop")
     for colour, true_line in (truth.get("lines") or {}).items():
         knot, read_line = true_line.get("knot"), (reading.get("lines") or {}).get(colour)
         if knot is None or not read_line:

@@ -914,6 +914,13 @@ def test_a_stroke_replaces_the_stretch_between_its_ends() -> None:
     whole = [(0, 0), (100, 0), (100, 100), (0, 100), (0, 0)]
     with pytest.raises(StrokeError, match="no other side"):  # the whole loop
         redrawn_loop(square, whole, reach=8, other_side=True)
+    # A loop read astray along other cords, over twice the length of the real one: the
+    # real loop drawn whole, starting off the loop read, replaces it (770196).
+    long_way = [(0, 0), (100, 0), (100, -300), (500, -300), (500, 400), (0, 400)]
+    assert LinearRing(long_way).length > 2 * LinearRing(whole).length
+    redrawn = [(50, 100), (0, 100), (0, 0), (100, 0), (100, 100), (50, 100)]
+    assert redrawn_loop(long_way, redrawn, reach=8) == [
+        (50.0, 100.0), (0.0, 100.0), (0.0, 0.0), (100.0, 0.0), (100.0, 100.0)]
 
 
 def test_a_stroke_that_cannot_be_a_stretch_of_the_loop_is_refused() -> None:

@@ -24,6 +24,10 @@ from engine.board import Point
 #: A stroke whose ends are within the reach of each other and which is over this share
 #: of its loop's length is the whole loop drawn again.
 CLOSED_STROKE = 0.5
+#: ... or is over this many times the reach long and starts off the loop (a loop drawn
+#: round a circle as wide as the reach is about 3.1 reaches long; the page's reach is
+#: 0.08 of the board's extent, and a loop lost on a hard photo may be a small one).
+LEAST_LOOP = 3.0
 #: A stroke's end closer than this (in the photo's pixels) to its loop is put on it.
 SNAP_END = 0.5
 
@@ -44,8 +48,9 @@ def redraw_choices(
         A closed loop (its last point joins its first).
     path : sequence of (x, y)
         The stroke, at least two points. If its ends lie within ``reach`` of each other
-        and it is over :data:`CLOSED_STROKE` of the loop's length, it is the whole loop
-        (one choice, replacing all of it). Else both ends must lie within ``reach`` of
+        and it is over :data:`CLOSED_STROKE` of the loop's length, or starts farther than
+        ``reach`` from the loop and is over :data:`LEAST_LOOP` reaches long, it is the
+        whole loop (one choice, replacing all of it). Else both ends must lie within ``reach`` of
         the loop; a stroke that runs on past the loop at either end is cut where it
         comes nearest the loop there. It replaces one of the two stretches of the loop
         between the points nearest its ends: first the one nearer to it on average (a
@@ -71,7 +76,14 @@ def redraw_choices(
         raise StrokeError("a stroke needs two points or more")
     drawn, ring = LineString(stroke), LinearRing(polyline)
     start, end = stroke[0], stroke[-1]
-    if math.dist(start, end) <= reach and drawn.length > CLOSED_STROKE * ring.length:
+    closed = math.dist(start, end) <= reach
+    # A closed stroke that starts off the loop can only be the whole loop: one read
+    # astray along other cords may be more than twice the length of the real one
+    # (770196's yellow loop). A short one is a slip of the finger.
+    off_the_loop = (
+        ring.distance(ShapelyPoint(start)) > reach and drawn.length > LEAST_LOOP * reach
+    )
+    if closed and (drawn.length > CLOSED_STROKE * ring.length or off_the_loop):
         whole = stroke[:-1] if math.dist(start, end) == 0 else stroke
         choices = [(_without_repeats(whole), [(float(x), float(y)) for x, y in ring.coords])]
     else:
