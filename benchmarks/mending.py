@@ -131,14 +131,15 @@ def mend(
         read_line = (reading.get("lines") or {}).get(colour)
         if not read_line:
             continue
-        for path in strokes(read_line["polyline"], true_line["polyline"], tol):
+        paths = strokes(read_line["polyline"], true_line["polyline"], tol)
+        for path in paths:
             reading = if_better(reading, {"op": "loop", "colour": colour, "path": path}, "loop")
         mended_line = (reading.get("lines") or {}).get(colour) or read_line
-        if strokes(mended_line["polyline"], true_line["polyline"], tol):
+        whole = [*map(list, true_line["polyline"]), list(true_line["polyline"][0])]
+        if whole not in paths and strokes(mended_line["polyline"], true_line["polyline"], tol):
             # Still astray where a stretch could not be drawn (its ends not on the loop
             # where it is read right: 770196's yellow loop, read along other cords): the
             # player draws the whole loop again.
-            whole = [*map(list, true_line["polyline"]), list(true_line["polyline"][0])]
             reading = if_better(reading, {"op": "loop", "colour": colour, "path": whole}, "loop")
     for colour, true_line in (truth.get("lines") or {}).items():
         knot, read_line = true_line.get("knot"), (reading.get("lines") or {}).get(colour)

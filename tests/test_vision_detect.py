@@ -2369,6 +2369,9 @@ def test_a_mark_faint_in_every_view_does_not_displace_the_tracers_knot() -> None
     # (710149: a knot beside its demon, 0.09 in the views, against a lump at 0.00).
     lump_unseen = combine_knots(loops, on_red, 5.0, look_again=marked(KNOT_SCORE - 0.1, 0.0))
     assert lump_unseen.loops["red"].knot == pytest.approx((200, 100), abs=1)
+    # Not clearly less (by under KNOT_SWITCH_BY), the tracer's knot stands.
+    lump_alike = marked(KNOT_SCORE - 0.1, KNOT_SCORE - 0.1 - KNOT_SWITCH_BY + 0.01)
+    assert combine_knots(loops, on_red, 5.0, look_again=lump_alike).loops["red"].knot == (300, 200)
 
 
 def test_the_cord_colour_at_a_knot_mark_says_which_of_two_near_loops_it_belongs_to() -> None:
@@ -2825,6 +2828,22 @@ def test_a_knot_chosen_on_a_faint_mark_is_looked_at_again_with_the_tracers_knot(
 
     knot = combine_knots(loops, marks, 5.0, look_again=seen_better_at_the_mark)
     assert knot.loops["red"].knot == pytest.approx((200.0, 100.0), abs=1.0)
+
+    # The tracer's knot marked 0.07 more in the views is taken (KNOT_SWITCH_BY: 700151,
+    # 0.28 against a lump at 0.19), 0.03 more is not.
+    def seen_more_at_the_tracers_knot(by: float) -> Callable[[Detection], Detection]:
+        def look(candidate: Detection) -> Detection:
+            near = math.dist(candidate.xy, (300.0, 200.0)) < 5
+            score = 0.2 + by if near else 0.2
+            return Detection(candidate.kind, candidate.colour, candidate.xy, score, views=8)
+
+        return look
+
+    assert KNOT_SWITCH_BY < 0.07
+    more = combine_knots(loops, marks, 5.0, look_again=seen_more_at_the_tracers_knot(0.07))
+    assert more.loops["red"].knot == (300.0, 200.0)
+    alike = combine_knots(loops, marks, 5.0, look_again=seen_more_at_the_tracers_knot(0.03))
+    assert alike.loops["red"].knot == pytest.approx((200.0, 100.0), abs=1.0)
     # A sure mark is not looked at again ...
     sure = Detections([mark("", (200.0, 97.0), KNOT_CONTEST + 0.1)], WIDTH)
     looked.clear()

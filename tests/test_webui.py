@@ -921,6 +921,13 @@ def test_a_stroke_replaces_the_stretch_between_its_ends() -> None:
     redrawn = [(50, 100), (0, 100), (0, 0), (100, 0), (100, 100), (50, 100)]
     assert redrawn_loop(long_way, redrawn, reach=8) == [
         (50.0, 100.0), (0.0, 100.0), (0.0, 0.0), (100.0, 0.0), (100.0, 100.0)]
+    # ... and so does one started and ended at one place of the loop read.
+    from_the_loop = [(0, 50), (0, 0), (100, 0), (100, 100), (0, 100), (0, 50)]
+    assert len(redrawn_loop(long_way, from_the_loop, reach=8)) == 5
+    # A lobe started off the loop but ended on it is no whole loop: refused as before.
+    lobe = [(20, 9), (20, 60), (60, 60), (60, 30), (22, 3)]
+    with pytest.raises(StrokeError, match="start and end the stroke on the loop"):
+        redrawn_loop(long_way, lobe, reach=8)
 
 
 def test_a_stroke_that_cannot_be_a_stretch_of_the_loop_is_refused() -> None:

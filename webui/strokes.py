@@ -24,9 +24,11 @@ from engine.board import Point
 #: A stroke whose ends are within the reach of each other and which is over this share
 #: of its loop's length is the whole loop drawn again.
 CLOSED_STROKE = 0.5
-#: ... or is over this many times the reach long and starts off the loop (a loop drawn
-#: round a circle as wide as the reach is about 3.1 reaches long; the page's reach is
-#: 0.08 of the board's extent, and a loop lost on a hard photo may be a small one).
+#: ... or is over this many times the reach long, goes round at least a reach squared
+#: and has both ends off the loop, or starts and ends at one place of it (a loop drawn
+#: round a circle as wide as the reach is about 3.1 reaches long and 0.8 reaches
+#: squared; the page's reach is 0.08 of the board's extent, and a loop lost on a hard
+#: photo may be a small one).
 LEAST_LOOP = 3.0
 #: A stroke's end closer than this (in the photo's pixels) to its loop is put on it.
 SNAP_END = 0.5
@@ -47,15 +49,16 @@ def redraw_choices(
     polyline : sequence of (x, y)
         A closed loop (its last point joins its first).
     path : sequence of (x, y)
-        The stroke, at least two points. If its ends lie within ``reach`` of each other
-        and it is over :data:`CLOSED_STROKE` of the loop's length, or starts farther than
-        ``reach`` from the loop and is over :data:`LEAST_LOOP` reaches long, it is the
-        whole loop (one choice, replacing all of it). Else both ends must lie within ``reach`` of
-        the loop; a stroke that runs on past the loop at either end is cut where it
-        comes nearest the loop there. It replaces one of the two stretches of the loop
-        between the points nearest its ends: first the one nearer to it on average (a
-        player mostly redraws a stretch beside where it was read), then the other (a
-        loop read far astray, along another cord, which the player must choose).
+        The stroke, at least two points. If its ends lie within ``reach`` of each other and
+        it is over :data:`CLOSED_STROKE` of the loop's length, or over :data:`LEAST_LOOP`
+        reaches long, round at least a reach squared, with both ends farther than ``reach``
+        from the loop or at one place of it, it is the whole loop (one choice, replacing all
+        of it). Else both ends must lie within ``reach`` of the loop; a stroke that runs on
+        past the loop at either end is cut where it comes nearest the loop there. It
+        replaces one of the two stretches of the loop between the points nearest its ends:
+        first the one nearer to it on average (a player mostly redraws a stretch beside
+        where it was read), then the other (a loop read far astray, along another cord,
+        which the player must choose).
     reach : float
         How far from the loop a stroke may start and end, in the polyline's units.
 
@@ -76,26 +79,43 @@ def redraw_choices(
         raise StrokeError("a stroke needs two points or more")
     drawn, ring = LineString(stroke), LinearRing(polyline)
     start, end = stroke[0], stroke[-1]
+    from_loop = [ring.distance(ShapelyPoint(p)) for p in (start, end)]
+    # A loop read astray along other cords may be over twice the length of the real
+    # one (770196's yellow loop): a long closed stroke is the whole loop too where both
+    # its ends are off the loop, or where it starts and ends at one place of it (no
+    # stretch lies between its ends). A short one is a slip of the finger.
     closed = math.dist(start, end) <= reach
-    # A closed stroke that starts off the loop can only be the whole loop: one read
-    # astray along other cords may be more than twice the length of the real one
-    # (770196's yellow loop). A short one is a slip of the finger.
-    off_the_loop = (
-        ring.distance(ShapelyPoint(start)) > reach and drawn.length > LEAST_LOOP * reach
-    )
-    if closed and (drawn.length > CLOSED_STROKE * ring.length or off_the_loop):
-        whole = stroke[:-1] if math.dist(start, end) == 0 else stroke
-        choices = [(_without_repeats(whole), [(float(x), float(y)) for x, y in ring.coords])]
-    else:
-        if max(ring.distance(ShapelyPoint(start)), ring.distance(ShapelyPoint(end))) > reach:
-            raise StrokeError("start and end the stroke on the loop, where it is read right")
+    long_closed = closed and drawn.length > LEAST_LOOP * reach and _area(stroke) >= reach**2
+    if closed and drawn.length > CLOSED_STROKE * ring.length or (
+        long_closed and min(from_loop) > reach
+    ):
+        return [_whole_loop(stroke, ring)]
+    if max(from_loop) > reach:
+        raise StrokeError("start and end the stroke on the loop, where it is read right")
+    try:
         # Cut where the stroke first and last comes nearest the loop, unless that makes
         # the stretch it replaces too short to take it (the stroke then crosses the
         # loop kept): a stroke that stays near the loop at its ends.
         choices = _stretch_choices(ring, _trimmed(stroke, ring, reach))
         if crosses_itself(choices[0][0]):
             choices = _stretch_choices(ring, stroke)
+    except StrokeError:
+        if not long_closed:
+            raise
+        return [_whole_loop(stroke, ring)]
     return choices
+
+
+def _area(stroke: list[Point]) -> float:
+    """The area a closed ``stroke`` goes round (shoelace; 0 for a line out and back)."""
+    xs, ys = np.asarray(stroke, float).T
+    return float(abs(np.dot(xs, np.roll(ys, -1)) - np.dot(ys, np.roll(xs, -1))) / 2)
+
+
+def _whole_loop(stroke: list[Point], ring: LinearRing) -> tuple[list[Point], list[Point]]:
+    """The loop a closed ``stroke`` draws again whole, and the whole ``ring`` it replaces."""
+    whole = stroke[:-1] if stroke[0] == stroke[-1] else stroke
+    return _without_repeats(whole), [(float(x), float(y)) for x, y in ring.coords]
 
 
 def _stretch_choices(
