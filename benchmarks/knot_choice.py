@@ -1,0 +1,209 @@
+"""How well the knot stage chooses each loop's knot, replayed from a log in seconds.
+
+Run::
+
+    python benchmarks/knot_choice.py --log out/knots --set out/hard       # read and log
+    python benchmarks/knot_choice.py --replay out/knots                   # replay
+    python benchmarks/knot_choice.py --replay out/knots --constant KNOT_SWITCH_BY=0.1
+
+``--log`` reads every photo of ``--set`` that has its truth (``NAME.truth.json``) with
+:func:`vision.reader.read_photo`, and keeps, per photo, what the knot stage
+(:func:`vision.combine.combine_knots`) was given: the traced loops, the knot marks, the
+pawns, the detector's cord maps round every knot mark (elsewhere zero, so they compress
+to little), the string width, and the eight turned views' mean
+(:func:`vision.detect.look_again`) of every knot mark from 0.1 within reach of a loop and
+of every tracer's knot, whether the reading asked for it or not. That costs a few looks
+more a photo than a reading; the log is one pickle a photo (about 100 kB).
+
+``--replay`` runs :func:`vision.combine.combine_knots` of this checkout again on every
+logged photo, its look again answered from the log, and prints the knots within a pawn
+width of the truth's, the loops it gets wrong by name, and how many looks it asked for.
+With ``--constant NAME=VALUE`` (repeatable) a constant of :mod:`vision.combine` is set
+first: a threshold is tried on hundreds of photos in seconds. A change to the rules
+themselves is replayed from a worktree with its code first on ``PYTHONPATH``. The log
+belongs to the reader that made it: stages before the knot stage that change make it
+stale.
+
+The sixty-seventh session's 600 hard photos (seeds 800000-800599) replayed so:
+2379 of 2400 knots with the rules before it, 2382 after (``docs/reader-history.md``).
+Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import pickle
+import sys
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+# Run as a script from the repository: make the project importable, and keep this
+# folder off the path (benchmarks/engine.py would shadow the engine package).
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
+sys.path.insert(0, str(ROOT))
+
+from shapely.geometry import LinearRing  # noqa: E402
+from shapely.geometry import Point as ShapelyPoint  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+import vision.combine as combine  # noqa: E402
+import vision.reader as reader  # noqa: E402
+from vision.detect import KNOT, Detection, Detections  # noqa: E402
+from vision.load import PHOTO_SUFFIXES  # noqa: E402
+
+#: Knot marks from this score within reach of a loop have their views' mean logged.
+LOGGED_FROM = 0.1
+
+
+def log_photo(photo: Path, out: Path) -> bool:
+    """Read ``photo`` and write the knot stage's inputs to ``out`` (False: no knot stage
+    ran, the photo refused or read without the detector)."""
+    logged: dict[str, Any] = {}
+    real = combine.combine_knots
+
+    def logging_combine_knots(
+        loops: Any, detections: Detections, string_width: float, pawns: Any = None,
+        look_again: Any = None,
+    ) -> Any:
+        logged.update(
+            loops=loops, knots=[d for d in detections.found if d.kind == KNOT],
+            pawn_width=detections.pawn_width, string_width=string_width, pawns=pawns,
+            cords=_cords_round_marks(detections, string_width),
+            means=_views_means(loops, detections, string_width, look_again),
+        )
+        return real(loops, detections, string_width, pawns, look_again)
+
+    # The reader calls the knot stage by the name it imported: wrapped there, for this
+    # reading only.
+    reader.combine_knots = logging_combine_knots  # type: ignore[assignment]
+    try:
+        reading = reader.read_photo(photo)
+    except reader.ReadError:
+        return False
+    finally:
+        reader.combine_knots = real
+    if not logged:
+        return False
+    logged.update(truth=str(_truth_of(photo)), scale=reading.photo.scale,
+                  origin=reading.photo.origin)
+    out.write_bytes(pickle.dumps(logged))
+    return True
+
+
+def _views_means(
+    loops: Any, detections: Detections, string_width: float, look_again: Any
+) -> dict[tuple[str, str, tuple[float, float]], float]:
+    """The eight views' mean of every knot mark within reach of a loop and of every
+    tracer's knot, by (kind, colour, place) as the reader remembers them."""
+    if look_again is None:
+        return {}
+    reach = combine.knot_reach(string_width, detections.pawn_width)
+    rings = [LinearRing(np.asarray(loop.points)) for loop in loops.loops.values()]
+    asked = [m for m in detections.knots(min_score=LOGGED_FROM)
+             if min(r.distance(ShapelyPoint(m.xy)) for r in rings) <= reach]
+    asked += [Detection(KNOT, "", loop.knot, 0.0) for loop in loops.loops.values()
+              if loop.knot is not None]
+    return {(m.kind, m.colour, m.xy): look_again(m).score for m in asked}
+
+
+def _cords_round_marks(detections: Detections, string_width: float) -> dict[str, Any]:
+    """Each cord map, zero but round the knot marks (what the knot stage looks at)."""
+    r = max(2, round(combine.KNOT_COLOUR_WIDTHS * string_width)) + 3
+    kept = {}
+    for colour, cord in detections.cords.items():
+        sparse = np.zeros_like(cord)
+        for mark in detections.knots(min_score=0.0):
+            x, y = round(mark.xy[0]), round(mark.xy[1])
+            rows = slice(max(0, y - r), max(0, y + r + 1))
+            columns = slice(max(0, x - r), max(0, x + r + 1))
+            sparse[rows, columns] = cord[rows, columns]
+        kept[colour] = (sparse.shape, zlib.compress(sparse.tobytes(), 1))
+    return kept
+
+
+def _truth_of(photo: Path) -> Path:
+    return photo.with_name(photo.name[: -len(photo.suffix)] + ".truth.json")
+
+
+def replay(log: dict[str, Any]) -> tuple[int, int, list[str], int]:
+    """Knots right and in the truth, the colours wrong, and the looks asked, of the knot
+    stage of this checkout run again on one photo's ``log``."""
+    cords = {colour: np.frombuffer(zlib.decompress(data), np.uint8).reshape(shape)
+             for colour, (shape, data) in log["cords"].items()}
+    detections = Detections(found=list(log["knots"]), pawn_width=log["pawn_width"],
+                            cords=cords)
+    means, asked = log["means"], set()
+
+    def look_again(mark: Detection) -> Detection:
+        key = (mark.kind, mark.colour, mark.xy)
+        asked.add(key)
+        return Detection(mark.kind, mark.colour, mark.xy, means.get(key, 0.0), views=8)
+
+    loops = combine.combine_knots(log["loops"], detections, log["string_width"],
+                                  log["pawns"], look_again)
+    truth = json.loads(Path(log["truth"]).read_text())
+    scale, (left, top) = log["scale"], log["origin"]
+    pawn_px = log["pawn_width"] * scale
+    right = total = 0
+    wrong = []
+    for colour, loop in loops.loops.items():
+        true_knot = truth["lines"][colour]["knot"]
+        if true_knot is None:
+            continue
+        total += 1
+        read = None if loop.knot is None else (
+            (loop.knot[0] + left + 0.5) * scale - 0.5, (loop.knot[1] + top + 0.5) * scale - 0.5)
+        if read is not None and math.dist(read, true_knot) < pawn_px:
+            right += 1
+        else:
+            wrong.append(colour)
+    return right, total, wrong, len(asked)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="The knot stage's choices, logged and replayed.")
+    parser.add_argument("--log", type=Path, help="folder to write one log a photo into")
+    parser.add_argument("--set", type=Path, help="with --log: folder of photo + truth pairs")
+    parser.add_argument("--replay", type=Path, nargs="+", help="log folders to replay")
+    parser.add_argument("--constant", action="append", default=[], metavar="NAME=VALUE",
+                        help="with --replay: set a constant of vision.combine first")
+    args = parser.parse_args(argv)
+    if args.log is not None:
+        if args.set is None:
+            parser.error("--log needs --set")
+        args.log.mkdir(parents=True, exist_ok=True)
+        photos = [p for p in sorted(args.set.iterdir())
+                  if p.suffix.lower() in PHOTO_SUFFIXES and _truth_of(p).is_file()]
+        logged = sum(log_photo(p, args.log / (p.stem + ".pkl")) for p in tqdm(photos, "logging"))
+        print(f"{args.set}: {logged} of {len(photos)} photos logged into {args.log}")
+    if args.replay:
+        for setting in args.constant:
+            name, _, value = setting.partition("=")
+            if not hasattr(combine, name):
+                parser.error(f"vision.combine has no constant {name}")
+            setattr(combine, name, type(getattr(combine, name))(value))
+        right = total = looks = 0
+        wrong = []
+        for folder in args.replay:
+            for path in sorted(folder.glob("*.pkl")):
+                r, t, w, n = replay(pickle.loads(path.read_bytes()))
+                right, total, looks = right + r, total + t, looks + n
+                wrong += [f"{path.stem} {colour}" for colour in w]
+        print(f"knots right {right} / {total} ({100 * right / max(total, 1):.2f} %), "
+              f"looks asked {looks}")
+        for item in wrong:
+            print(f"  wrong: {item}")
+    if args.log is None and not args.replay:
+        parser.error("give --log DIR --set DIR, or --replay DIR ...")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
