@@ -16,8 +16,9 @@ of every tracer's knot, whether the reading asked for it or not. That costs a fe
 more a photo than a reading; the log is one pickle a photo (about 100 kB).
 
 ``--replay`` runs :func:`vision.combine.combine_knots` of this checkout again on every
-logged photo, its look again answered from the log, and prints the knots within a pawn
-width of the truth's, the loops it gets wrong by name, and how many looks it asked for.
+logged photo, its look again answered from the log, and prints the knots found (within
+the truth's knot tolerance, as ``accuracy.py`` counts them), the loops it gets wrong by
+name, and how many looks it asked for.
 With ``--constant NAME=VALUE`` (repeatable) a constant of :mod:`vision.combine` is set
 first: a threshold is tried on hundreds of photos in seconds. A change to the rules
 themselves is replayed from a worktree with its code first on ``PYTHONPATH``. The log
@@ -25,7 +26,7 @@ belongs to the reader that made it: stages before the knot stage that change mak
 stale.
 
 The sixty-seventh session's 600 hard photos (seeds 800000-800599) replayed so:
-2379 of 2400 knots with the rules before it, 2382 after (``docs/reader-history.md``).
+2376 of 2400 knots found with the rules before it, 2379 after (``docs/reader-history.md``).
 Figures are printed, never asserted.
 """
 
@@ -38,6 +39,7 @@ import pickle
 import sys
 import zlib
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -55,16 +57,18 @@ from tqdm import tqdm  # noqa: E402
 
 import vision.combine as combine  # noqa: E402
 import vision.reader as reader  # noqa: E402
+from benchmarks.accuracy import find_pairs  # noqa: E402
 from vision.detect import KNOT, Detection, Detections  # noqa: E402
-from vision.load import PHOTO_SUFFIXES  # noqa: E402
+from vision.evaluate import tolerances_for  # noqa: E402
 
 #: Knot marks from this score within reach of a loop have their views' mean logged.
 LOGGED_FROM = 0.1
 
 
-def log_photo(photo: Path, out: Path) -> bool:
-    """Read ``photo`` and write the knot stage's inputs to ``out`` (False: no knot stage
-    ran, the photo refused or read without the detector)."""
+def log_photo(photo: Path, truth: Path, out: Path) -> bool:
+    """Read ``photo`` and write the knot stage's inputs to ``out``, with the path of its
+    ``truth`` (False: no knot stage ran, the photo refused or read without the
+    detector)."""
     logged: dict[str, Any] = {}
     real = combine.combine_knots
 
@@ -91,8 +95,8 @@ def log_photo(photo: Path, out: Path) -> bool:
         reader.combine_knots = real
     if not logged:
         return False
-    logged.update(truth=str(_truth_of(photo)), scale=reading.photo.scale,
-                  origin=reading.photo.origin)
+    # The photo without its pixels: what puts the knots back in the photo's pixels.
+    logged.update(truth=str(truth), photo=replace(reading.photo, rgb=np.zeros((0, 0, 3))))
     out.write_bytes(pickle.dumps(logged))
     return True
 
@@ -128,13 +132,10 @@ def _cords_round_marks(detections: Detections, string_width: float) -> dict[str,
     return kept
 
 
-def _truth_of(photo: Path) -> Path:
-    return photo.with_name(photo.name[: -len(photo.suffix)] + ".truth.json")
-
-
 def replay(log: dict[str, Any]) -> tuple[int, int, list[str], int]:
     """Knots right and in the truth, the colours wrong, and the looks asked, of the knot
-    stage of this checkout run again on one photo's ``log``."""
+    stage of this checkout run again on one photo's ``log``. A knot is right within
+    the truth's knot tolerance, as ``accuracy.py`` counts knots found."""
     cords = {colour: np.frombuffer(zlib.decompress(data), np.uint8).reshape(shape)
              for colour, (shape, data) in log["cords"].items()}
     detections = Detections(found=list(log["knots"]), pawn_width=log["pawn_width"],
@@ -149,8 +150,7 @@ def replay(log: dict[str, Any]) -> tuple[int, int, list[str], int]:
     loops = combine.combine_knots(log["loops"], detections, log["string_width"],
                                   log["pawns"], look_again)
     truth = json.loads(Path(log["truth"]).read_text())
-    scale, (left, top) = log["scale"], log["origin"]
-    pawn_px = log["pawn_width"] * scale
+    tolerance = tolerances_for(truth).knot_px
     right = total = 0
     wrong = []
     for colour, loop in loops.loops.items():
@@ -158,9 +158,8 @@ def replay(log: dict[str, Any]) -> tuple[int, int, list[str], int]:
         if true_knot is None:
             continue
         total += 1
-        read = None if loop.knot is None else (
-            (loop.knot[0] + left + 0.5) * scale - 0.5, (loop.knot[1] + top + 0.5) * scale - 0.5)
-        if read is not None and math.dist(read, true_knot) < pawn_px:
+        read = None if loop.knot is None else log["photo"].to_original([loop.knot])[0]
+        if read is not None and math.dist(read, true_knot) <= tolerance:
             right += 1
         else:
             wrong.append(colour)
@@ -179,10 +178,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.set is None:
             parser.error("--log needs --set")
         args.log.mkdir(parents=True, exist_ok=True)
-        photos = [p for p in sorted(args.set.iterdir())
-                  if p.suffix.lower() in PHOTO_SUFFIXES and _truth_of(p).is_file()]
-        logged = sum(log_photo(p, args.log / (p.stem + ".pkl")) for p in tqdm(photos, "logging"))
-        print(f"{args.set}: {logged} of {len(photos)} photos logged into {args.log}")
+        pairs = find_pairs(args.set)
+        logged = sum(log_photo(photo, truth, args.log / (photo.stem + ".pkl"))
+                     for photo, truth in tqdm(pairs, "logging"))
+        print(f"{args.set}: {logged} of {len(pairs)} photos logged into {args.log}")
     if args.replay:
         for setting in args.constant:
             name, _, value = setting.partition("=")

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import shapely
-from shapely.geometry import LinearRing, LineString
+from shapely.geometry import LinearRing, LineString, Polygon
 from shapely.geometry import Point as ShapelyPoint
 from shapely.ops import substring
 
@@ -85,7 +85,9 @@ def redraw_choices(
     # its ends are off the loop, or where it starts and ends at one place of it (no
     # stretch lies between its ends). A short one is a slip of the finger.
     closed = math.dist(start, end) <= reach
-    long_closed = closed and drawn.length > LEAST_LOOP * reach and _area(stroke) >= reach**2
+    long_closed = (
+        closed and drawn.length > LEAST_LOOP * reach and Polygon(stroke).area >= reach**2
+    )
     if closed and drawn.length > CLOSED_STROKE * ring.length or (
         long_closed and min(from_loop) > reach
     ):
@@ -104,12 +106,6 @@ def redraw_choices(
             raise
         return [_whole_loop(stroke, ring)]
     return choices
-
-
-def _area(stroke: list[Point]) -> float:
-    """The area a closed ``stroke`` goes round (shoelace; 0 for a line out and back)."""
-    xs, ys = np.asarray(stroke, float).T
-    return float(abs(np.dot(xs, np.roll(ys, -1)) - np.dot(ys, np.roll(xs, -1))) / 2)
 
 
 def _whole_loop(stroke: list[Point], ring: LinearRing) -> tuple[list[Point], list[Point]]:
