@@ -11,12 +11,15 @@ Run::
 (:func:`vision.combine.combine_knots`) was given: the traced loops, the knot marks, the
 pawns, the detector's cord maps round every knot mark (elsewhere zero, so they compress
 to little), the string width, and the eight turned views' mean
-(:func:`vision.detect.look_again`) of every knot mark from 0.1 within reach of a loop and
-of every tracer's knot, whether the reading asked for it or not. That costs a few looks
-more a photo than a reading; the log is one pickle a photo (about 100 kB).
+(:func:`vision.detect.look_again`) and the knot checker's odds (:mod:`vision.knot_check`)
+of every knot mark from 0.1 within reach of a loop and of every tracer's knot, whether
+the reading asked for it or not. That costs a few looks more a photo than a reading; the
+log is one pickle a photo (about 100 kB).
 
 ``--replay`` runs :func:`vision.combine.combine_knots` of this checkout again on every
-logged photo, its look again answered from the log, and prints the knots found (within
+logged photo, its look again answered from the log (and the knot checker, where the log
+has its odds, by the logged place nearest each place asked about, :data:`ODDS_NEAR`;
+``--constant CHECKED_KNOT=2`` replays without it), and prints the knots found (within
 the truth's knot tolerance, as ``accuracy.py`` counts them), the loops it gets wrong by
 name, and how many looks it asked for.
 With ``--constant NAME=VALUE`` (repeatable) a constant of :mod:`vision.combine` is set
@@ -61,8 +64,12 @@ from benchmarks.accuracy import find_pairs  # noqa: E402
 from vision.detect import KNOT, Detection, Detections  # noqa: E402
 from vision.evaluate import tolerances_for  # noqa: E402
 
-#: Knot marks from this score within reach of a loop have their views' mean logged.
+#: Knot marks from this score within reach of a loop have their views' mean and the knot
+#: checker's odds logged.
 LOGGED_FROM = 0.1
+#: A replayed place takes the knot checker's odds of the logged place nearest it, if
+#: within this many pawn widths (else 0).
+ODDS_NEAR = 0.25
 
 
 def log_photo(photo: Path, truth: Path, out: Path) -> bool:
@@ -74,15 +81,19 @@ def log_photo(photo: Path, truth: Path, out: Path) -> bool:
 
     def logging_combine_knots(
         loops: Any, detections: Detections, string_width: float, pawns: Any = None,
-        look_again: Any = None,
+        look_again: Any = None, knot_odds: Any = None,
     ) -> Any:
+        asked = _asked(loops, detections, string_width)
         logged.update(
             loops=loops, knots=[d for d in detections.found if d.kind == KNOT],
             pawn_width=detections.pawn_width, string_width=string_width, pawns=pawns,
             cords=_cords_round_marks(detections, string_width),
-            means=_views_means(loops, detections, string_width, look_again),
+            means={} if look_again is None else {
+                (m.kind, m.colour, m.xy): look_again(m).score for m in asked},
+            odds={} if knot_odds is None or not asked else dict(
+                zip([m.xy for m in asked], knot_odds([m.xy for m in asked]), strict=True)),
         )
-        return real(loops, detections, string_width, pawns, look_again)
+        return real(loops, detections, string_width, pawns, look_again, knot_odds)
 
     # The reader calls the knot stage by the name it imported: wrapped there, for this
     # reading only.
@@ -101,20 +112,16 @@ def log_photo(photo: Path, truth: Path, out: Path) -> bool:
     return True
 
 
-def _views_means(
-    loops: Any, detections: Detections, string_width: float, look_again: Any
-) -> dict[tuple[str, str, tuple[float, float]], float]:
-    """The eight views' mean of every knot mark within reach of a loop and of every
-    tracer's knot, by (kind, colour, place) as the reader remembers them."""
-    if look_again is None:
-        return {}
+def _asked(loops: Any, detections: Detections, string_width: float) -> list[Detection]:
+    """Every knot mark within reach of a loop and every tracer's knot: the places whose
+    eight views' mean and knot checker's odds are logged."""
     reach = combine.knot_reach(string_width, detections.pawn_width)
     rings = [LinearRing(np.asarray(loop.points)) for loop in loops.loops.values()]
     asked = [m for m in detections.knots(min_score=LOGGED_FROM)
              if min(r.distance(ShapelyPoint(m.xy)) for r in rings) <= reach]
     asked += [Detection(KNOT, "", loop.knot, 0.0) for loop in loops.loops.values()
               if loop.knot is not None]
-    return {(m.kind, m.colour, m.xy): look_again(m).score for m in asked}
+    return asked
 
 
 def _cords_round_marks(detections: Detections, string_width: float) -> dict[str, Any]:
@@ -147,8 +154,21 @@ def replay(log: dict[str, Any]) -> tuple[int, int, list[str], int]:
         asked.add(key)
         return Detection(mark.kind, mark.colour, mark.xy, means.get(key, 0.0), views=8)
 
+    odds = log.get("odds", {})
+
+    def knot_odds(places: list[tuple[float, float]]) -> list[float]:
+        # The checker's odds at the logged place nearest each place: the knot chosen
+        # lies on its loop, a few pixels from the mark it was chosen on.
+        near = ODDS_NEAR * log["pawn_width"]
+        answers = []
+        for xy in places:
+            nearest = min(odds, key=lambda logged: math.dist(logged, xy), default=None)
+            found = nearest is not None and math.dist(nearest, xy) <= near
+            answers.append(odds[nearest] if found else 0.0)
+        return answers
+
     loops = combine.combine_knots(log["loops"], detections, log["string_width"],
-                                  log["pawns"], look_again)
+                                  log["pawns"], look_again, knot_odds if odds else None)
     truth = json.loads(Path(log["truth"]).read_text())
     tolerance = tolerances_for(truth).knot_px
     right = total = 0

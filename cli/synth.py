@@ -37,6 +37,13 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--overlay", action="store_true", help="also write NAME.overlay.jpg with the truth drawn on"
     )
+    parser.add_argument(
+        "--knot-cover",
+        type=knot_cover,
+        default=0.0,
+        help="chance that a demon is put down on each knot, 0 to 1 (default 0: the game's "
+        "own board; for training a knot checker)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -75,6 +82,17 @@ def seed_number(text: str) -> int:
     return value
 
 
+def knot_cover(text: str) -> float:
+    """An ``argparse`` type: a chance from 0 to 1."""
+    try:
+        value = float(text[:40])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"a chance is 0 to 1, not {text[:40]}")
+    return value
+
+
 def _whole_number(text: str) -> int:
     try:
         return int(text[:40])
@@ -92,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     size = parse_size(args.size)
     args.out.mkdir(parents=True, exist_ok=True)
     for seed in tqdm(range(args.seed, args.seed + args.count), desc="photos", unit="photo"):
-        photo = make_photo(seed, args.difficulty, size)
+        photo = make_photo(seed, args.difficulty, size, args.knot_cover)
         name = f"synth_{args.difficulty}_{seed:06d}"
         (args.out / f"{name}.jpg").write_bytes(photo.jpeg)
         (args.out / f"{name}.truth.json").write_text(json.dumps(photo.truth) + "\n")

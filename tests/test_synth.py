@@ -369,6 +369,8 @@ def test_synth_command_writes_pairs_and_overlays(tmp_path: Path) -> None:
         (["--size", "big"], "--size must look like"),
         (["--size", "10x10"], "between"),
         (["--count", "0"], "--count"),
+        (["--knot-cover", "1.5"], "a chance is 0 to 1"),
+        (["--knot-cover", "some"], "expected a number"),
     ],
 )
 def test_synth_command_rejects_bad_arguments(tmp_path: Path, args: list[str], message: str) -> None:
@@ -380,6 +382,19 @@ def test_synth_command_rejects_bad_arguments(tmp_path: Path, args: list[str], me
     )
     assert done.returncode == 2
     assert message in done.stderr
+
+
+def test_synth_command_puts_demons_down_on_the_knots_when_asked(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "cli", "synth", "--out", str(tmp_path), "--seed", "6",
+         "--size", "480x360", "--knot-cover", "1"],
+        check=True,
+        capture_output=True,
+    )
+    truth = json.loads((tmp_path / "synth_normal_000006.truth.json").read_text())
+    assert truth == make_photo(6, "normal", (480, 360), knot_cover=1.0).truth
+    assert truth["scene"]["knot_cover"] == 1.0
+    assert truth != make_photo(6, "normal", (480, 360)).truth
 
 
 def test_corner_check_catches_a_foot_across_a_string() -> None:

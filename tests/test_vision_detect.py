@@ -43,6 +43,8 @@ from vision.combine import (
     CHECKED_DEMON,
     CHECKED_DEMON_MEAN,
     CHECKED_GHOST,
+    CHECKED_KNOT,
+    CHECKED_SLACK,
     CHECKER_CLEAR_OF_GHOST,
     CONFIRM_FROM,
     CONFIRMED_ADD_SCORE,
@@ -55,6 +57,7 @@ from vision.combine import (
     FAINT_GHOST_FROM,
     KEEP_SCORE,
     KNOT_CONTEST,
+    KNOT_DOUBT,
     KNOT_REACH_PAWNS,
     KNOT_REACH_WIDTHS,
     KNOT_SCORE,
@@ -2857,6 +2860,72 @@ def test_a_knot_chosen_on_a_faint_mark_is_looked_at_again_with_the_tracers_knot(
         Loops({"red": shaped}, []), agreeing, 5.0, look_again=seen_better_at_the_mark
     )
     assert knot.loops["red"].knot == pytest.approx((300.0, 203.0), abs=1.0)
+
+
+def test_a_knot_the_knot_checker_doubts_moves_to_a_place_of_its_loop_it_is_sure_of() -> None:
+    loops = Loops(
+        {"red": circle_loop("red", (200, 200), 100), "blue": circle_loop("blue", (520, 200), 100)},
+        [],
+    )  # traced knots: (300, 200) and (620, 200)
+    # Red: a stronger mark at a pawn's base (the first choice), a faint one at the knot.
+    marks = Detections([mark("", (200.0, 97.0), 0.4), mark("", (200.0, 303.0), 0.22),
+                        mark("", (520.0, 97.0), 0.4)], WIDTH)
+    first = combine_knots(loops, marks, 5.0)
+    assert first.loops["red"].knot == pytest.approx((200.0, 100.0), abs=1.0)
+    asked: list[list[tuple[float, float]]] = []
+
+    def checker(sure_at: tuple[float, float], sure: float, elsewhere: float):  # type: ignore[no-untyped-def]
+        def knot_odds(places: list[tuple[float, float]]) -> list[float]:
+            asked.append(list(places))
+            return [sure if math.dist(p, sure_at) < 5 else elsewhere for p in places]
+
+        return knot_odds
+
+    checked = combine_knots(loops, marks, 5.0, knot_odds=checker((200.0, 300.0), 0.95, 0.05))
+    assert checked.loops["red"].knot == pytest.approx((200.0, 300.0), abs=1.0)
+    assert checked.loops["red"].knot_confidence == pytest.approx(0.95)
+    assert checked.loops["red"].knot_mark == pytest.approx(0.22)
+    # Asked about both knots, then, both doubted, about their loops' marks and tracer's
+    # knots away from them.
+    assert [len(places) for places in asked] == [2, 2 + 1]
+    # Blue's knot, doubted too, has no place the checker is sure of: it stays.
+    assert checked.loops["blue"].knot == first.loops["blue"].knot
+    # The checker not sure enough of the other place, or not doubting the knot: it stays.
+    unsure = checker((200.0, 300.0), CHECKED_KNOT - 0.05, 0.05)
+    assert combine_knots(loops, marks, 5.0, knot_odds=unsure).loops["red"].knot == first.loops[
+        "red"
+    ].knot
+    undoubted = checker((200.0, 300.0), 0.95, KNOT_DOUBT + 0.05)
+    asked.clear()
+    assert combine_knots(loops, marks, 5.0, knot_odds=undoubted).loops["red"].knot == first.loops[
+        "red"
+    ].knot
+    assert [len(places) for places in asked] == [2]  # no knot doubted: asked once
+    # The tracer's knot is a place too.
+    to_tracers = combine_knots(loops, marks, 5.0, knot_odds=checker((300.0, 200.0), 0.95, 0.05))
+    assert to_tracers.loops["red"].knot == pytest.approx((300.0, 200.0), abs=1.0)
+    # The eight views mark the knot more than the place the checker is sure of, by
+    # more than CHECKED_SLACK: the knot stands (dev_0017: the checker doubted the other
+    # renderer's knot, marked 0.49 and 0.50 in the views, against places at 0.05).
+    def views(at_knot: float, at_place: float) -> Callable[[Detection], Detection]:
+        def look(candidate: Detection) -> Detection:
+            near_place = math.dist(candidate.xy, (200.0, 303.0)) < 5
+            score = at_place if near_place else at_knot
+            return Detection(candidate.kind, candidate.colour, candidate.xy, score, views=8)
+
+        return look
+
+    sure_of_the_place = checker((200.0, 300.0), 0.95, 0.05)
+    kept = combine_knots(
+        loops, marks, 5.0, look_again=views(0.5, 0.5 - CHECKED_SLACK - 0.05),
+        knot_odds=sure_of_the_place,
+    )
+    assert kept.loops["red"].knot == first.loops["red"].knot
+    moved = combine_knots(
+        loops, marks, 5.0, look_again=views(0.5, 0.5 - CHECKED_SLACK + 0.05),
+        knot_odds=sure_of_the_place,
+    )
+    assert moved.loops["red"].knot == pytest.approx((200.0, 300.0), abs=1.0)
 
 
 def test_a_knot_chosen_on_a_faint_mark_is_looked_at_again_with_the_next_three_marks() -> None:

@@ -25,11 +25,10 @@ import numpy as np
 from numpy.typing import NDArray
 from shapely.geometry import LinearRing
 from torch import nn
-from tqdm import tqdm
 
-from training.train_ghost_check import odds, odds_figures, train_checker
+from training.train_ghost_check import crops_of_sets, odds, odds_figures, train_checker
 from vision.demon_check import CLEAR_OF_DEMON, DEMON_REACH
-from vision.load import load_photo, photos_in
+from vision.load import load_photo
 from vision.pawn_size import CROP_PX, place_crop
 
 #: The width a place is cut out for is the truth's median times up to this factor
@@ -142,13 +141,7 @@ def crops_of(path: Path, rng: np.random.Generator) -> Examples:
 def examples(folders: list[Path], seed: int) -> Examples:
     """Crops, targets and which are round a demon of the table's hue, of every photo
     with truth in ``folders``."""
-    rng = np.random.default_rng(seed)
-    paths = [p for folder in folders for p in photos_in(folder)]
-    if not paths:
-        raise SystemExit(f"no photos with truth in {', '.join(map(str, folders))}")
-    each = [crops_of(path, rng) for path in tqdm(paths, desc="crops", unit="photo")]
-    crops, targets, of_hue = zip(*each, strict=True)
-    return np.concatenate(crops), np.concatenate(targets), np.concatenate(of_hue)
+    return crops_of_sets(folders, seed, crops_of)
 
 
 def evaluate(net: nn.Module, held: Examples) -> dict[str, dict[str, float]]:

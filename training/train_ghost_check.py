@@ -143,16 +143,24 @@ def crops_of(path: Path, rng: np.random.Generator) -> Examples:
     return np.stack(crops), np.array(targets, np.float32), np.array(at_centre, bool)
 
 
-def examples(folders: list[Path], seed: int) -> Examples:
-    """Crops, targets and which are a field's centre, of every photo with truth in
-    ``folders``."""
+def crops_of_sets(
+    folders: list[Path], seed: int, crops_of: Callable[[Path, np.random.Generator], Examples]
+) -> Examples:
+    """A checker's examples (crops, targets and a flag of its own) from every photo with
+    truth in ``folders``, each cut by ``crops_of``."""
     rng = np.random.default_rng(seed)
     paths = [p for folder in folders for p in photos_in(folder)]
     if not paths:
         raise SystemExit(f"no photos with truth in {', '.join(map(str, folders))}")
     each = [crops_of(path, rng) for path in tqdm(paths, desc="crops", unit="photo")]
-    crops, targets, at_centre = zip(*each, strict=True)
-    return np.concatenate(crops), np.concatenate(targets), np.concatenate(at_centre)
+    crops, targets, flags = zip(*each, strict=True)
+    return np.concatenate(crops), np.concatenate(targets), np.concatenate(flags)
+
+
+def examples(folders: list[Path], seed: int) -> Examples:
+    """Crops, targets and which are a field's centre, of every photo with truth in
+    ``folders``."""
+    return crops_of_sets(folders, seed, crops_of)
 
 
 def odds(net: nn.Module, crops: NDArray[np.uint8]) -> NDArray[np.float64]:

@@ -57,7 +57,7 @@ class SizerModel:
     ) -> NDArray[np.float32]:
         """The network's one output for the place round each of ``places`` (not empty),
         cut out by :func:`place_crop` for pawns ``width`` wide."""
-        crops = np.stack([place_crop(rgb, xy, width) for xy in places])
+        crops = np.stack([place_crop(rgb, xy, width, self.crop_pawns) for xy in places])
         return self.network().run(sizer_input(crops)).reshape(-1)
 
     def odds_at(
@@ -94,9 +94,12 @@ def load_sizer(path: Path = SIZER_PATH) -> SizerModel:
     return load_crop_model(path, "pawn sizer", "make sizer")
 
 
-def load_crop_model(path: Path, what: str, make: str) -> SizerModel:
+def load_crop_model(
+    path: Path, what: str, make: str, crop_pawns: float = CROP_PAWNS
+) -> SizerModel:
     """Load the network on :func:`place_crop`'s crops at ``path`` (``.onnx``, with its
-    ``.json`` beside it): ``what`` it is and the command that trains it, for the error.
+    ``.json`` beside it): ``what`` it is and the command that trains it, for the error,
+    and how many pawn widths its crops span.
 
     Raises
     ------
@@ -109,16 +112,18 @@ def load_crop_model(path: Path, what: str, make: str) -> SizerModel:
         raise FileNotFoundError(f"no {what} at {path} with its .json ({make} trains one)")
     meta = json.loads(path.with_suffix(".json").read_text())
     model = SizerModel(path, int(meta["crop_px"]), float(meta["crop_pawns"]))
-    if (model.crop_px, model.crop_pawns) != (CROP_PX, CROP_PAWNS):
+    if (model.crop_px, model.crop_pawns) != (CROP_PX, crop_pawns):
         raise ValueError(
             f"{path.name} takes crops of {model.crop_px} px over {model.crop_pawns} pawns, "
-            f"this reader cuts {CROP_PX} px over {CROP_PAWNS}"
+            f"this reader cuts {CROP_PX} px over {crop_pawns}"
         )
     return model
 
 
-def place_crop(rgb: NDArray[np.uint8], xy: Point, width: float) -> NDArray[np.uint8]:
-    """The place round ``xy``, :data:`CROP_PAWNS` times ``width`` on a side, scaled to
+def place_crop(
+    rgb: NDArray[np.uint8], xy: Point, width: float, pawns: float = CROP_PAWNS
+) -> NDArray[np.uint8]:
+    """The place round ``xy``, ``pawns`` times ``width`` on a side, scaled to
     :data:`CROP_PX` pixels (the photo's edge repeated beyond it).
 
     Parameters
@@ -129,6 +134,9 @@ def place_crop(rgb: NDArray[np.uint8], xy: Point, width: float) -> NDArray[np.ui
         The middle of the place, in ``rgb``'s pixels.
     width : float
         The pawn width looked for, in ``rgb``'s pixels.
+    pawns : float, optional
+        How many such widths the place spans (:data:`CROP_PAWNS`, the sizer's and the
+        pawn checkers', by default).
 
     Returns
     -------
@@ -137,13 +145,16 @@ def place_crop(rgb: NDArray[np.uint8], xy: Point, width: float) -> NDArray[np.ui
     Raises
     ------
     ValueError
-        When ``rgb`` is not an RGB image of bytes, or ``width`` not a positive number.
+        When ``rgb`` is not an RGB image of bytes, or ``width`` or ``pawns`` not a
+        positive number.
     """
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
         raise ValueError(f"expected an (H, W, 3) uint8 RGB image, got {rgb.shape} {rgb.dtype}")
     if not math.isfinite(width) or width <= 0:
         raise ValueError(f"width must be a positive number, got {width}")
-    half = max(1, int(round(CROP_PAWNS * width / 2)))
+    if not math.isfinite(pawns) or pawns <= 0:
+        raise ValueError(f"pawns must be a positive number, got {pawns}")
+    half = max(1, int(round(pawns * width / 2)))
     h, w = rgb.shape[:2]
     # A mark lies in the photo; a point beyond it is looked at from its nearest pixel.
     x = min(max(int(round(xy[0])), 0), w - 1)

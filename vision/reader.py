@@ -65,6 +65,7 @@ from vision.detect import (
 from vision.doubts import AMBIGUOUS_PLACE, LOW_CONFIDENCE, MOOT_CONFIDENCE, place_warning
 from vision.errors import ReadError
 from vision.ghost_check import ghost_odds
+from vision.knot_check import knot_odds
 from vision.load import MIN_WORKING_SIDE, Photo, load_photo
 from vision.parts import find_parts
 from vision.pawn_size import width_ratios, widths_on_table
@@ -409,7 +410,14 @@ def _read_photo(
             tracers = [loop.knot for loop in traced.loops.values() if loop.knot is not None]
             native = knots_at_training_size(photo.rgb, tracers, marks.pawn_width)
             both = marks.with_knots(native, SAME_PAWN * marks.pawn_width)
-            return combine_knots(traced, both, width, kept, look_again_at)
+            return combine_knots(
+                traced,
+                both,
+                width,
+                kept,
+                look_again_at,
+                lambda places: knot_odds(photo.rgb, places, marks.pawn_width).tolist(),
+            )
 
         loops = stage("knots", knots)
     traced_loops = loops

@@ -1,0 +1,86 @@
+"""The knot checker (vision.knot_check): the shipped network on the sample photos, and
+its refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from checker_samples import SAMPLES, sample, working
+from shapely.geometry import LinearRing, Point
+
+from vision.combine import CHECKED_KNOT, KNOT_DOUBT
+from vision.knot_check import CLEAR_OF_KNOT, KNOT_CROP_PAWNS, knot_odds, load_knot_check
+
+NAMES = sorted(path.name.removesuffix(".jpg") for path in SAMPLES.glob("*.jpg"))
+
+
+def knots_and_pawns_bases(name: str) -> tuple[np.ndarray, list, list, float]:
+    """A sample at working resolution, its knots, and the points of each demon's own
+    cord nearest its foot (within a pawn and a half, away from the knots)."""
+    rgb, truth, scale, width = sample(name)
+    knots = [working(line["knot"], scale) for line in truth["lines"].values()]
+    bases = []
+    for creature in truth["creatures"]:
+        if creature["kind"] != "demon" or creature["off_board"]:
+            continue
+        line = truth["lines"][creature["colour"]]
+        ring = LinearRing([working(p, scale) for p in line["polyline"]])
+        foot = Point(working(creature["xy"], scale))
+        base = ring.interpolate(ring.project(foot))
+        clear = min(np.hypot(base.x - x, base.y - y) for x, y in knots) > CLEAR_OF_KNOT * width
+        if base.distance(foot) <= 1.5 * width and clear:
+            bases.append((base.x, base.y))
+    return rgb, knots, bases, width
+
+
+def test_the_checker_is_sure_of_the_knots_and_not_of_the_pawns_bases_on_their_cords() -> None:
+    sure_knots = knots = sure_bases = bases = 0
+    for name in NAMES:
+        rgb, at_knots, at_bases, width = knots_and_pawns_bases(name)
+        knots += len(at_knots)
+        bases += len(at_bases)
+        sure_knots += int(np.sum(knot_odds(rgb, at_knots, width) >= CHECKED_KNOT))
+        sure_bases += int(np.sum(knot_odds(rgb, at_bases, width) >= CHECKED_KNOT))
+    assert knots == 4 * len(NAMES) and bases >= 50
+    assert sure_knots >= 0.8 * knots, (sure_knots, knots)
+    assert sure_bases <= 0.02 * bases, (sure_bases, bases)
+
+
+def test_the_checker_is_sure_of_no_crossing_and_doubts_most_of_them() -> None:
+    doubted = crossings = 0
+    for name in NAMES:
+        rgb, truth, scale, width = sample(name)
+        at = [working(c["xy"], scale) for c in truth["crossings"]]
+        odds = knot_odds(rgb, at, width)
+        # A crossing is a lump too (03's: one 0.53), but the checker is never sure of it.
+        assert np.all(odds < CHECKED_KNOT), (name, odds)
+        doubted += int(np.sum(odds < KNOT_DOUBT))
+        crossings += len(at)
+    assert crossings >= 60 and doubted >= 0.95 * crossings, (doubted, crossings)
+
+
+def test_the_checker_asks_for_a_width_and_answers_nothing_for_no_place() -> None:
+    rgb = np.full((120, 160, 3), 200, np.uint8)
+    assert knot_odds(rgb, [], 20.0).shape == (0,)
+    for width in (0.0, -3.0, float("nan")):
+        with pytest.raises(ValueError, match="width"):
+            knot_odds(rgb, [(50.0, 50.0)], width)
+    with pytest.raises(ValueError, match="RGB"):
+        knot_odds(rgb[:, :, 0], [(50.0, 50.0)], 20.0)
+    odds = knot_odds(rgb, [(50.0, 50.0), (-40.0, 500.0)], 20.0)
+    assert odds.shape == (2,) and np.all((odds >= 0) & (odds <= 1))
+
+
+def test_a_checker_for_other_crops_or_none_at_all_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="make knot-check"):
+        load_knot_check(tmp_path / "knotnet.onnx")
+    shipped = load_knot_check()
+    assert shipped.crop_pawns == KNOT_CROP_PAWNS
+    (tmp_path / "knotnet.onnx").write_bytes(shipped.path.read_bytes())
+    # The pawn checkers' crops span five pawn widths: not the knot checker's.
+    (tmp_path / "knotnet.json").write_text(json.dumps({"crop_px": 80, "crop_pawns": 5.0}))
+    with pytest.raises(ValueError, match="over 5.0 pawns"):
+        load_knot_check(tmp_path / "knotnet.onnx")

@@ -1,0 +1,169 @@
+"""Train the knot checker (:mod:`vision.knot_check`) on generated photos with their truth.
+
+Each example is a place cut out by the reader's own :func:`vision.pawn_size.place_crop`,
+:data:`vision.knot_check.KNOT_CROP_PAWNS` pawn widths on a side (80 px), as though the
+pawns were as wide as the truth's median (off by up to :data:`WIDTH_OFF` either way).
+Its target is whether a knot's lump lies there: within :data:`KNOT_REACH` pawn widths
+of the middle, yes; farther than :data:`CLEAR_OF_KNOT` from every knot, no; between,
+not learnt from. The places are where the knot stage hesitates: the knots (moved up
+to KNOT_REACH, :data:`KNOT_TIMES` times), the cords beside every pawn (a demon's base
+left on its own cord is a lump like a knot), the pawns' feet, the crossings and
+places anywhere along the cords. Photos are generated sets, best with demons put
+down on the knots (``dicke-daemonen synth --knot-cover``, ``make knot-check``)::
+
+    python -m training.train_knot_check --sets out/knots/a out/knots/b \
+        --held-out out/knots/held --out calibration
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from shapely.geometry import LinearRing, Point
+from torch import nn
+
+from training.train_demon_check import to_working
+from training.train_ghost_check import (
+    crops_of_nothing,
+    crops_of_sets,
+    odds,
+    odds_figures,
+    train_checker,
+)
+from vision.knot_check import CLEAR_OF_KNOT, KNOT_CROP_PAWNS, KNOT_REACH
+from vision.load import load_photo
+from vision.pawn_size import place_crop
+
+#: The width a place is cut out for is the truth's median times up to this factor
+#: either way (the reader's width is one for all the pawns of a photo).
+WIDTH_OFF = 1.25
+#: Places cut round each knot (moved up to KNOT_REACH), and anywhere along each cord.
+KNOT_TIMES = 3
+ALONG_CORD = 6
+#: Round each pawn's foot, the nearest point of every cord within BESIDE_PAWN pawn widths
+#: of it, and that point moved up to ALONG_PAWN widths along the cord either way.
+BESIDE_PAWN = 1.5
+ALONG_PAWN = 0.6
+
+Examples = tuple[NDArray[np.uint8], NDArray[np.float32], NDArray[np.bool_]]
+
+
+def places_of(
+    truth: dict[str, Any], scale: float, width: float, rng: np.random.Generator
+) -> tuple[list[tuple[float, float]], list[bool]]:
+    """The places to cut out of one photo (working pixels), and which lie within
+    BESIDE_PAWN widths of a pawn's foot (where the knot stage hesitates)."""
+    rings = [
+        LinearRing([to_working(p, scale) for p in line["polyline"]])
+        for line in truth["lines"].values()
+    ]
+    feet = [to_working(c["xy"], scale) for c in truth["creatures"]]
+    places: list[tuple[float, float]] = []
+
+    def add(xy: tuple[float, float]) -> None:
+        places.append(xy)
+
+    for line in truth["lines"].values():
+        if line.get("knot"):
+            x, y = to_working(line["knot"], scale)
+            for _ in range(KNOT_TIMES):
+                angle = rng.uniform(0, 2 * math.pi)
+                reach = math.sqrt(rng.uniform(0, KNOT_REACH**2)) * width
+                add((x + reach * math.cos(angle), y + reach * math.sin(angle)))
+    for ring in rings:
+        for along in rng.uniform(0, ring.length, ALONG_CORD):
+            point = ring.interpolate(along)
+            add((point.x, point.y))
+        for foot in feet:
+            at = ring.project(Point(foot))
+            nearest = ring.interpolate(at)
+            if nearest.distance(Point(foot)) > BESIDE_PAWN * width:
+                continue
+            add((nearest.x, nearest.y))
+            along = at + rng.uniform(-ALONG_PAWN, ALONG_PAWN) * width
+            moved = ring.interpolate(along % ring.length)
+            add((moved.x, moved.y))
+    for foot in feet:
+        add(foot)
+    for crossing in truth["crossings"]:
+        add(to_working(crossing["xy"], scale))
+    beside = np.array(feet, np.float64).reshape(-1, 2)
+    near_pawn = [
+        bool(len(beside)) and float(np.hypot(*(beside - p).T).min()) <= BESIDE_PAWN * width
+        for p in places
+    ]
+    return places, near_pawn
+
+
+def target_of(place: tuple[float, float], knots: NDArray[np.float64], width: float) -> float | None:
+    """1 where a knot lies within KNOT_REACH widths, 0 where none lies within
+    CLEAR_OF_KNOT, None between."""
+    if not len(knots):
+        return 0.0
+    nearest = float(np.hypot(*(knots - place).T).min()) / width
+    return 1.0 if nearest <= KNOT_REACH else 0.0 if nearest > CLEAR_OF_KNOT else None
+
+
+def crops_of(path: Path, rng: np.random.Generator) -> Examples:
+    """Crops round the places of one photo with truth, their targets, and which lie
+    beside a pawn."""
+    truth = json.loads(path.with_suffix("").with_suffix(".truth.json").read_text())
+    photo = load_photo(path)
+    scale = photo.scale
+    widths = [c["pawn_px"] / scale for c in truth["creatures"] if c.get("pawn_px")]
+    if not widths:  # no pawn: no width to cut places for
+        return crops_of_nothing()
+    width = float(np.median(widths))
+    lines = truth["lines"].values()
+    knots = [to_working(line["knot"], scale) for line in lines if line.get("knot")]
+    knot_xy = np.array(knots, np.float64).reshape(-1, 2)
+    crops, targets, near_pawn = [], [], []
+    for place, beside in zip(*places_of(truth, scale, width, rng), strict=True):
+        target = target_of(place, knot_xy, width)
+        if target is None:
+            continue
+        looked_for = width * math.exp(rng.uniform(-math.log(WIDTH_OFF), math.log(WIDTH_OFF)))
+        crops.append(place_crop(photo.rgb, place, looked_for, KNOT_CROP_PAWNS))
+        targets.append(target)
+        near_pawn.append(beside)
+    if not crops:
+        return crops_of_nothing()
+    return np.stack(crops), np.array(targets, np.float32), np.array(near_pawn, bool)
+
+
+def examples(folders: list[Path], seed: int) -> Examples:
+    """Crops, targets and which lie beside a pawn, of every photo with truth in
+    ``folders``."""
+    return crops_of_sets(folders, seed, crops_of)
+
+
+def evaluate(net: nn.Module, held: Examples) -> dict[str, dict[str, float]]:
+    """Recall of the knots and the share of other places taken for one, at a few
+    thresholds: over every place, and over those beside a pawn."""
+    crops, targets, near_pawn = held
+    p = odds(net, crops)
+    return {
+        "places": odds_figures(p, targets, np.ones(len(p), bool), "knots"),
+        "beside_pawns": odds_figures(p, targets, near_pawn, "knots"),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    return train_checker(
+        argv,
+        __doc__.split("\n")[0],
+        examples,
+        evaluate,
+        "knotnet",
+        {"crop_pawns": KNOT_CROP_PAWNS, "knot_reach": KNOT_REACH, "clear_of_knot": CLEAR_OF_KNOT},
+        seed=71,
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
