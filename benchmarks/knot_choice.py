@@ -18,7 +18,8 @@ log is one pickle a photo (about 100 kB).
 
 ``--replay`` runs :func:`vision.combine.combine_knots` of this checkout again on every
 logged photo, its look again answered from the log (and the knot checker, where the log
-has its odds, by the logged place nearest each place asked about, :data:`ODDS_NEAR`;
+has its odds: those of every candidate and of every place the reading asked about, a
+place not logged by the logged place nearest it, :data:`ODDS_NEAR`;
 ``--constant CHECKED_KNOT=2`` replays without it), and prints the knots found (within
 the truth's knot tolerance, as ``accuracy.py`` counts them), the loops it gets wrong by
 name, and how many looks it asked for.
@@ -84,16 +85,27 @@ def log_photo(photo: Path, truth: Path, out: Path) -> bool:
         look_again: Any = None, knot_odds: Any = None,
     ) -> Any:
         asked = _asked(loops, detections, string_width)
+        odds: dict[tuple[float, float], float] = {}
+
+        def recording_knot_odds(places: list[tuple[float, float]]) -> list[float]:
+            # Every place the reading asks about is kept too (a knot on its loop lies a
+            # few pixels from the mark it was chosen on): replayed as asked.
+            answers = [float(a) for a in knot_odds(places)]
+            odds.update(zip(places, answers, strict=True))
+            return answers
+
+        if knot_odds is not None and asked:
+            recording_knot_odds([m.xy for m in asked])
         logged.update(
             loops=loops, knots=[d for d in detections.found if d.kind == KNOT],
             pawn_width=detections.pawn_width, string_width=string_width, pawns=pawns,
             cords=_cords_round_marks(detections, string_width),
             means={} if look_again is None else {
                 (m.kind, m.colour, m.xy): look_again(m).score for m in asked},
-            odds={} if knot_odds is None or not asked else dict(
-                zip([m.xy for m in asked], knot_odds([m.xy for m in asked]), strict=True)),
+            odds=odds,
         )
-        return real(loops, detections, string_width, pawns, look_again, knot_odds)
+        return real(loops, detections, string_width, pawns, look_again,
+                    None if knot_odds is None else recording_knot_odds)
 
     # The reader calls the knot stage by the name it imported: wrapped there, for this
     # reading only.
@@ -118,7 +130,7 @@ def _asked(loops: Any, detections: Detections, string_width: float) -> list[Dete
     reach = combine.knot_reach(string_width, detections.pawn_width)
     rings = [LinearRing(np.asarray(loop.points)) for loop in loops.loops.values()]
     asked = [m for m in detections.knots(min_score=LOGGED_FROM)
-             if min(r.distance(ShapelyPoint(m.xy)) for r in rings) <= reach]
+             if min((r.distance(ShapelyPoint(m.xy)) for r in rings), default=math.inf) <= reach]
     asked += [Detection(KNOT, "", loop.knot, 0.0) for loop in loops.loops.values()
               if loop.knot is not None]
     return asked

@@ -394,7 +394,19 @@ def test_synth_command_puts_demons_down_on_the_knots_when_asked(tmp_path: Path) 
     truth = json.loads((tmp_path / "synth_normal_000006.truth.json").read_text())
     assert truth == make_photo(6, "normal", (480, 360), knot_cover=1.0).truth
     assert truth["scene"]["knot_cover"] == 1.0
-    assert truth != make_photo(6, "normal", (480, 360)).truth
+    # A demon stands on every knot (within half a pawn width of it).
+    demons = [c for c in truth["creatures"] if c["kind"] == "demon"]
+    for line in truth["lines"].values():
+        nearest = min(demons, key=lambda c: math.dist(c["xy"], line["knot"]))
+        assert math.dist(nearest["xy"], line["knot"]) <= 0.5 * nearest["pawn_px"]
+    # ... which the game's own board of that seed does not have.
+    plain = make_photo(6, "normal", (480, 360)).truth
+    plain_demons = [c for c in plain["creatures"] if c["kind"] == "demon"]
+    assert not all(
+        min(math.dist(c["xy"], line["knot"]) for c in plain_demons) <= 0.5 * c0["pawn_px"]
+        for line in plain["lines"].values()
+        for c0 in plain_demons[:1]
+    )
 
 
 def test_corner_check_catches_a_foot_across_a_string() -> None:

@@ -696,6 +696,20 @@ def test_place_crop_refuses_a_width_that_is_no_width() -> None:
     for width in (0.0, -3.0, float("nan")):
         with pytest.raises(ValueError, match="positive"):
             place_crop(rgb, (10, 10), width)
+        with pytest.raises(ValueError, match="pawns must be a positive"):
+            place_crop(rgb, (10, 10), 10.0, pawns=width)
+
+
+def test_place_crop_spans_as_many_pawn_widths_as_asked() -> None:
+    # A bright square 10 px wide in the middle: across 5 widths of 10 px it fills a fifth
+    # of the crop's side, across 2.5 widths two fifths.
+    rgb = np.zeros((200, 200, 3), np.uint8)
+    rgb[95:105, 95:105] = 255
+    wide = place_crop(rgb, (100, 100), 10.0)
+    narrow = place_crop(rgb, (100, 100), 10.0, pawns=2.5)
+    share = [np.mean(crop[:, :, 0] > 127) for crop in (wide, narrow)]
+    assert share[0] == pytest.approx(1 / 25, abs=0.01)
+    assert share[1] == pytest.approx(4 / 25, abs=0.02)
 
 
 def test_a_sizer_for_other_crops_or_none_at_all_is_refused(tmp_path: Path) -> None:

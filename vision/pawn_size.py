@@ -41,8 +41,8 @@ CROP_PX = 80
 
 @dataclass(frozen=True)
 class SizerModel:
-    """A loaded network on the sizer's crops (the sizer, or the ghost checker): where
-    it is, and the crops it takes."""
+    """A loaded network on :func:`place_crop`'s crops (the sizer, or a checker of ghosts,
+    demons or knots): where it is, and the crops it takes."""
 
     path: Path
     crop_px: int
