@@ -26,10 +26,16 @@ from numpy.typing import NDArray
 from shapely.geometry import LinearRing
 from torch import nn
 
-from training.train_ghost_check import crops_of_sets, odds, odds_figures, train_checker
+from training.train_ghost_check import (
+    crops_of_nothing,
+    crops_of_sets,
+    odds,
+    odds_figures,
+    train_checker,
+)
 from vision.demon_check import CLEAR_OF_DEMON, DEMON_REACH
 from vision.load import load_photo
-from vision.pawn_size import CROP_PX, place_crop
+from vision.pawn_size import place_crop
 
 #: The width a place is cut out for is the truth's median times up to this factor
 #: either way (the reader's width is one for all the pawns of a photo).
@@ -118,11 +124,7 @@ def crops_of(path: Path, rng: np.random.Generator) -> Examples:
     scale = photo.scale
     widths = [c["pawn_px"] / scale for c in truth["creatures"] if c.get("pawn_px")]
     if not widths:
-        return (
-            np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8),
-            np.zeros(0, np.float32),
-            np.zeros(0, bool),
-        )
+        return crops_of_nothing()
     width = float(np.median(widths))
     feet = [to_working(c["xy"], scale) for c in truth["creatures"] if c["kind"] == "demon"]
     demons = np.array(feet, np.float64).reshape(-1, 2)
@@ -135,6 +137,8 @@ def crops_of(path: Path, rng: np.random.Generator) -> Examples:
         crops.append(place_crop(photo.rgb, place, looked_for))
         targets.append(target)
         of_hue.append(table_hue)
+    if not crops:  # every place between the two reaches
+        return crops_of_nothing()
     return np.stack(crops), np.array(targets, np.float32), np.array(of_hue, bool)
 
 

@@ -4,8 +4,8 @@ The knot stage (:func:`vision.combine.combine_knots`) chooses each loop's knot a
 the detector's knot marks on it and the tracer's lump. Beside a pawn of the loop's
 colour on a tilted photo the choice goes wrong most: the pawn's base, left on its own
 cord, is a lump the detector marks 0.3-0.6 as a knot, while a knot squeezed beside a
-pawn is marked 0.1-0.3 (the sixty-seventh session's replays: 7 of 2400 loops of hard
-photos had no candidate at the knot, about 20 the wrong one). The knot checker
+pawn is marked 0.1-0.3 (the sixty-seventh session's replays of 600 hard photos: 21 of
+2400 knots wrong, 7 of them with no candidate at the knot). The knot checker
 (:mod:`training.train_knot_check`, trained on generated photos with their exact truth,
 many with demons put down on the knots) looks closer than the detector: the place is
 cut out :data:`KNOT_CROP_PAWNS` pawn widths on a side (the pawn checkers' crops span
