@@ -29,8 +29,7 @@ from torch import nn
 from training.train_ghost_check import (
     crops_of_nothing,
     crops_of_sets,
-    odds,
-    odds_figures,
+    held_out_figures,
     train_checker,
 )
 from vision.demon_check import CLEAR_OF_DEMON, DEMON_REACH
@@ -151,12 +150,7 @@ def examples(folders: list[Path], seed: int) -> Examples:
 def evaluate(net: nn.Module, held: Examples) -> dict[str, dict[str, float]]:
     """Recall of the demons and the share of other places taken for one, at a few
     thresholds: over every place, and over those round demons of the table's hue."""
-    crops, targets, of_hue = held
-    p = odds(net, crops)
-    return {
-        "places": odds_figures(p, targets, np.ones(len(p), bool), "demons"),
-        "table_hue": odds_figures(p, targets, of_hue, "demons"),
-    }
+    return held_out_figures(net, held, "demons", "table_hue")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -182,16 +182,24 @@ def odds_figures(
     return some
 
 
+def held_out_figures(
+    net: nn.Module, held: Examples, what: str, flagged: str
+) -> dict[str, dict[str, float]]:
+    """A checker's :func:`odds_figures` for ``what`` on the ``held`` examples: over every
+    place (``places``), and over those their flags mark (named ``flagged``)."""
+    crops, targets, flags = held
+    p = odds(net, crops)
+    return {
+        "places": odds_figures(p, targets, np.ones(len(p), bool), what),
+        flagged: odds_figures(p, targets, flags, what),
+    }
+
+
 def evaluate(net: nn.Module, held: Examples) -> dict[str, dict[str, float]]:
     """Recall of the ghosts and the share of other places taken for one, at a few
     thresholds: over every place, and over the fields' centres alone (where the reader
     asks)."""
-    crops, targets, at_centre = held
-    p = odds(net, crops)
-    return {
-        "places": odds_figures(p, targets, np.ones(len(p), bool), "ghosts"),
-        "centres": odds_figures(p, targets, at_centre, "ghosts"),
-    }
+    return held_out_figures(net, held, "ghosts", "centres")
 
 
 def train_checker(

@@ -31,8 +31,7 @@ from training.train_demon_check import to_working
 from training.train_ghost_check import (
     crops_of_nothing,
     crops_of_sets,
-    odds,
-    odds_figures,
+    held_out_figures,
     train_checker,
 )
 from vision.knot_check import CLEAR_OF_KNOT, KNOT_CROP_PAWNS, KNOT_REACH
@@ -145,12 +144,7 @@ def examples(folders: list[Path], seed: int) -> Examples:
 def evaluate(net: nn.Module, held: Examples) -> dict[str, dict[str, float]]:
     """Recall of the knots and the share of other places taken for one, at a few
     thresholds: over every place, and over those beside a pawn."""
-    crops, targets, near_pawn = held
-    p = odds(net, crops)
-    return {
-        "places": odds_figures(p, targets, np.ones(len(p), bool), "knots"),
-        "beside_pawns": odds_figures(p, targets, near_pawn, "knots"),
-    }
+    return held_out_figures(net, held, "knots", "beside_pawns")
 
 
 def main(argv: list[str] | None = None) -> int:
