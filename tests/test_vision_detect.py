@@ -21,7 +21,7 @@ from shapely.geometry import LinearRing
 from shapely.geometry import Point as ShapelyPoint
 
 from engine.board import Board, Point
-from engine.colours import DEMON, GHOST, LINE_COLOURS
+from engine.colours import DEMON, GHOST, LINE_COLOURS, WHITE
 from engine.layout import random_layout
 from engine.placement import (
     BETWEEN_CORNERS_AMBIGUITY,
@@ -37,6 +37,7 @@ from vision.combine import (
     ADD_SCORE,
     ALONG_REACH,
     ALONG_WIDTHS,
+    BESIDE_GHOST_DEMON,
     CENTRE_REACH,
     CENTRED_GHOST_FROM,
     CENTRED_GHOST_SCORE,
@@ -1254,6 +1255,51 @@ def test_a_faint_ghost_mark_the_views_do_not_confirm_is_taken_where_the_checker_
                               doubting) == nothing
 
 
+def test_a_demon_read_at_a_faint_ghost_mark_is_a_ghost_where_the_checker_says_so() -> None:
+    """A ghost under a warm lamp may be read as a yellow demon (850165): a demon read
+    near the centre of a field with no ghost, where the detector marks a ghost from
+    CENTRED_GHOST_FROM, is read as a ghost at that mark where the ghost checker's odds
+    there reach CHECKED_GHOST, with the mark's score as its confidence and a warning.
+    Not below those odds, not without the ghost mark, not far from the centre, not in a
+    field that has its ghost; the checker is asked about none of those."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    first, second = [f.id for f in board.fields if not f.outer][:2]
+    centre = geometry.field_centre(first)
+    demon = seen("yellow", (centre[0] + 3.0, centre[1]), confidence=1.0)
+    ghost_mark = mark("white", (centre[0] + 6.0, centre[1] + 2.0), CENTRED_GHOST_FROM + 0.1)
+    marks = Detections([mark("yellow", demon.foot, 0.8), ghost_mark], WIDTH)
+    pawns = Pawns([demon], WIDTH, [])
+    asked: list[list[Point]] = []
+    never = looked_at_as(0.0, [])  # the views confirm nothing
+
+    read = add_centred_ghosts(geometry, pawns, marks, never, None,
+                              checker_with({ghost_mark.xy: CHECKED_GHOST + 0.01}, asked))
+    assert [(p.kind, p.colour, p.foot, p.confidence) for p in read.pawns] == [
+        (GHOST, WHITE, ghost_mark.xy, round(ghost_mark.score, 2))]
+    assert asked[0] == [ghost_mark.xy]
+    assert "looks like a ghost to the ghost checker" in read.warnings[0].text
+    asked.clear()
+    doubting = checker_with({ghost_mark.xy: CHECKED_GHOST - 0.01}, asked)
+    assert add_centred_ghosts(geometry, pawns, marks, never, None, doubting) == pawns
+    asked.clear()
+    sure = checker_with({ghost_mark.xy: 1.0}, asked)
+    unmarked = Detections([mark("yellow", demon.foot, 0.8)], WIDTH)
+    assert add_centred_ghosts(geometry, pawns, unmarked, never, None, sure) == pawns
+    too_faint = Detections([replace(ghost_mark, score=CENTRED_GHOST_FROM - 0.05)], WIDTH)
+    assert add_centred_ghosts(geometry, pawns, too_faint, never, None, sure) == pawns
+    away = (centre[0] + 1.2 * CENTRE_REACH * WIDTH, centre[1])
+    assert geometry.field_at(away) == first
+    far = Pawns([replace(demon, foot=away)], WIDTH, [])
+    far_marks = Detections([mark("white", away, ghost_mark.score)], WIDTH)
+    assert add_centred_ghosts(geometry, far, far_marks, never, None, sure) == far
+    ghost_there = seen("white", (centre[0] - 10.0, centre[1]))
+    assert geometry.field_at(ghost_there.foot) == first
+    has_ghost = Pawns([demon, ghost_there], WIDTH, [])
+    assert add_centred_ghosts(geometry, has_ghost, marks, never, None, sure) == has_ghost
+    assert asked == []
+
+
 def test_the_ghost_checker_adds_no_ghost_beside_a_ghost_nor_outside_the_field_asked() -> None:
     """Where a ghost read lies within the checker's crop round its mark
     (CHECKER_CLEAR_OF_GHOST pawn widths, in another field: in its own, the field is not
@@ -1487,6 +1533,46 @@ def test_a_faint_demon_of_the_tables_hue_the_views_miss_is_added_where_a_checker
     confirmed = looked_at_as((CORNERED_DEMON_SCORE + 1.0) / 2, [])
     assert len(added(confirmed, 0.0, lines[0]).pawns) == 1
     assert asked == []
+
+
+def test_a_demon_marked_beside_a_ghost_is_added_where_the_demon_checker_sees_it() -> None:
+    """A demon half behind the ghost it touches is marked faintly (820168, 840172): a
+    mark in a corner of its colour with a ghost read within a pawn width is added only
+    where the demon checker's odds at it reach BESIDE_GHOST_DEMON and the views' mean
+    CHECKED_DEMON_MEAN (on any table): it may be the ghost's own mark. Without the
+    checker such a mark is not added, nor looked at."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    xy, lines = clear_corner(board, WIDTH / 2)
+    ghost = seen("white", (xy[0] + 0.8 * WIDTH, xy[1]))
+    pawns = Pawns([ghost], WIDTH, [])
+    faint = Detections([mark(lines[0], xy, (CORNERED_DEMON_FROM + 0.4) / 2)], WIDTH)
+    asked: list[list[tuple[float, float]]] = []
+
+    def odds_of(odds: float) -> Callable[[list[tuple[float, float]]], list[float]]:
+        def demon_odds(places: list[tuple[float, float]]) -> list[float]:
+            asked.append(places)
+            return [odds] * len(places)
+
+        return demon_odds
+
+    def added(mean: float, odds: float) -> Pawns:
+        return add_cornered_demons(
+            geometry, pawns, faint, looked_at_as(mean, []), demon_odds=odds_of(odds)
+        )
+
+    # The views confirm it as a demon standing alone would be confirmed: not enough.
+    confirmed = (CORNERED_DEMON_SCORE + 1.0) / 2
+    assert added(confirmed, BESIDE_GHOST_DEMON - 0.05) == pawns
+    assert asked == [[xy]]
+    seen_by_checker = added(CHECKED_DEMON_MEAN + 0.02, BESIDE_GHOST_DEMON + 0.05)
+    assert [(p.kind, p.colour, p.foot) for p in seen_by_checker.pawns] == [
+        (GHOST, WHITE, ghost.foot), (DEMON, lines[0], xy)]
+    assert "demon checker" in seen_by_checker.warnings[0].text
+    assert added(CHECKED_DEMON_MEAN - 0.05, 1.0) == pawns
+    looked: list[Detection] = []
+    no_checker = add_cornered_demons(geometry, pawns, faint, looked_at_as(confirmed, looked))
+    assert no_checker == pawns and looked == []
 
 
 Spot = tuple[tuple[float, float], str, Location]

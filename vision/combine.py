@@ -248,6 +248,15 @@ TABLE_HUE_DEMON_SCORE = 0.2
 #: 570142), none lost; the 57th and 58th sets and the dev photos: no board changed.
 CHECKED_DEMON = 0.95
 CHECKED_DEMON_MEAN = 0.1
+#: A demon's mark in a corner of its colour with a ghost read within a pawn width of
+#: it (a demon half behind the ghost it touches, 820168, 840172) is added where the
+#: demon checker gives it at least BESIDE_GHOST_DEMON odds and the views' mean is at
+#: least CHECKED_DEMON_MEAN, whatever the table (sixty-ninth session). Over 2400
+#: generated photos (the eleven sets of the sixty-sixth to sixty-eighth sessions) 17
+#: marks stood so: the checker gave 6 of the 7 true demons among them 0.68-1.0 (means
+#: 0.24-0.33), and of the 10 others only two more than 0.11: 0.76 (mean 0.00) and
+#: 0.985 (mean 0.22, 800615: a blue mark 0.94 pawn widths from a green demon missed).
+BESIDE_GHOST_DEMON = 0.5
 #: Knot marks at least this strong and within this many string widths of a loop are
 #: looked at for its knot; one within so many string widths of the tracer's knot
 #: agrees with it. (Taking even weak marks on their own, where none agrees, beat
@@ -677,9 +686,17 @@ def add_centred_ghosts(
     Returns
     -------
     Pawns
+
+    Notes
+    -----
+    Given ``ghost_odds``, a demon read at a faint ghost mark near the centre of a field
+    with no ghost is first read as a ghost where the checker says so
+    (:func:`_ghosts_read_as_demons`).
     """
     width = detections.pawn_width
     board = geometry.board
+    if ghost_odds is not None:
+        pawns = _ghosts_read_as_demons(geometry, pawns, detections, ghost_odds)
     with_ghost = {geometry.field_at(p.foot) for p in pawns.pawns if p.kind == GHOST}
     # A stronger demon's mark at a ghost's, that no pawn was read at, does not hide it
     # (300197: a ghost marked 0.17 under a blue demon's 0.35). A demon's mark keeps the
@@ -727,6 +744,64 @@ def add_centred_ghosts(
         _checked_ghosts(geometry, pawns, unconfirmed, ghost_odds, width),
         "a ghost at {{at}} seen faintly, and by the ghost checker, at the centre of its field",
     )
+
+
+def _ghosts_read_as_demons(
+    geometry: BoardGeometry,
+    pawns: Pawns,
+    detections: Detections,
+    ghost_odds: Callable[[list[Point]], Sequence[float]],
+) -> Pawns:
+    """``pawns`` with each demon that the ghost checker takes for a ghost read as one.
+
+    A ghost under a warm lamp looks yellow, and the colour rules and the detector may
+    both read it as a yellow demon (850165: a ghost at its field's centre read as a
+    yellow demon in the corner beside it), while the detector marks a ghost there too,
+    faintly. A demon within :data:`CENTRE_REACH` pawn widths of the centre of a field
+    in which no ghost stands, where the detector marks a ghost from
+    :data:`CENTRED_GHOST_FROM` within :data:`SAME_PAWN` pawn widths, is read as a ghost
+    at that mark where the ghost checker's odds there reach :data:`CHECKED_GHOST`,
+    with a warning; its confidence is the mark's score. The checker is asked once,
+    about all such marks. (Sixty-ninth session, over 2400 generated photos: of the 235
+    demons read with a ghost mark at them near an empty field's centre, the 3 that were
+    ghosts had odds 0.998-1.0 there, the others at most 0.03.)
+    """
+    width = detections.pawn_width
+    ghost_marks = [m for m in detections.pawns(min_score=CENTRED_GHOST_FROM) if m.kind == GHOST]
+    with_ghost = {geometry.field_at(p.foot) for p in pawns.pawns if p.kind == GHOST}
+    centres = [
+        geometry.field_centre(field.id)
+        for field in geometry.board.fields
+        if not field.outer and field.id not in with_ghost
+    ]
+    doubted: dict[int, Detection] = {}  # index of the demon in pawns: the ghost mark at it
+    for index, pawn in enumerate(pawns.pawns):
+        if pawn.kind != DEMON or not any(
+            math.dist(pawn.foot, centre) <= CENTRE_REACH * width for centre in centres
+        ):
+            continue
+        at = [m for m in ghost_marks if math.dist(m.xy, pawn.foot) < SAME_PAWN * width]
+        if at:
+            doubted[index] = max(at, key=lambda m: m.score)
+    if not doubted:
+        return pawns
+    odds = ghost_odds([mark.xy for mark in doubted.values()])
+    ghosts = {
+        index: mark
+        for (index, mark), ghost in zip(doubted.items(), odds, strict=True)
+        if ghost >= CHECKED_GHOST
+    }
+    if not ghosts:
+        return pawns
+    read = list(pawns.pawns)
+    warnings = list(pawns.warnings)
+    for index, mark in ghosts.items():
+        demon = read[index]
+        read[index] = SeenPawn(GHOST, WHITE, mark.xy, demon.width, round(mark.score, 2))
+        warnings.append(Remark(
+            f"a {demon.colour} demon at {{at}} looks like a ghost to the ghost checker: "
+            "read as a ghost", mark.xy))
+    return Pawns(read, pawn_width=pawns.pawn_width, warnings=warnings)
 
 
 def _checked_ghosts(
@@ -806,8 +881,8 @@ def add_cornered_demons(
     (``look_again``) and added when the mean reaches :data:`CORNERED_DEMON_SCORE` (a
     demon of ``table_hue_colour`` marked from :data:`CONFIRM_FROM`, from
     :data:`TABLE_HUE_DEMON_SCORE`), with a warning. No pawn may stand within half a
-    pawn width of the mark, nor within a whole width unless it is a demon the locator
-    puts in another corner: two demons touching in neighbouring corners each have their
+    pawn width of the mark, nor a demon within a whole width unless the locator puts it
+    in another corner: two demons touching in neighbouring corners each have their
     own foot, while a second mark in the corner of a demon read is likelier that pawn
     marked twice (its foot and its head). Parameters and result as
     :func:`add_centred_ghosts`; ``table_hue_colour`` is that of :func:`combine_pawns`.
@@ -815,13 +890,17 @@ def add_cornered_demons(
     mark of ``table_hue_colour`` the views do not confirm is added where the checker's
     odds at it reach :data:`CHECKED_DEMON` and the views' mean
     :data:`CHECKED_DEMON_MEAN`: a demon of the table's hue looks pale in every view, and
-    the faint mark, the views and the checker are three cues that agree. The checker is
-    asked once, about all such marks.
+    the faint mark, the views and the checker are three cues that agree. A mark with a
+    ghost read within a pawn width of it is added only so, from the checker's odds
+    :data:`BESIDE_GHOST_DEMON` (without ``demon_odds``, never): it may be the ghost's
+    own mark, or a demon half hidden by the ghost. The checker is asked once, about all
+    such marks.
     """
     width = detections.pawn_width
     board = geometry.board
     added: list[SeenPawn] = []
-    unconfirmed: list[tuple[Detection, float]] = []
+    # Marks for the checker: the mark, the views' mean, the least odds that add it.
+    unconfirmed: list[tuple[Detection, float, float]] = []
     marks = _unread_marks(detections, pawns, DEMON, CORNERED_DEMON_FROM, SAME_PAWN * width)
     for mark in marks:
         # Two faint marks a width apart are still taken for one pawn: missed by the
@@ -838,23 +917,30 @@ def add_cornered_demons(
         # among them, and still took 330184's pawn head for a demon.)
         beside = [p for p in pawns.pawns if math.dist(mark.xy, p.foot) < width]
         if any(
-            p.kind != DEMON or _corner_of(geometry, p.colour, p.foot, width) in (None, where)
+            p.kind == DEMON and _corner_of(geometry, p.colour, p.foot, width) in (None, where)
             for p in beside
         ):
             continue
+        # A ghost beside the mark: the mark may be the ghost's own, tinted by the table
+        # (then the checker sees no demon), or a demon half behind it (820168).
+        beside_ghost = any(p.kind != DEMON for p in beside)
+        if beside_ghost and demon_odds is None:
+            continue
         again = look_again(mark)
-        if again.score >= _least_cornered_mean(mark, table_hue_colour):
+        if beside_ghost:
+            unconfirmed.append((mark, again.score, BESIDE_GHOST_DEMON))
+        elif again.score >= _least_cornered_mean(mark, table_hue_colour):
             added.append(SeenPawn(DEMON, mark.colour, mark.xy, width, round(again.score, 2)))
         elif mark.colour == table_hue_colour:
-            unconfirmed.append((mark, again.score))
+            unconfirmed.append((mark, again.score, CHECKED_DEMON))
     text = "a {colour} demon at {{at}} marked faintly, taken for standing in its corner"
     pawns = _with_added(pawns, added, text)
     if demon_odds is None or not unconfirmed:
         return pawns
     checked: list[SeenPawn] = []
-    odds = demon_odds([mark.xy for mark, _ in unconfirmed])
-    for (mark, mean), demon in zip(unconfirmed, odds, strict=True):
-        if demon < CHECKED_DEMON or mean < CHECKED_DEMON_MEAN:
+    odds = demon_odds([mark.xy for mark, _, _ in unconfirmed])
+    for (mark, mean, least_odds), demon in zip(unconfirmed, odds, strict=True):
+        if demon < least_odds or mean < CHECKED_DEMON_MEAN:
             continue
         # As above: a second faint mark a width from one taken is likelier its head.
         if all(math.dist(mark.xy, p.foot) >= width for p in added + checked):
