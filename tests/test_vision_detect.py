@@ -1492,6 +1492,18 @@ def test_a_demon_of_the_tables_hue_in_its_corner_is_taken_from_a_lower_mean() ->
     )
 
 
+def odds_everywhere(
+    odds: float, asked: list[list[tuple[float, float]]]
+) -> Callable[[list[tuple[float, float]]], list[float]]:
+    """A checker giving ``odds`` at every place, noting what it was asked."""
+
+    def checker(places: list[tuple[float, float]]) -> list[float]:
+        asked.append(places)
+        return [odds] * len(places)
+
+    return checker
+
+
 def test_a_faint_demon_of_the_tables_hue_the_views_miss_is_added_where_a_checker_sees_it() -> None:
     """A blue demon on the blue mat is marked faintly in the one view and in the eight
     (550183, 570142): a faint mark of the table's hue in a corner of its colour that
@@ -1508,11 +1520,7 @@ def test_a_faint_demon_of_the_tables_hue_the_views_miss_is_added_where_a_checker
     asked: list[list[tuple[float, float]]] = []
 
     def odds_of(odds: float) -> Callable[[list[tuple[float, float]]], list[float]]:
-        def demon_odds(places: list[tuple[float, float]]) -> list[float]:
-            asked.append(places)
-            return [odds] * len(places)
-
-        return demon_odds
+        return odds_everywhere(odds, asked)
 
     def added(look: Callable[[Detection], Detection], odds: float, hue: str | None) -> Pawns:
         return add_cornered_demons(
@@ -1550,11 +1558,7 @@ def test_a_demon_marked_beside_a_ghost_is_added_where_the_demon_checker_sees_it(
     asked: list[list[tuple[float, float]]] = []
 
     def odds_of(odds: float) -> Callable[[list[tuple[float, float]]], list[float]]:
-        def demon_odds(places: list[tuple[float, float]]) -> list[float]:
-            asked.append(places)
-            return [odds] * len(places)
-
-        return demon_odds
+        return odds_everywhere(odds, asked)
 
     def added(mean: float, odds: float) -> Pawns:
         return add_cornered_demons(
