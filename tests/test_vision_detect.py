@@ -1257,14 +1257,15 @@ def test_a_faint_ghost_mark_the_views_do_not_confirm_is_taken_where_the_checker_
 
 def test_a_demon_read_at_a_faint_ghost_mark_is_a_ghost_where_the_checker_says_so() -> None:
     """A ghost under a warm lamp may be read as a yellow demon (850165): a demon read
-    near the centre of a field with no ghost, where the detector marks a ghost from
-    CENTRED_GHOST_FROM, is read as a ghost at that mark where the ghost checker's odds
-    there reach CHECKED_GHOST, with the mark's score as its confidence and a warning.
-    Not below those odds, not without the ghost mark, not far from the centre, not in a
-    field that has its ghost; the checker is asked about none of those."""
+    with a ghost mark from CENTRED_GHOST_FROM at it, near the centre of a field with no
+    ghost, is read as a ghost at that mark where the ghost checker's odds there reach
+    CHECKED_GHOST, with the mark's score as its confidence and a warning at it. Not
+    below those odds; not without the ghost mark, nor far from the centre, nor in a
+    field that has its ghost, nor at a ghost read (for those the checker is not asked).
+    One demon a mark, one ghost a field."""
     board = random_layout(3).board()
     geometry = BoardGeometry(board)
-    first, second = [f.id for f in board.fields if not f.outer][:2]
+    first = next(f.id for f in board.fields if not f.outer)
     centre = geometry.field_centre(first)
     demon = seen("yellow", (centre[0] + 3.0, centre[1]), confidence=1.0)
     ghost_mark = mark("white", (centre[0] + 6.0, centre[1] + 2.0), CENTRED_GHOST_FROM + 0.1)
@@ -1272,18 +1273,20 @@ def test_a_demon_read_at_a_faint_ghost_mark_is_a_ghost_where_the_checker_says_so
     pawns = Pawns([demon], WIDTH, [])
     asked: list[list[Point]] = []
     never = looked_at_as(0.0, [])  # the views confirm nothing
+    sure = checker_with({ghost_mark.xy: 1.0}, asked)
 
     read = add_centred_ghosts(geometry, pawns, marks, never, None,
                               checker_with({ghost_mark.xy: CHECKED_GHOST + 0.01}, asked))
     assert [(p.kind, p.colour, p.foot, p.confidence) for p in read.pawns] == [
         (GHOST, WHITE, ghost_mark.xy, round(ghost_mark.score, 2))]
     assert asked[0] == [ghost_mark.xy]
-    assert "looks like a ghost to the ghost checker" in read.warnings[0].text
+    [warning] = read.warnings
+    assert warning.at == ghost_mark.xy and "read first as a yellow demon" in warning.text
     asked.clear()
     doubting = checker_with({ghost_mark.xy: CHECKED_GHOST - 0.01}, asked)
     assert add_centred_ghosts(geometry, pawns, marks, never, None, doubting) == pawns
+    assert asked == [[ghost_mark.xy]]
     asked.clear()
-    sure = checker_with({ghost_mark.xy: 1.0}, asked)
     unmarked = Detections([mark("yellow", demon.foot, 0.8)], WIDTH)
     assert add_centred_ghosts(geometry, pawns, unmarked, never, None, sure) == pawns
     too_faint = Detections([replace(ghost_mark, score=CENTRED_GHOST_FROM - 0.05)], WIDTH)
@@ -1298,6 +1301,19 @@ def test_a_demon_read_at_a_faint_ghost_mark_is_a_ghost_where_the_checker_says_so
     has_ghost = Pawns([demon, ghost_there], WIDTH, [])
     assert add_centred_ghosts(geometry, has_ghost, marks, never, None, sure) == has_ghost
     assert asked == []
+    # Two demons at one mark: the nearer is the ghost. Two marks in one field: the
+    # likelier is its ghost, the other demon stays.
+    behind = seen("green", (ghost_mark.xy[0] + 8.0, ghost_mark.xy[1]), confidence=1.0)
+    both = Pawns([behind, demon], WIDTH, [])
+    read = add_centred_ghosts(geometry, both, marks, never, None, sure)
+    assert [(p.kind, p.colour) for p in read.pawns] == [(DEMON, "green"), (GHOST, WHITE)]
+    other = seen("red", (centre[0] - 8.0, centre[1] - 3.0), confidence=1.0)
+    other_mark = mark("white", other.foot, CENTRED_GHOST_FROM + 0.2)
+    two = Detections([ghost_mark, other_mark], WIDTH)
+    likelier = checker_with({ghost_mark.xy: 0.95, other_mark.xy: 0.99}, asked)
+    read = add_centred_ghosts(geometry, Pawns([demon, other], WIDTH, []), two, never, None,
+                              likelier)
+    assert [(p.kind, p.colour) for p in read.pawns] == [(DEMON, "yellow"), (GHOST, WHITE)]
 
 
 def test_the_ghost_checker_adds_no_ghost_beside_a_ghost_nor_outside_the_field_asked() -> None:
@@ -1577,6 +1593,35 @@ def test_a_demon_marked_beside_a_ghost_is_added_where_the_demon_checker_sees_it(
     looked: list[Detection] = []
     no_checker = add_cornered_demons(geometry, pawns, faint, looked_at_as(confirmed, looked))
     assert no_checker == pawns and looked == []
+    # Beside a demon read in its corner as well: that demon marked twice, not asked.
+    asked.clear()
+    twice = Pawns(
+        [seen("white", (xy[0], xy[1] + 0.8 * WIDTH)), seen(lines[1], ghost.foot)], WIDTH, []
+    )
+    here, there = geometry.locate(
+        [Foot(DEMON, lines[0], xy), Foot(DEMON, lines[1], twice.pawns[1].foot)],
+        pawn_radius=WIDTH / 2,
+    )
+    assert (there.crossing, there.sector) == (here.crossing, here.sector)
+    assert add_cornered_demons(geometry, twice, faint, looked_at_as(confirmed, []),
+                               demon_odds=odds_of(1.0)) == twice
+    assert asked == []
+    # A fainter mark a width from one held for the checker is its head, though the
+    # views confirm it and it stands clear of the ghost.
+    crossing = min(board.crossings, key=lambda c: math.dist(c.xy, xy))
+    away = math.dist(crossing.xy, xy)
+    along = ((xy[0] - crossing.xy[0]) / away, (xy[1] - crossing.xy[1]) / away)
+    head = (xy[0] + 0.6 * WIDTH * along[0], xy[1] + 0.6 * WIDTH * along[1])
+    behind_crossing = seen(
+        "white", (xy[0] - 0.7 * WIDTH * along[0], xy[1] - 0.7 * WIDTH * along[1])
+    )
+    [at_head] = geometry.locate([Foot(DEMON, lines[0], head)], pawn_radius=WIDTH / 2)
+    assert (at_head.crossing, at_head.sector) == (here.crossing, here.sector)
+    two_marks = Detections([mark(lines[0], xy, 0.35), mark(lines[0], head, 0.15)], WIDTH)
+    held = Pawns([behind_crossing], WIDTH, [])
+    read = add_cornered_demons(geometry, held, two_marks, looked_at_as(confirmed, []),
+                               demon_odds=odds_of(1.0))
+    assert [p.foot for p in read.pawns if p.kind == DEMON] == [xy]
 
 
 Spot = tuple[tuple[float, float], str, Location]

@@ -757,50 +757,57 @@ def _ghosts_read_as_demons(
     A ghost under a warm lamp looks yellow, and the colour rules and the detector may
     both read it as a yellow demon (850165: a ghost at its field's centre read as a
     yellow demon in the corner beside it), while the detector marks a ghost there too,
-    faintly. A demon within :data:`CENTRE_REACH` pawn widths of the centre of a field
-    in which no ghost stands, where the detector marks a ghost from
-    :data:`CENTRED_GHOST_FROM` within :data:`SAME_PAWN` pawn widths, is read as a ghost
-    at that mark where the ghost checker's odds there reach :data:`CHECKED_GHOST`,
-    with a warning; its confidence is the mark's score. The checker is asked once,
-    about all such marks. (Sixty-ninth session, over 2400 generated photos: of the 235
-    demons read with a ghost mark at them near an empty field's centre, the 3 that were
-    ghosts had odds 0.998-1.0 there, the others at most 0.03.)
+    faintly. A demon (of any colour: the checker's odds are the cue, not the colour)
+    with a ghost mark from :data:`CENTRED_GHOST_FROM` within :data:`SAME_PAWN` pawn
+    widths, which lies within :data:`CENTRE_REACH` pawn widths of the centre of the
+    field it is in, a field in which no ghost stands, and not within SAME_PAWN of a
+    ghost read (its own mark), is read as a ghost at that mark where the ghost
+    checker's odds there reach :data:`CHECKED_GHOST`, with a warning; its confidence is
+    the mark's score. One ghost a field and one demon a mark (the nearest), the
+    likeliest first. The checker is asked once, about all such marks. (Sixty-ninth
+    session, over 2400 generated photos: of the 235 demons read with a ghost mark at
+    them near an empty field's centre, the 3 that were ghosts had odds 0.998-1.0 there,
+    the others at most 0.03.)
     """
     width = detections.pawn_width
-    ghost_marks = [m for m in detections.pawns(min_score=CENTRED_GHOST_FROM) if m.kind == GHOST]
-    with_ghost = {geometry.field_at(p.foot) for p in pawns.pawns if p.kind == GHOST}
-    centres = [
-        geometry.field_centre(field.id)
-        for field in geometry.board.fields
-        if not field.outer and field.id not in with_ghost
-    ]
-    doubted: dict[int, Detection] = {}  # index of the demon in pawns: the ghost mark at it
-    for index, pawn in enumerate(pawns.pawns):
-        if pawn.kind != DEMON or not any(
-            math.dist(pawn.foot, centre) <= CENTRE_REACH * width for centre in centres
-        ):
+    reach = SAME_PAWN * width
+    ghosts = [p.foot for p in pawns.pawns if p.kind == GHOST]
+    with_ghost = {geometry.field_at(foot) for foot in ghosts}
+    # (index of the demon in pawns, the ghost mark at it, the mark's field)
+    doubted: list[tuple[int, Detection, int]] = []
+    for mark in detections.pawns(min_score=CENTRED_GHOST_FROM):
+        if mark.kind != GHOST or any(math.dist(mark.xy, foot) < reach for foot in ghosts):
             continue
-        at = [m for m in ghost_marks if math.dist(m.xy, pawn.foot) < SAME_PAWN * width]
-        if at:
-            doubted[index] = max(at, key=lambda m: m.score)
+        field = geometry.field_at(mark.xy)
+        if geometry.board.fields[field].outer or field in with_ghost:
+            continue
+        if math.dist(mark.xy, geometry.field_centre(field)) > CENTRE_REACH * width:
+            continue
+        demons = [
+            (math.dist(mark.xy, p.foot), i)
+            for i, p in enumerate(pawns.pawns)
+            if p.kind == DEMON and math.dist(mark.xy, p.foot) < reach
+        ]
+        if demons:
+            doubted.append((min(demons)[1], mark, field))
     if not doubted:
         return pawns
-    odds = ghost_odds([mark.xy for mark in doubted.values()])
-    ghosts = {
-        index: mark
-        for (index, mark), ghost in zip(doubted.items(), odds, strict=True)
-        if ghost >= CHECKED_GHOST
-    }
-    if not ghosts:
-        return pawns
+    odds = ghost_odds([mark.xy for _, mark, _ in doubted])
     read = list(pawns.pawns)
     warnings = list(pawns.warnings)
-    for index, mark in ghosts.items():
+    turned: set[int] = set()
+    for (index, mark, field), ghost in sorted(
+        zip(doubted, odds, strict=True), key=lambda pair: -pair[1]
+    ):
+        if ghost < CHECKED_GHOST or index in turned or field in with_ghost:
+            continue
         demon = read[index]
         read[index] = SeenPawn(GHOST, WHITE, mark.xy, demon.width, round(mark.score, 2))
+        turned.add(index)
+        with_ghost.add(field)
         warnings.append(Remark(
-            f"a {demon.colour} demon at {{at}} looks like a ghost to the ghost checker: "
-            "read as a ghost", mark.xy))
+            f"a ghost at {{at}}, read first as a {demon.colour} demon, is a ghost to the "
+            "ghost checker", mark.xy))
     return Pawns(read, pawn_width=pawns.pawn_width, warnings=warnings)
 
 
@@ -901,11 +908,13 @@ def add_cornered_demons(
     added: list[SeenPawn] = []
     # Marks for the checker: the mark, the views' mean, the least odds that add it.
     unconfirmed: list[tuple[Detection, float, float]] = []
+    held: list[Point] = []  # the marks beside a ghost, held for the checker
     marks = _unread_marks(detections, pawns, DEMON, CORNERED_DEMON_FROM, SAME_PAWN * width)
     for mark in marks:
         # Two faint marks a width apart are still taken for one pawn: missed by the
-        # rules and marked faintly both, the second is likelier its head than a pawn.
-        if any(math.dist(mark.xy, p.foot) < width for p in added):
+        # rules and marked faintly both, the second is likelier its head than a pawn
+        # (so is one beside a stronger mark held for the checker, being beside a ghost).
+        if any(math.dist(mark.xy, xy) < width for xy in [p.foot for p in added] + held):
             continue
         where = _corner_of(geometry, mark.colour, mark.xy, width)
         if where is None or mark.colour not in board.crossings[where[0]].lines:
@@ -929,6 +938,7 @@ def add_cornered_demons(
         again = look_again(mark)
         if beside_ghost:
             unconfirmed.append((mark, again.score, BESIDE_GHOST_DEMON))
+            held.append(mark.xy)
         elif again.score >= _least_cornered_mean(mark, table_hue_colour):
             added.append(SeenPawn(DEMON, mark.colour, mark.xy, width, round(again.score, 2)))
         elif mark.colour == table_hue_colour:
