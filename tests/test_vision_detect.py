@@ -65,6 +65,7 @@ from vision.combine import (
     KNOT_SWITCH_BY,
     LIKELIER_GHOST_SCORE,
     LOST_KNOT_SCORE,
+    NOT_A_GHOST,
     OPEN_KNOT_SLACK,
     OWN_CORD_KNOT_SCORE,
     PAWN_BASE_WIDTHS,
@@ -1624,8 +1625,59 @@ def test_a_demon_marked_beside_a_ghost_is_added_where_the_demon_checker_sees_it(
     assert [p.foot for p in read.pawns if p.kind == DEMON] == [xy]
 
 
-Spot = tuple[tuple[float, float], str, Location]
+def test_a_ghost_read_at_a_demons_mark_is_that_demon_where_both_checkers_say_so() -> None:
+    """A pale demon may be marked surer as a ghost than as a demon (830173): a ghost read
+    with a demon's mark from CORNERED_DEMON_FROM within SAME_PAWN, in a corner of the
+    mark's colour, is read as that demon at the mark (the strongest such mark) where at
+    the ghost the demon checker's odds reach CHECKED_DEMON and the ghost checker's stay
+    under NOT_A_GHOST, with the mark's score as its confidence and a warning at it.
+    Not where either checker disagrees, nor without the ghost checker; the checkers are
+    not asked about a ghost with no such mark (too faint, too far, of a colour the
+    corner's crossing lacks)."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    xy, lines = clear_corner(board, WIDTH / 2)
+    ghost = seen("white", (xy[0] + 0.3 * SAME_PAWN * WIDTH, xy[1]))
+    pawns = Pawns([ghost], WIDTH, [])
+    demon_mark = mark(lines[0], xy, CORNERED_DEMON_FROM + 0.2)
+    marks = Detections([demon_mark], WIDTH)
+    never = looked_at_as(0.0, [])  # the views confirm nothing
+    asked: list[list[tuple[float, float]]] = []
 
+    def read(detections: Detections, demon: float, ghost_odds: float | None) -> Pawns:
+        return add_cornered_demons(
+            geometry, pawns, detections, never, demon_odds=odds_everywhere(demon, asked),
+            ghost_odds=None if ghost_odds is None else odds_everywhere(ghost_odds, asked),
+        )
+
+    turned = read(marks, CHECKED_DEMON + 0.01, NOT_A_GHOST - 0.01)
+    assert [(p.kind, p.colour, p.foot, p.confidence) for p in turned.pawns] == [
+        (DEMON, lines[0], xy, round(demon_mark.score, 2))]
+    assert asked == [[ghost.foot], [ghost.foot]]
+    [warning] = turned.warnings
+    assert warning.at == xy and "read first as a ghost" in warning.text
+    assert read(marks, CHECKED_DEMON - 0.01, 0.0) == pawns
+    assert read(marks, 1.0, NOT_A_GHOST + 0.01) == pawns
+    asked.clear()
+    # Without the ghost checker, the mark at the ghost is the ghost's: nothing asked.
+    assert read(marks, 1.0, None) == pawns and asked == []
+    # Of two marks at the ghost, the stronger names the demon's colour.
+    stronger = mark(lines[1], (xy[0], xy[1] + 1.0), demon_mark.score + 0.1)
+    [demon] = read(Detections([demon_mark, stronger], WIDTH), 1.0, 0.0).pawns
+    assert (demon.kind, demon.colour, demon.foot) == (DEMON, lines[1], stronger.xy)
+    asked.clear()
+    other_colour = next(c for c in LINE_COLOURS if c not in lines)
+    for unasked in (
+        replace(demon_mark, score=CORNERED_DEMON_FROM - 0.05),
+        replace(demon_mark, colour=other_colour),
+    ):
+        assert read(Detections([unasked], WIDTH), 1.0, 0.0) == pawns
+    far = replace(demon_mark, xy=(ghost.foot[0] - 1.1 * SAME_PAWN * WIDTH, ghost.foot[1]))
+    assert GHOST in [p.kind for p in read(Detections([far], WIDTH), 1.0, 0.0).pawns]
+    assert [ghost.foot] not in asked
+
+
+Spot = tuple[tuple[float, float], str, Location]
 
 def located_spots(seed: int, radius: float) -> tuple[Board, list[Spot]]:
     """A generated board (millimetres) and points round each of its crossings, each

@@ -257,6 +257,15 @@ CHECKED_DEMON_MEAN = 0.1
 #: 0.24-0.33), and of the 10 others only two more than 0.11: 0.76 (mean 0.00) and
 #: 0.985 (mean 0.22, 800615: a blue mark 0.94 pawn widths from a green demon missed).
 BESIDE_GHOST_DEMON = 0.5
+#: A ghost read at a demon's mark in a corner of the mark's colour is read as that demon
+#: where the demon checker gives a demon there at least CHECKED_DEMON odds and the ghost
+#: checker a ghost under NOT_A_GHOST (seventieth session). Over 2400 generated photos
+#: (the eleven sets of the sixty-sixth to sixty-ninth sessions), of the 13095 ghosts
+#: read the 13051 true ones had ghost odds under 0.05 24 times, and then demon odds of
+#: at most 0.012 (at most 0.79 over all of them); of the 7 demons read as ghosts, 5 had
+#: ghost odds of at most 0.003 and demon odds 0.82-0.998 (830173: three blue demons on
+#: a pale table, marked surer as ghosts than as demons).
+NOT_A_GHOST = 0.05
 #: Knot marks at least this strong and within this many string widths of a loop are
 #: looked at for its knot; one within so many string widths of the tracer's knot
 #: agrees with it. (Taking even weak marks on their own, where none agrees, beat
@@ -879,6 +888,7 @@ def add_cornered_demons(
     *,
     table_hue_colour: str | None = None,
     demon_odds: Callable[[list[Point]], Sequence[float]] | None = None,
+    ghost_odds: Callable[[list[Point]], Sequence[float]] | None = None,
 ) -> Pawns:
     """``pawns`` with the demons faintly marked in a corner of their colour.
 
@@ -901,8 +911,12 @@ def add_cornered_demons(
     ghost read within a pawn width of it is added only so, from the checker's odds
     :data:`BESIDE_GHOST_DEMON` (without ``demon_odds``, never): it may be the ghost's
     own mark, or a demon half hidden by the ghost. The checker is asked once, about all
-    such marks.
+    such marks. Given ``ghost_odds`` too (:func:`vision.ghost_check.ghost_odds` bound to
+    the photo), first a ghost read that both checkers take for a demon is read as one
+    (:func:`_demons_read_as_ghosts`).
     """
+    if demon_odds is not None and ghost_odds is not None:
+        pawns = _demons_read_as_ghosts(geometry, pawns, detections, demon_odds, ghost_odds)
     width = detections.pawn_width
     board = geometry.board
     added: list[SeenPawn] = []
@@ -957,6 +971,57 @@ def add_cornered_demons(
             checked.append(SeenPawn(DEMON, mark.colour, mark.xy, width, round(mean, 2)))
     text = "a {colour} demon at {{at}} marked faintly, and seen by the demon checker in its corner"
     return _with_added(pawns, checked, text)
+
+
+def _demons_read_as_ghosts(
+    geometry: BoardGeometry,
+    pawns: Pawns,
+    detections: Detections,
+    demon_odds: Callable[[list[Point]], Sequence[float]],
+    ghost_odds: Callable[[list[Point]], Sequence[float]],
+) -> Pawns:
+    """``pawns`` with each ghost that the checkers take for a demon read as one.
+
+    A demon on a pale table under a cold light looks pale itself, and the detector may
+    mark it surer as a ghost than as a demon (830173: three blue demons marked 0.45-0.51
+    as ghosts, 0.34-0.48 as blue demons). A ghost read with a demon's mark from
+    :data:`CORNERED_DEMON_FROM` within :data:`SAME_PAWN` pawn widths (the strongest),
+    which the locator puts in a corner of the mark's colour, is read as that demon at
+    the mark where, at the ghost, the demon checker's odds reach :data:`CHECKED_DEMON`
+    and the ghost checker's stay under :data:`NOT_A_GHOST`, with a warning; its
+    confidence is the mark's score. The checkers are asked once each, about all such
+    ghosts. The reverse of :func:`_ghosts_read_as_demons`.
+    """
+    width = detections.pawn_width
+    reach = SAME_PAWN * width
+    marks = [m for m in detections.pawns(min_score=CORNERED_DEMON_FROM) if m.kind == DEMON]
+    # (index of the ghost in pawns, the demon's mark at it)
+    doubted: list[tuple[int, Detection]] = []
+    for i, pawn in enumerate(pawns.pawns):
+        if pawn.kind != GHOST:
+            continue
+        near = [m for m in marks if math.dist(m.xy, pawn.foot) < reach]
+        if not near:
+            continue
+        mark = max(near, key=lambda m: m.score)
+        where = _corner_of(geometry, mark.colour, mark.xy, width)
+        if where is not None and mark.colour in geometry.board.crossings[where[0]].lines:
+            doubted.append((i, mark))
+    if not doubted:
+        return pawns
+    places = [pawns.pawns[i].foot for i, _ in doubted]
+    read = list(pawns.pawns)
+    warnings = list(pawns.warnings)
+    for (index, mark), demon, ghost in zip(
+        doubted, demon_odds(places), ghost_odds(places), strict=True
+    ):
+        if not (demon >= CHECKED_DEMON and ghost < NOT_A_GHOST):  # (NaN: no change)
+            continue
+        read[index] = SeenPawn(DEMON, mark.colour, mark.xy, width, round(mark.score, 2))
+        warnings.append(Remark(
+            f"a {mark.colour} demon at {{at}}, read first as a ghost, is a demon to the "
+            "demon checker", mark.xy))
+    return Pawns(read, pawn_width=pawns.pawn_width, warnings=warnings)
 
 
 def _least_cornered_mean(mark: Detection, table_hue_colour: str | None) -> float:

@@ -463,6 +463,7 @@ def _read_photo(
                 look_again_at,
                 table_hue_colour=table_hue,
                 demon_odds=lambda places: demon_odds(photo.rgb, places, marks.pawn_width).tolist(),
+                ghost_odds=lambda places: ghost_odds(photo.rgb, places, marks.pawn_width).tolist(),
             ),
         )
     if method == "classic+net":
