@@ -1630,41 +1630,50 @@ def test_a_ghost_read_at_a_demons_mark_is_that_demon_where_both_checkers_say_so(
     with a demon's mark from CORNERED_DEMON_FROM within SAME_PAWN, in a corner of the
     mark's colour, is read as that demon at the mark (the strongest such mark) where at
     the ghost the demon checker's odds reach CHECKED_DEMON and the ghost checker's stay
-    under NOT_A_GHOST, with the mark's score as its confidence and a warning at it.
-    Not where either checker disagrees, nor without the ghost checker; the checkers are
-    not asked about a ghost with no such mark (too faint, too far, of a colour the
-    corner's crossing lacks)."""
+    under NOT_A_GHOST, with the mark's score as its confidence and a warning at it in
+    place of the ghost's. Not where either checker disagrees, nor without the ghost
+    checker; the checkers are not asked about a ghost with no such mark (too faint, too
+    far, of a colour the corner's crossing lacks, a demon's own, or beside a demon in
+    its corner). One ghost a mark."""
     board = random_layout(3).board()
     geometry = BoardGeometry(board)
     xy, lines = clear_corner(board, WIDTH / 2)
     ghost = seen("white", (xy[0] + 0.3 * SAME_PAWN * WIDTH, xy[1]))
-    pawns = Pawns([ghost], WIDTH, [])
+    pawns = Pawns([ghost], WIDTH, [Remark("a ghost at {at} seen faintly", ghost.foot)])
     demon_mark = mark(lines[0], xy, CORNERED_DEMON_FROM + 0.2)
-    marks = Detections([demon_mark], WIDTH)
+    own_mark = mark("white", ghost.foot, 0.6)  # the ghost's, stronger
+    marks = Detections([own_mark, demon_mark], WIDTH)
     never = looked_at_as(0.0, [])  # the views confirm nothing
     asked: list[list[tuple[float, float]]] = []
 
-    def read(detections: Detections, demon: float, ghost_odds: float | None) -> Pawns:
+    def read(detections: Detections, demon: float, ghost_odds: float | None,
+             read_first: Pawns = pawns) -> Pawns:
         return add_cornered_demons(
-            geometry, pawns, detections, never, demon_odds=odds_everywhere(demon, asked),
+            geometry, read_first, detections, never,
+            demon_odds=odds_everywhere(demon, asked),
             ghost_odds=None if ghost_odds is None else odds_everywhere(ghost_odds, asked),
         )
 
-    turned = read(marks, CHECKED_DEMON + 0.01, NOT_A_GHOST - 0.01)
+    turned = read(marks, CHECKED_DEMON, 0.0)
     assert [(p.kind, p.colour, p.foot, p.confidence) for p in turned.pawns] == [
         (DEMON, lines[0], xy, round(demon_mark.score, 2))]
     assert asked == [[ghost.foot], [ghost.foot]]
     [warning] = turned.warnings
     assert warning.at == xy and "read first as a ghost" in warning.text
     assert read(marks, CHECKED_DEMON - 0.01, 0.0) == pawns
-    assert read(marks, 1.0, NOT_A_GHOST + 0.01) == pawns
+    assert read(marks, 1.0, NOT_A_GHOST) == pawns
     asked.clear()
     # Without the ghost checker, the mark at the ghost is the ghost's: nothing asked.
     assert read(marks, 1.0, None) == pawns and asked == []
     # Of two marks at the ghost, the stronger names the demon's colour.
     stronger = mark(lines[1], (xy[0], xy[1] + 1.0), demon_mark.score + 0.1)
-    [demon] = read(Detections([demon_mark, stronger], WIDTH), 1.0, 0.0).pawns
-    assert (demon.kind, demon.colour, demon.foot) == (DEMON, lines[1], stronger.xy)
+    for order in ([demon_mark, stronger], [stronger, demon_mark]):
+        [demon] = read(Detections(order, WIDTH), 1.0, 0.0).pawns
+        assert (demon.kind, demon.colour, demon.foot) == (DEMON, lines[1], stronger.xy)
+    # Two ghosts at one mark: the nearer becomes the demon, the other stays.
+    farther = seen("white", (xy[0] - 0.4 * SAME_PAWN * WIDTH, xy[1]))
+    two = read(marks, 1.0, 0.0, Pawns([farther, ghost], WIDTH, []))
+    assert [(p.kind, p.foot) for p in two.pawns] == [(GHOST, farther.foot), (DEMON, xy)]
     asked.clear()
     other_colour = next(c for c in LINE_COLOURS if c not in lines)
     for unasked in (
@@ -1672,6 +1681,15 @@ def test_a_ghost_read_at_a_demons_mark_is_that_demon_where_both_checkers_say_so(
         replace(demon_mark, colour=other_colour),
     ):
         assert read(Detections([unasked], WIDTH), 1.0, 0.0) == pawns
+    # A demon read at the mark (its own), or a width from it in the same corner.
+    own_demon = seen(lines[0], (xy[0], xy[1] - 1.0))
+    for beside in (own_demon, seen(lines[1], (xy[0], xy[1] - 0.8 * WIDTH))):
+        [here, there] = geometry.locate(
+            [Foot(DEMON, lines[0], xy), Foot(DEMON, beside.colour, beside.foot)],
+            pawn_radius=WIDTH / 2)
+        assert (there.crossing, there.sector) in ((None, None), (here.crossing, here.sector))
+        with_demon = Pawns([ghost, beside], WIDTH, [])
+        assert GHOST in [p.kind for p in read(marks, 1.0, 0.0, with_demon).pawns]
     far = replace(demon_mark, xy=(ghost.foot[0] - 1.1 * SAME_PAWN * WIDTH, ghost.foot[1]))
     assert GHOST in [p.kind for p in read(Detections([far], WIDTH), 1.0, 0.0).pawns]
     assert [ghost.foot] not in asked

@@ -910,10 +910,10 @@ def add_cornered_demons(
     the faint mark, the views and the checker are three cues that agree. A mark with a
     ghost read within a pawn width of it is added only so, from the checker's odds
     :data:`BESIDE_GHOST_DEMON` (without ``demon_odds``, never): it may be the ghost's
-    own mark, or a demon half hidden by the ghost. The checker is asked once, about all
+    own mark, or a demon half hidden by the ghost. The checker is asked once about all
     such marks. Given ``ghost_odds`` too (:func:`vision.ghost_check.ghost_odds` bound to
     the photo), first a ghost read that both checkers take for a demon is read as one
-    (:func:`_demons_read_as_ghosts`).
+    (:func:`_demons_read_as_ghosts`; the demon checker is asked once more there).
     """
     if demon_odds is not None and ghost_odds is not None:
         pawns = _demons_read_as_ghosts(geometry, pawns, detections, demon_odds, ghost_odds)
@@ -988,24 +988,38 @@ def _demons_read_as_ghosts(
     :data:`CORNERED_DEMON_FROM` within :data:`SAME_PAWN` pawn widths (the strongest),
     which the locator puts in a corner of the mark's colour, is read as that demon at
     the mark where, at the ghost, the demon checker's odds reach :data:`CHECKED_DEMON`
-    and the ghost checker's stay under :data:`NOT_A_GHOST`, with a warning; its
-    confidence is the mark's score. The checkers are asked once each, about all such
-    ghosts. The reverse of :func:`_ghosts_read_as_demons`.
+    and the ghost checker's stay under :data:`NOT_A_GHOST`, with a warning in place of
+    any the ghost had; its confidence is the mark's score. Not where a demon is read at
+    the mark (its own), nor within a pawn width of it in the same corner (as
+    :func:`add_cornered_demons` keeps a mark out); one ghost a mark, the nearest. The
+    checkers are asked once each, about all such ghosts. The reverse of
+    :func:`_ghosts_read_as_demons`.
     """
     width = detections.pawn_width
     reach = SAME_PAWN * width
     marks = [m for m in detections.pawns(min_score=CORNERED_DEMON_FROM) if m.kind == DEMON]
-    # (index of the ghost in pawns, the demon's mark at it)
-    doubted: list[tuple[int, Detection]] = []
+    demons = [p for p in pawns.pawns if p.kind == DEMON]
+    # (distance, index of the ghost in pawns, the demon's mark at it), nearest first
+    nearest: list[tuple[float, int, Detection]] = []
     for i, pawn in enumerate(pawns.pawns):
-        if pawn.kind != GHOST:
-            continue
         near = [m for m in marks if math.dist(m.xy, pawn.foot) < reach]
-        if not near:
+        if pawn.kind != GHOST or not near:
             continue
         mark = max(near, key=lambda m: m.score)
         where = _corner_of(geometry, mark.colour, mark.xy, width)
-        if where is not None and mark.colour in geometry.board.crossings[where[0]].lines:
+        if where is None or mark.colour not in geometry.board.crossings[where[0]].lines:
+            continue
+        if any(
+            math.dist(mark.xy, p.foot) < reach
+            or (math.dist(mark.xy, p.foot) < width
+                and _corner_of(geometry, p.colour, p.foot, width) in (None, where))
+            for p in demons
+        ):
+            continue
+        nearest.append((math.dist(mark.xy, pawn.foot), i, mark))
+    doubted: list[tuple[int, Detection]] = []
+    for _, i, mark in sorted(nearest, key=lambda item: item[0]):
+        if mark not in [taken for _, taken in doubted]:
             doubted.append((i, mark))
     if not doubted:
         return pawns
@@ -1017,7 +1031,11 @@ def _demons_read_as_ghosts(
     ):
         if not (demon >= CHECKED_DEMON and ghost < NOT_A_GHOST):  # (NaN: no change)
             continue
+        # As the demons add_cornered_demons adds: the width looked for, not the ghost's
+        # blob's (which may hold its shadow).
         read[index] = SeenPawn(DEMON, mark.colour, mark.xy, width, round(mark.score, 2))
+        was = pawns.pawns[index].foot
+        warnings = [w for w in warnings if w.at != was]
         warnings.append(Remark(
             f"a {mark.colour} demon at {{at}}, read first as a ghost, is a demon to the "
             "demon checker", mark.xy))
