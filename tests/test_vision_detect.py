@@ -54,6 +54,7 @@ from vision.combine import (
     CORNERED_DEMON_FROM,
     CORNERED_DEMON_SCORE,
     CROSSING_KNOT_WIDTHS,
+    DEMON_NOT_GHOST,
     FAINT_GHOST_CLEAR_OF_CROSSING,
     FAINT_GHOST_FROM,
     KEEP_SCORE,
@@ -1629,8 +1630,8 @@ def test_a_ghost_read_at_a_demons_mark_is_that_demon_where_both_checkers_say_so(
     """A pale demon may be marked surer as a ghost than as a demon (830173): a ghost read
     with a demon's mark from CORNERED_DEMON_FROM within SAME_PAWN, in a corner of the
     mark's colour, is read as that demon at the mark (the strongest such mark) where at
-    the ghost the demon checker's odds reach CHECKED_DEMON and the ghost checker's stay
-    under NOT_A_GHOST, with the mark's score as its confidence and a warning at it in
+    the ghost the ghost checker's odds stay under NOT_A_GHOST and the demon checker's
+    reach DEMON_NOT_GHOST, with the mark's score as its confidence and a warning at it in
     place of the ghost's. Not where either checker disagrees, nor without the ghost
     checker; the checkers are not asked about a ghost with no such mark (too faint, too
     far, of a colour the corner's crossing lacks, a demon's own, or beside a demon in
@@ -1654,13 +1655,13 @@ def test_a_ghost_read_at_a_demons_mark_is_that_demon_where_both_checkers_say_so(
             ghost_odds=None if ghost_odds is None else odds_everywhere(ghost_odds, asked),
         )
 
-    turned = read(marks, CHECKED_DEMON, 0.0)
+    turned = read(marks, DEMON_NOT_GHOST, 0.0)
     assert [(p.kind, p.colour, p.foot, p.confidence) for p in turned.pawns] == [
         (DEMON, lines[0], xy, round(demon_mark.score, 2))]
     assert asked == [[ghost.foot], [ghost.foot]]
     [warning] = turned.warnings
     assert warning.at == xy and "read first as a ghost" in warning.text
-    assert read(marks, CHECKED_DEMON - 0.01, 0.0) == pawns
+    assert read(marks, DEMON_NOT_GHOST - 0.01, 0.0) == pawns
     assert read(marks, 1.0, NOT_A_GHOST) == pawns
     asked.clear()
     # Without the ghost checker, the mark at the ghost is the ghost's: nothing asked.

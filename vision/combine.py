@@ -258,14 +258,16 @@ CHECKED_DEMON_MEAN = 0.1
 #: 0.985 (mean 0.22, 800615: a blue mark 0.94 pawn widths from a green demon missed).
 BESIDE_GHOST_DEMON = 0.5
 #: A ghost read at a demon's mark in a corner of the mark's colour is read as that demon
-#: where the demon checker gives a demon there at least CHECKED_DEMON odds and the ghost
-#: checker a ghost under NOT_A_GHOST (seventieth session). Over 2400 generated photos
-#: (the eleven sets of the sixty-sixth to sixty-ninth sessions), of the 13095 ghosts
-#: read the 13051 true ones had ghost odds under 0.05 24 times, and then demon odds of
-#: at most 0.012 (at most 0.79 over all of them); of the 7 demons read as ghosts, 5 had
-#: ghost odds of at most 0.003 and demon odds 0.82-0.998 (830173: three blue demons on
-#: a pale table, marked surer as ghosts than as demons).
+#: where the ghost checker gives a ghost there under NOT_A_GHOST odds and the demon
+#: checker a demon at least DEMON_NOT_GHOST (seventieth session): the ghost checker says
+#: no, the demon checker more yes than no. Over 2400 generated photos (the eleven sets
+#: of the sixty-sixth to sixty-ninth sessions), of the 13095 ghosts read the 13051 true
+#: ones had ghost odds under 0.05 24 times, and then demon odds of at most 0.012 (at
+#: most 0.79 over all of them); of the 7 demons read as ghosts, 5 had ghost odds of at
+#: most 0.003 and demon odds 0.82-0.998 (830173: three blue demons on a pale table,
+#: marked surer as ghosts than as demons; 770148: a blue demon, 0.82).
 NOT_A_GHOST = 0.05
+DEMON_NOT_GHOST = 0.5
 #: Knot marks at least this strong and within this many string widths of a loop are
 #: looked at for its knot; one within so many string widths of the tracer's knot
 #: agrees with it. (Taking even weak marks on their own, where none agrees, beat
@@ -987,8 +989,8 @@ def _demons_read_as_ghosts(
     as ghosts, 0.34-0.48 as blue demons). A ghost read with a demon's mark from
     :data:`CORNERED_DEMON_FROM` within :data:`SAME_PAWN` pawn widths (the strongest),
     which the locator puts in a corner of the mark's colour, is read as that demon at
-    the mark where, at the ghost, the demon checker's odds reach :data:`CHECKED_DEMON`
-    and the ghost checker's stay under :data:`NOT_A_GHOST`, with a warning in place of
+    the mark where, at the ghost, the ghost checker's odds stay under :data:`NOT_A_GHOST`
+    and the demon checker's reach :data:`DEMON_NOT_GHOST`, with a warning in place of
     any the ghost had; its confidence is the mark's score. Not where a demon is read at
     the mark (its own), nor within a pawn width of it in the same corner (as
     :func:`add_cornered_demons` keeps a mark out); one ghost a mark, the nearest. The
@@ -1029,7 +1031,7 @@ def _demons_read_as_ghosts(
     for (index, mark), demon, ghost in zip(
         doubted, demon_odds(places), ghost_odds(places), strict=True
     ):
-        if not (demon >= CHECKED_DEMON and ghost < NOT_A_GHOST):  # (NaN: no change)
+        if not (demon >= DEMON_NOT_GHOST and ghost < NOT_A_GHOST):  # (NaN: no change)
             continue
         # As the demons add_cornered_demons adds: the width looked for, not the ghost's
         # blob's (which may hold its shadow).
