@@ -1627,7 +1627,7 @@ def test_a_demon_marked_beside_a_ghost_is_added_where_the_demon_checker_sees_it(
 
 
 def test_a_ghost_read_at_a_demons_mark_is_that_demon_where_both_checkers_say_so() -> None:
-    """A pale demon may be marked surer as a ghost than as a demon (830173): a ghost read
+    """A dark demon on a mat of its hue may be marked surer as a ghost (830173): a ghost read
     with a demon's mark from CORNERED_DEMON_FROM within SAME_PAWN, in a corner of the
     mark's colour, is read as that demon at the mark (the strongest such mark) where at
     the ghost the ghost checker's odds stay under NOT_A_GHOST and the demon checker's

@@ -264,8 +264,8 @@ BESIDE_GHOST_DEMON = 0.5
 #: of the sixty-sixth to sixty-ninth sessions), of the 13095 ghosts read the 13051 true
 #: ones had ghost odds under 0.05 24 times, and then demon odds of at most 0.012 (at
 #: most 0.79 over all of them); of the 7 demons read as ghosts, 5 had ghost odds of at
-#: most 0.003 and demon odds 0.82-0.998 (830173: three blue demons on a pale table,
-#: marked surer as ghosts than as demons; 770148: a blue demon, 0.82).
+#: most 0.003 and demon odds 0.82-0.998 (830173: three blue demons on the blue mat in
+#: low light, marked surer as ghosts than as demons; 770148: a blue demon, 0.82).
 NOT_A_GHOST = 0.05
 DEMON_NOT_GHOST = 0.5
 #: Knot marks at least this strong and within this many string widths of a loop are
@@ -984,9 +984,9 @@ def _demons_read_as_ghosts(
 ) -> Pawns:
     """``pawns`` with each ghost that the checkers take for a demon read as one.
 
-    A demon on a pale table under a cold light looks pale itself, and the detector may
-    mark it surer as a ghost than as a demon (830173: three blue demons marked 0.45-0.51
-    as ghosts, 0.34-0.48 as blue demons). A ghost read with a demon's mark from
+    A demon of the table's hue, dark against it in low light, shows little colour of its
+    own, and the detector may mark it surer as a ghost than as a demon (830173: three
+    blue demons on the blue mat marked 0.45-0.51 as ghosts, 0.34-0.48 as blue demons). A ghost read with a demon's mark from
     :data:`CORNERED_DEMON_FROM` within :data:`SAME_PAWN` pawn widths (the strongest),
     which the locator puts in a corner of the mark's colour, is read as that demon at
     the mark where, at the ghost, the ghost checker's odds stay under :data:`NOT_A_GHOST`
