@@ -986,16 +986,16 @@ def _demons_read_as_ghosts(
 
     A demon of the table's hue, dark against it in low light, shows little colour of its
     own, and the detector may mark it surer as a ghost than as a demon (830173: three
-    blue demons on the blue mat marked 0.45-0.51 as ghosts, 0.34-0.48 as blue demons). A ghost read with a demon's mark from
-    :data:`CORNERED_DEMON_FROM` within :data:`SAME_PAWN` pawn widths (the strongest),
-    which the locator puts in a corner of the mark's colour, is read as that demon at
-    the mark where, at the ghost, the ghost checker's odds stay under :data:`NOT_A_GHOST`
-    and the demon checker's reach :data:`DEMON_NOT_GHOST`, with a warning in place of
-    any the ghost had; its confidence is the mark's score. Not where a demon is read at
-    the mark (its own), nor within a pawn width of it in the same corner (as
-    :func:`add_cornered_demons` keeps a mark out); one ghost a mark, the nearest. The
-    checkers are asked once each, about all such ghosts. The reverse of
-    :func:`_ghosts_read_as_demons`.
+    blue demons on the blue mat marked 0.45-0.51 as ghosts, 0.34-0.48 as blue demons).
+    A ghost read with a demon's mark from :data:`CORNERED_DEMON_FROM` within
+    :data:`SAME_PAWN` pawn widths (the strongest), which the locator puts in a corner of
+    the mark's colour, is read as that demon at the mark where, at the ghost, the ghost
+    checker's odds stay under :data:`NOT_A_GHOST` and the demon checker's reach
+    :data:`DEMON_NOT_GHOST`, with a warning in place of any the ghost had; its
+    confidence is the mark's score. Not where a demon is read at the mark (its own), nor
+    within a pawn width of it in the same corner (as :func:`add_cornered_demons` keeps
+    a mark out); one ghost a mark, the nearest. The checkers are asked once each, about
+    all such ghosts. The reverse of :func:`_ghosts_read_as_demons`.
     """
     width = detections.pawn_width
     reach = SAME_PAWN * width
