@@ -920,7 +920,6 @@ def add_cornered_demons(
     if demon_odds is not None and ghost_odds is not None:
         pawns = _demons_read_as_ghosts(geometry, pawns, detections, demon_odds, ghost_odds)
     width = detections.pawn_width
-    board = geometry.board
     added: list[SeenPawn] = []
     # Marks for the checker: the mark, the views' mean, the least odds that add it.
     unconfirmed: list[tuple[Detection, float, float]] = []
@@ -932,23 +931,21 @@ def add_cornered_demons(
         # (so is one beside a stronger mark held for the checker, being beside a ghost).
         if any(math.dist(mark.xy, xy) < width for xy in [p.foot for p in added] + held):
             continue
-        where = _corner_of(geometry, mark.colour, mark.xy, width)
-        if where is None or mark.colour not in board.crossings[where[0]].lines:
+        where = _own_corner(geometry, mark.colour, mark.xy, width)
+        if where is None:
             continue
         # Each demon's corner as the locator picks it, not every corner it fits about as
         # well: two demons touching in neighbouring corners each fit the other's too.
         # (Keeping the mark out where the two sets of corners meet, tried on the 13
         # generated photos this step changed, missed 3 of its demons again, 310153's
         # among them, and still took 330184's pawn head for a demon.)
-        beside = [p for p in pawns.pawns if math.dist(mark.xy, p.foot) < width]
-        if any(
-            p.kind == DEMON and _corner_of(geometry, p.colour, p.foot, width) in (None, where)
-            for p in beside
-        ):
+        if _demon_beside(geometry, pawns.pawns, mark.xy, where, width):
             continue
         # A ghost beside the mark: the mark may be the ghost's own, tinted by the table
         # (then the checker sees no demon), or a demon half behind it (820168).
-        beside_ghost = any(p.kind != DEMON for p in beside)
+        beside_ghost = any(
+            p.kind != DEMON and math.dist(mark.xy, p.foot) < width for p in pawns.pawns
+        )
         if beside_ghost and demon_odds is None:
             continue
         again = look_again(mark)
@@ -1008,16 +1005,11 @@ def _demons_read_as_ghosts(
         if pawn.kind != GHOST or not near:
             continue
         mark = max(near, key=lambda m: m.score)
-        where = _corner_of(geometry, mark.colour, mark.xy, width)
-        if where is None or mark.colour not in geometry.board.crossings[where[0]].lines:
+        where = _own_corner(geometry, mark.colour, mark.xy, width)
+        if where is None or _demon_beside(geometry, demons, mark.xy, where, width):
             continue
-        if any(
-            math.dist(mark.xy, p.foot) < reach
-            or (math.dist(mark.xy, p.foot) < width
-                and _corner_of(geometry, p.colour, p.foot, width) in (None, where))
-            for p in demons
-        ):
-            continue
+        if any(math.dist(mark.xy, p.foot) < reach for p in demons):
+            continue  # the mark is that demon's own
         nearest.append((math.dist(mark.xy, pawn.foot), i, mark))
     doubted: list[tuple[int, Detection]] = []
     for _, i, mark in sorted(nearest, key=lambda item: item[0]):
@@ -1064,6 +1056,35 @@ def _corner_of(
     if where.ambiguity not in (None, BETWEEN_CORNERS_AMBIGUITY):
         return None
     return where.crossing, where.sector
+
+
+def _own_corner(
+    geometry: BoardGeometry, colour: str, xy: tuple[float, float], width: float
+) -> tuple[int, int] | None:
+    """The corner :func:`_corner_of` puts a demon of ``colour`` at ``xy`` in, where its
+    crossing is of that colour (a demon stands next to both its strings), else None."""
+    where = _corner_of(geometry, colour, xy, width)
+    if where is None or colour not in geometry.board.crossings[where[0]].lines:
+        return None
+    return where
+
+
+def _demon_beside(
+    geometry: BoardGeometry,
+    pawns: list[SeenPawn],
+    xy: tuple[float, float],
+    where: tuple[int, int],
+    width: float,
+) -> bool:
+    """Whether a demon of ``pawns`` stands within a pawn ``width`` of ``xy`` that the
+    locator puts in the corner ``where`` or in none: a mark there is likelier that
+    demon marked twice (its foot and its head) than a second demon."""
+    return any(
+        p.kind == DEMON
+        and math.dist(xy, p.foot) < width
+        and _corner_of(geometry, p.colour, p.foot, width) in (None, where)
+        for p in pawns
+    )
 
 
 def _unread_marks(

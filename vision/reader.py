@@ -440,6 +440,13 @@ def _read_photo(
     # and sectors are filled once).
     geometry = BoardGeometry(board)
     if strings.detections is not None:
+
+        def ghost_odds_here(places: list[Point]) -> list[float]:
+            return [float(o) for o in ghost_odds(photo.rgb, places, marks.pawn_width)]
+
+        def demon_odds_here(places: list[Point]) -> list[float]:
+            return [float(o) for o in demon_odds(photo.rgb, places, marks.pawn_width)]
+
         # Only now are the fields known: a ghost stands in a field's centre.
         combined = pawns
         pawns = stage(
@@ -450,7 +457,7 @@ def _read_photo(
                 marks,
                 look_again_at,
                 seen,
-                lambda places: ghost_odds(photo.rgb, places, marks.pawn_width).tolist(),
+                ghost_odds_here,
             ),
         )
         with_ghosts = pawns
@@ -462,8 +469,8 @@ def _read_photo(
                 marks,
                 look_again_at,
                 table_hue_colour=table_hue,
-                demon_odds=lambda places: demon_odds(photo.rgb, places, marks.pawn_width).tolist(),
-                ghost_odds=lambda places: ghost_odds(photo.rgb, places, marks.pawn_width).tolist(),
+                demon_odds=demon_odds_here,
+                ghost_odds=ghost_odds_here,
             ),
         )
     if method == "classic+net":
