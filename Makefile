@@ -134,8 +134,9 @@ demon-check: $(foreach seed,$(GHOST_SEEDS) $(GHOST_HELD_OUT),out/ghost/$(seed)/.
 
 # Train the knot checker again (calibration/knotnet.onnx, vision.knot_check) on generated
 # photos with seeds of their own: 300 hard and 150 normal with a demon put down on each
-# knot with a chance of a half, 150 hard as the game left them, 80 held out (about 25
-# minutes on one core, `make -j2` halves it), then about 15 minutes of training.
+# knot with a chance of a half, 150 hard as the game left them, 300 hard on green felt
+# and the blue mat with knots covered as often, 80 held out (about 30 minutes on one
+# core, `make -j2` halves it), then about 17 minutes of training on two cores.
 SYNTH_KNOTS := $(TRAIN_VENV)/bin/dicke-daemonen synth
 out/knots/a/.done: | $(TRAIN_STAMP)
 	$(SYNTH_KNOTS) --out out/knots/a --count 300 --seed 4000000 --difficulty hard --knot-cover 0.5
@@ -146,13 +147,22 @@ out/knots/b/.done: | $(TRAIN_STAMP)
 out/knots/c/.done: | $(TRAIN_STAMP)
 	$(SYNTH_KNOTS) --out out/knots/c --count 150 --seed 4300000 --difficulty hard
 	touch $@
+out/knots/d1/.done: | $(TRAIN_STAMP)
+	$(SYNTH_KNOTS) --out out/knots/d1 --count 150 --seed 4400000 --difficulty hard --knot-cover 0.5 \
+		--tables green_felt,blue_mat
+	touch $@
+out/knots/d2/.done: | $(TRAIN_STAMP)
+	$(SYNTH_KNOTS) --out out/knots/d2 --count 150 --seed 4500000 --difficulty hard --knot-cover 0.5 \
+		--tables green_felt,blue_mat
+	touch $@
 out/knots/held/.done: | $(TRAIN_STAMP)
 	$(SYNTH_KNOTS) --out out/knots/held --count 40 --seed 4100000 --difficulty hard --knot-cover 0.5
 	$(SYNTH_KNOTS) --out out/knots/held --count 40 --seed 4100040 --difficulty normal --knot-cover 0.3
 	touch $@
-knot-check: out/knots/a/.done out/knots/b/.done out/knots/c/.done out/knots/held/.done
-	$(TRAIN_VENV)/bin/python -m training.train_knot_check --epochs 6 --out calibration \
-		--sets out/knots/a out/knots/b out/knots/c --held-out out/knots/held
+KNOT_SETS := a b c d1 d2
+knot-check: $(foreach set,$(KNOT_SETS) held,out/knots/$(set)/.done)
+	$(TRAIN_VENV)/bin/python -m training.train_knot_check --epochs 5 --out calibration \
+		--sets $(foreach set,$(KNOT_SETS),out/knots/$(set)) --held-out out/knots/held
 
 # Train the experimental pixel classifier again (calibration/pixelnet.onnx): about 75
 # minutes of training on two cores after the examples.

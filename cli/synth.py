@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,8 @@ def add_parser(subparsers: Any) -> None:
         description="Write NAME.jpg + NAME.truth.json pairs: realistic photos of random "
         "boards from simulated games, the truth in the board-report shape (CONTRACT.md) in "
         "photo pixels, plus a 'scene' object saying how each photo was made. Photo i "
-        "uses seed SEED+i, so any single photo can be made again from its seed.",
+        "uses seed SEED+i, so any single photo can be made again from its seed (with "
+        "--tables, the seeds from SEED on whose photo is on one of those tables).",
     )
     parser.add_argument("--count", type=photo_count, default=1,
                         help=f"how many photos, 1 to {MAX_COUNT} (default 1)")
@@ -43,6 +45,13 @@ def add_parser(subparsers: Any) -> None:
         default=0.0,
         help="chance that a demon is put down on each knot, 0 to 1 (default 0: the game's "
         "own board; for training a knot checker)",
+    )
+    parser.add_argument(
+        "--tables",
+        type=table_kinds,
+        default=None,
+        help="comma-separated table kinds (e.g. green_felt,blue_mat): only photos on these "
+        "tables, the seeds from SEED on that are planned on one of them",
     )
     parser.set_defaults(run=run)
 
@@ -93,6 +102,54 @@ def knot_cover(text: str) -> float:
     return value
 
 
+def table_kinds(text: str) -> frozenset[str]:
+    """An ``argparse`` type: comma-separated table kinds of :data:`synth.scene.TABLE_KINDS`."""
+    from synth.scene import TABLE_KINDS
+
+    kinds = frozenset(kind.strip() for kind in text[:200].split(",") if kind.strip())
+    unknown = sorted(kinds - set(TABLE_KINDS))
+    if not kinds or unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown table kind {', '.join(unknown) or repr(text[:200])}; "
+            f"table kinds are {', '.join(TABLE_KINDS)}"
+        )
+    return kinds
+
+
+def photo_seeds(
+    first: int, count: int, difficulty: str, size: tuple[int, int], cover: float,
+    tables: frozenset[str] | None,
+) -> Iterator[int]:
+    """The seeds of the photos to make: ``count`` from ``first`` on, or with ``tables``
+    the first ``count`` from ``first`` on whose planned photo is on one of them (planning
+    is cheap: nothing is drawn)."""
+    from synth.photo import plan_photo
+
+    if tables is None:
+        yield from range(first, first + count)
+        return
+    made = 0
+    for seed in range(first, MAX_SEED + MAX_COUNT + 1):
+        if plan_photo(seed, difficulty, size, cover).scene.table.kind in tables:
+            yield seed
+            made += 1
+            if made == count:
+                return
+
+
+def _check_tables_drawn(tables: frozenset[str], difficulty: str) -> None:
+    """Refuse ``tables`` that no photo of ``difficulty`` is taken on: no seed would do,
+    and the search for one would never end."""
+    from synth.scene import table_kinds_of
+
+    if not tables & set(table_kinds_of(difficulty)):
+        raise UserError(
+            f"--tables {','.join(sorted(tables))}: no {difficulty} photo is taken on "
+            f"{'that table' if len(tables) == 1 else 'those tables'}; "
+            f"{difficulty} photos are on {', '.join(table_kinds_of(difficulty))}"
+        )
+
+
 def _whole_number(text: str) -> int:
     try:
         return int(text[:40])
@@ -108,8 +165,11 @@ def run(args: argparse.Namespace) -> int:
     from synth.render import encode_jpeg
 
     size = parse_size(args.size)
+    if args.tables is not None:
+        _check_tables_drawn(args.tables, args.difficulty)
     args.out.mkdir(parents=True, exist_ok=True)
-    for seed in tqdm(range(args.seed, args.seed + args.count), desc="photos", unit="photo"):
+    seeds = photo_seeds(args.seed, args.count, args.difficulty, size, args.knot_cover, args.tables)
+    for seed in tqdm(seeds, total=args.count, desc="photos", unit="photo"):
         photo = make_photo(seed, args.difficulty, size, args.knot_cover)
         name = f"synth_{args.difficulty}_{seed:06d}"
         (args.out / f"{name}.jpg").write_bytes(photo.jpeg)

@@ -85,6 +85,13 @@ _TABLES = {
 }
 #: Every kind of table a photo may be taken on.
 TABLE_KINDS = tuple(dict.fromkeys(kind for kinds in _TABLES.values() for kind in kinds))
+
+
+def table_kinds_of(difficulty: str) -> tuple[str, ...]:
+    """The kinds of table a photo of ``difficulty`` may be taken on (KeyError for an
+    unknown difficulty)."""
+    return tuple(_TABLES[difficulty])
+
 _CLOTHS = {
     "easy": ["grey", "beige", "cream"],
     "normal": ["grey", "beige", "cream", "light_blue", "sage", "taupe"],

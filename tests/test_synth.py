@@ -4,6 +4,7 @@ the engine code that made it, and the generator does what its options promise.""
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import math
 import subprocess
@@ -371,6 +372,8 @@ def test_synth_command_writes_pairs_and_overlays(tmp_path: Path) -> None:
         (["--count", "0"], "--count"),
         (["--knot-cover", "1.5"], "a chance is 0 to 1"),
         (["--knot-cover", "some"], "expected a number"),
+        (["--tables", "felt"], "unknown table kind felt"),
+        (["--tables", ","], "unknown table kind ','"),
     ],
 )
 def test_synth_command_rejects_bad_arguments(tmp_path: Path, args: list[str], message: str) -> None:
@@ -418,3 +421,36 @@ def test_corner_check_catches_a_foot_across_a_string() -> None:
     demon["xy"] = list(2 * apex - np.asarray(demon["xy"]))
     with pytest.raises(AssertionError):
         assert_creatures_where_the_geometry_says(truth)
+
+
+def test_synth_command_makes_photos_on_the_tables_asked_for(tmp_path: Path) -> None:
+    # The first three seeds from 3 planned on green felt or the blue mat, others skipped.
+    on_them = (s for s in range(3, 300) if plan_photo(s, "hard", (480, 360)).scene.table.kind
+               in ("green_felt", "blue_mat"))
+    chosen = list(itertools.islice(on_them, 3))
+    subprocess.run(
+        [sys.executable, "-m", "cli", "synth", "--out", str(tmp_path), "--seed", "3",
+         "--count", "3", "--difficulty", "hard", "--size", "480x360",
+         "--tables", "green_felt, blue_mat"],
+        check=True,
+        capture_output=True,
+    )
+    made = sorted(p.name for p in tmp_path.glob("*.truth.json"))
+    assert made == [f"synth_hard_{seed:06d}.truth.json" for seed in chosen]
+    assert chosen != [3, 4, 5]  # some seed was skipped, or the test shows nothing
+    for name in made:
+        truth = json.loads((tmp_path / name).read_text())
+        assert truth["scene"]["table"]["kind"] in ("green_felt", "blue_mat")
+
+
+def test_synth_command_refuses_tables_the_difficulty_never_draws(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "cli", "synth", "--out", str(tmp_path), "--difficulty",
+         "normal", "--tables", "green_felt,blue_mat"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "no normal photo is taken on those tables" in done.stderr
+    assert not list(tmp_path.iterdir())

@@ -9,9 +9,10 @@ not learnt from. The places are where the knot stage hesitates: the knots (moved
 to KNOT_REACH, :data:`KNOT_TIMES` times), the cords beside every pawn (a demon's base
 left on its own cord is a lump like a knot), the pawns' feet, the crossings and
 places anywhere along the cords. Photos are generated sets, best with demons put
-down on the knots (``dicke-daemonen synth --knot-cover``, ``make knot-check``)::
+down on the knots (``dicke-daemonen synth --knot-cover``) and some on the tables of the
+cords' hue (``--tables green_felt,blue_mat``), as ``make knot-check`` makes them::
 
-    python -m training.train_knot_check --sets out/knots/a out/knots/b \
+    python -m training.train_knot_check --sets out/knots/a out/knots/d1 \
         --held-out out/knots/held --out calibration
 """
 
@@ -41,9 +42,11 @@ from vision.pawn_size import place_crop
 #: The width a place is cut out for is the truth's median times up to this factor
 #: either way (the reader's width is one for all the pawns of a photo).
 WIDTH_OFF = 1.25
-#: Places cut round each knot (moved up to KNOT_REACH), and anywhere along each cord.
-KNOT_TIMES = 3
-ALONG_CORD = 6
+#: Places cut round each knot (moved up to KNOT_REACH), and anywhere along each cord
+#: (3 and 6 for the first checker: asked along whole loops it was sure of a knot at 0.9
+#: somewhere else on 285 of 3307 loops read right).
+KNOT_TIMES = 5
+ALONG_CORD = 16
 #: Round each pawn's foot, the nearest point of every cord within BESIDE_PAWN pawn widths
 #: of it, and that point moved up to ALONG_PAWN widths along the cord either way.
 BESIDE_PAWN = 1.5
