@@ -136,7 +136,8 @@ demon-check: $(foreach seed,$(GHOST_SEEDS) $(GHOST_HELD_OUT),out/ghost/$(seed)/.
 # photos with seeds of their own: 300 hard and 150 normal with a demon put down on each
 # knot with a chance of a half, 150 hard as the game left them, 300 hard on green felt
 # and the blue mat with knots covered as often, 80 held out (about 30 minutes on one
-# core, `make -j2` halves it), then about 17 minutes of training on two cores.
+# core, `make -j2` halves it), then about 35 minutes of training on two cores (half the
+# crops put under cast shadows each time they are learnt from).
 SYNTH_KNOTS := $(TRAIN_VENV)/bin/dicke-daemonen synth
 out/knots/a/.done: | $(TRAIN_STAMP)
 	$(SYNTH_KNOTS) --out out/knots/a --count 300 --seed 4000000 --difficulty hard --knot-cover 0.5

@@ -37,7 +37,7 @@ from tqdm import tqdm
 from engine.placement import BoardGeometry
 from engine.topology import build_board
 from training.train import export_onnx
-from training.train_sizer import PawnSizer, outputs_of, train_on_crops
+from training.train_sizer import PawnSizer, outputs_of, train_on_crops, varied
 from vision.ghost_check import CLEAR_OF_GHOST, GHOST_REACH
 from vision.load import load_photo, photos_in
 from vision.pawn_size import CROP_PAWNS, CROP_PX, place_crop
@@ -210,10 +210,12 @@ def train_checker(
     name: str,
     meta: dict[str, Any],
     seed: int,
+    vary: Callable[[NDArray[np.uint8], np.random.Generator], NDArray[np.uint8]] = varied,
 ) -> int:
     """A checker's command: train the sizer's network on ``examples_of`` the sets given
     to say yes or no, print ``evaluate_on`` the held-out set after each epoch, and
-    write ``name``.onnx and ``name``.json (``meta`` and the last figures)."""
+    write ``name``.onnx and ``name``.json (``meta`` and the last figures). Each batch is
+    varied by ``vary`` (:func:`training.train_sizer.varied` unless given)."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--sets", type=Path, nargs="+", required=True)
     parser.add_argument("--held-out", type=Path, required=True)
@@ -242,6 +244,7 @@ def train_checker(
         batch=args.batch,
         lr=args.lr,
         rng=rng,
+        vary=vary,
     )
     export_onnx(
         net, args.out / f"{name}.onnx", channels=6, crop=CROP_PX, output="logit", any_size=False

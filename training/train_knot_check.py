@@ -23,21 +23,25 @@ import math
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 from shapely.geometry import LinearRing, Point
 from torch import nn
 
+from synth.labels import BACKGROUND, cord_class, pawn_class
 from training.train_demon_check import to_working
+from training.train_detector import cast_shadows
 from training.train_ghost_check import (
     crops_of_nothing,
     crops_of_sets,
     held_out_figures,
     train_checker,
 )
+from training.train_sizer import varied
 from vision.knot_check import CLEAR_OF_KNOT, KNOT_CROP_PAWNS, KNOT_REACH
 from vision.load import load_photo
-from vision.pawn_size import place_crop
+from vision.pawn_size import CROP_PX, place_crop
 
 #: The width a place is cut out for is the truth's median times up to this factor
 #: either way (the reader's width is one for all the pawns of a photo).
@@ -51,6 +55,19 @@ ALONG_CORD = 16
 #: of it, and that point moved up to ALONG_PAWN widths along the cord either way.
 BESIDE_PAWN = 1.5
 ALONG_PAWN = 0.6
+
+#: Share of the crops given hard shadows each time they are learnt from (:func:`shadowed`):
+#: the other renderer's long dark shadows, a cord's a dark band along it, which a checker
+#: trained without them takes for a lump (dev_0004's red cord: 0.81, its knot 0.19).
+SHADOWED = 0.5
+#: A crop's pixel is taken for an object (cord, knot or pawn) where its colour lies this
+#: far from the crop's median (the table's) in OpenCV's 8-bit CIELAB; what is that thick
+#: across, in pawn widths, for a pawn (its shadow is long; a cord's and a knot's short).
+OBJECT_CONTRAST = 30.0
+PAWN_THICKNESS = 0.6
+#: A crop whose objects so found cover more than this share is left unshadowed: its
+#: median is no table's (a crop half in a shadow already, a crowd of pawns).
+MOST_OBJECTS = 0.35
 
 Examples = tuple[NDArray[np.uint8], NDArray[np.float32], NDArray[np.bool_]]
 
@@ -138,6 +155,37 @@ def crops_of(path: Path, rng: np.random.Generator) -> Examples:
     return np.stack(crops), np.array(targets, np.float32), np.array(near_pawn, bool)
 
 
+def objects_in(crop: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Pixel classes of a crop as :func:`training.train_detector.cast_shadows` reads them,
+    guessed by colour: table where the colour is near the crop's median, a pawn where
+    an object is :data:`PAWN_THICKNESS` pawn widths thick, a cord elsewhere."""
+    lab = cv2.cvtColor(crop, cv2.COLOR_RGB2LAB).astype(np.float32)
+    table = np.median(lab.reshape(-1, 3), axis=0)
+    objects = (np.linalg.norm(lab - table, axis=2) > OBJECT_CONTRAST).astype(np.uint8)
+    # A grain's or weave's odd pixel casts no shadow.
+    objects = cv2.morphologyEx(objects, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    side = int(PAWN_THICKNESS * CROP_PX / KNOT_CROP_PAWNS) | 1
+    thick = cv2.morphologyEx(objects, cv2.MORPH_OPEN, cv2.getStructuringElement(
+        cv2.MORPH_ELLIPSE, (side, side))).astype(bool)
+    classes = np.full(crop.shape[:2], BACKGROUND, np.uint8)
+    classes[objects.astype(bool)] = cord_class("red")
+    classes[thick] = pawn_class("red")
+    return classes
+
+
+def shadowed(crops: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.uint8]:
+    """:func:`training.train_sizer.varied` crops, :data:`SHADOWED` of them first under
+    one hard light (:func:`training.train_detector.cast_shadows`, the detector's shadows,
+    cast from the objects :func:`objects_in` finds)."""
+    out = crops.copy()
+    pawn_px = CROP_PX / KNOT_CROP_PAWNS
+    for i in np.flatnonzero(rng.random(len(crops)) < SHADOWED):
+        classes = objects_in(crops[i])
+        if np.mean(classes != BACKGROUND) <= MOST_OBJECTS:
+            out[i] = cast_shadows(crops[i], classes, pawn_px, rng)
+    return varied(out, rng)
+
+
 def examples(folders: list[Path], seed: int) -> Examples:
     """Crops, targets and which lie beside a pawn, of every photo with truth in
     ``folders``."""
@@ -159,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         "knotnet",
         {"crop_pawns": KNOT_CROP_PAWNS, "knot_reach": KNOT_REACH, "clear_of_knot": CLEAR_OF_KNOT},
         seed=71,
+        vary=shadowed,
     )
 
 

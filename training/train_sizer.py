@@ -209,10 +209,11 @@ def train_on_crops(
     batch: int,
     lr: float,
     rng: np.random.Generator,
+    vary: Callable[[NDArray[np.uint8], np.random.Generator], NDArray[np.uint8]] = varied,
 ) -> dict[str, Any]:
-    """Train ``net`` on ``crops`` (varied, :func:`varied`) for ``targets`` (AdamW,
-    one-cycle schedule), printing ``validate()``'s figures after each epoch; the last
-    figures."""
+    """Train ``net`` on ``crops`` (varied by ``vary``, :func:`varied` unless given) for
+    ``targets`` (AdamW, one-cycle schedule), printing ``validate()``'s figures after each
+    epoch; the last figures."""
     steps = epochs * (len(crops) // batch)
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=steps)
@@ -223,7 +224,7 @@ def train_on_crops(
         losses = []
         for start in range(0, len(order) - batch + 1, batch):
             pick = order[start : start + batch]
-            inputs = torch.from_numpy(sizer_input(varied(crops[pick], rng)))
+            inputs = torch.from_numpy(sizer_input(vary(crops[pick], rng)))
             loss = loss_of(net(inputs).reshape(-1), torch.from_numpy(targets[pick]))
             optimiser.zero_grad()
             loss.backward()
