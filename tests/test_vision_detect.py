@@ -57,6 +57,7 @@ from vision.combine import (
     DEMON_NOT_GHOST,
     FAINT_GHOST_CLEAR_OF_CROSSING,
     FAINT_GHOST_FROM,
+    FAINT_TABLE_HUE_DEMON,
     KEEP_SCORE,
     KNOT_CONTEST,
     KNOT_DOUBT,
@@ -1558,6 +1559,39 @@ def test_a_faint_demon_of_the_tables_hue_the_views_miss_is_added_where_a_checker
     assert added(pale, 1.0, None) == nothing
     confirmed = looked_at_as((CORNERED_DEMON_SCORE + 1.0) / 2, [])
     assert len(added(confirmed, 0.0, lines[0]).pawns) == 1
+    assert asked == []
+
+
+def test_a_faint_demon_of_the_tables_hue_the_views_see_palely_needs_lower_odds() -> None:
+    """A green demon on felt may be marked under CONFIRM_FROM in the one view and only
+    about TABLE_HUE_DEMON_SCORE in the mean (930181: 0.22 and 0.22, the checker 0.88):
+    such a mark in a corner of its colour is added from the checker's odds
+    FAINT_TABLE_HUE_DEMON; with a paler mean it still needs CHECKED_DEMON, and a mark of
+    another colour than the table's is not asked about."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    xy, lines = clear_corner(board, WIDTH / 2)
+    nothing = Pawns([], WIDTH, [])
+    faint = Detections([mark(lines[0], xy, (CORNERED_DEMON_FROM + CONFIRM_FROM) / 2)], WIDTH)
+    pale = looked_at_as((TABLE_HUE_DEMON_SCORE + CORNERED_DEMON_SCORE) / 2, [])
+    paler = looked_at_as((CHECKED_DEMON_MEAN + TABLE_HUE_DEMON_SCORE) / 2, [])
+    asked: list[list[tuple[float, float]]] = []
+
+    def added(look: Callable[[Detection], Detection], odds: float, hue: str | None) -> Pawns:
+        return add_cornered_demons(
+            geometry, nothing, faint, look, table_hue_colour=hue,
+            demon_odds=odds_everywhere(odds, asked),
+        )
+
+    between = (FAINT_TABLE_HUE_DEMON + CHECKED_DEMON) / 2
+    seen_by_checker = added(pale, between, lines[0])
+    assert [(p.kind, p.colour, p.foot) for p in seen_by_checker.pawns] == [(DEMON, lines[0], xy)]
+    assert "demon checker" in seen_by_checker.warnings[0].text
+    assert added(pale, FAINT_TABLE_HUE_DEMON - 0.05, lines[0]) == nothing
+    assert added(paler, between, lines[0]) == nothing
+    assert len(added(paler, CHECKED_DEMON + 0.01, lines[0]).pawns) == 1
+    asked.clear()
+    assert added(pale, 1.0, lines[1]) == nothing
     assert asked == []
 
 

@@ -248,6 +248,15 @@ TABLE_HUE_DEMON_SCORE = 0.2
 #: 570142), none lost; the 57th and 58th sets and the dev photos: no board changed.
 CHECKED_DEMON = 0.95
 CHECKED_DEMON_MEAN = 0.1
+#: ... and such a mark under CONFIRM_FROM whose views' mean reaches
+#: TABLE_HUE_DEMON_SCORE, from the checker's lower odds FAINT_TABLE_HUE_DEMON
+#: (seventy-second session): a green demon on felt, plain to see, may be marked only
+#: 0.14-0.22 in the one view and 0.22-0.25 in the mean (890136, 930136, 930181: the
+#: checker 0.54-0.88). Over the felt and mat photos of sixteen generated sets, of the
+#: marks in a corner of their colour that nothing kept out and whose mean reached 0.2,
+#: the four demons missed had odds 0.48-0.88, the five others at most 0.42 (830140:
+#: a demon read in the next corner, marked twice).
+FAINT_TABLE_HUE_DEMON = 0.5
 #: A demon's mark in a corner of its colour with a ghost read within a pawn width of
 #: it (a demon half behind the ghost it touches, 820168, 840172) is added where the
 #: demon checker gives it at least BESIDE_GHOST_DEMON odds and the views' mean is at
@@ -916,14 +925,16 @@ def add_cornered_demons(
     Given ``demon_odds`` (:func:`vision.demon_check.demon_odds` bound to the photo), a
     mark of ``table_hue_colour`` the views do not confirm is added where the checker's
     odds at it reach :data:`CHECKED_DEMON` and the views' mean
-    :data:`CHECKED_DEMON_MEAN`: a demon of the table's hue looks pale in every view, and
-    the faint mark, the views and the checker are three cues that agree. A mark with a
-    ghost read within a pawn width of it is added only so, from the checker's odds
-    :data:`BESIDE_GHOST_DEMON` (without ``demon_odds``, never): it may be the ghost's
-    own mark, or a demon half hidden by the ghost. The checker is asked once about all
-    such marks. Given ``ghost_odds`` too (:func:`vision.ghost_check.ghost_odds` bound to
-    the photo), first a ghost read that both checkers take for a demon is read as one
-    (:func:`_demons_read_as_ghosts`; the demon checker is asked once more there).
+    :data:`CHECKED_DEMON_MEAN`, or the odds :data:`FAINT_TABLE_HUE_DEMON` where the mean
+    reaches :data:`TABLE_HUE_DEMON_SCORE` (a mark under CONFIRM_FROM): a demon of the
+    table's hue looks pale in every view, and the faint mark, the views and the checker
+    are three cues that agree. A mark with a ghost read within a pawn width of it is
+    added only so, from the checker's odds :data:`BESIDE_GHOST_DEMON` (without
+    ``demon_odds``, never): it may be the ghost's own mark, or a demon half hidden by
+    the ghost. The checker is asked once about all such marks. Given ``ghost_odds``
+    too (:func:`vision.ghost_check.ghost_odds` bound to the photo), first a ghost read
+    that both checkers take for a demon is read as one (:func:`_demons_read_as_ghosts`;
+    the demon checker is asked once more there).
     """
     if demon_odds is not None and ghost_odds is not None:
         pawns = _demons_read_as_ghosts(geometry, pawns, detections, demon_odds, ghost_odds)
@@ -963,7 +974,10 @@ def add_cornered_demons(
         elif again.score >= _least_cornered_mean(mark, table_hue_colour):
             added.append(SeenPawn(DEMON, mark.colour, mark.xy, width, round(again.score, 2)))
         elif mark.colour == table_hue_colour:
-            unconfirmed.append((mark, again.score, CHECKED_DEMON))
+            # Pale, not too pale (only a mark under CONFIRM_FROM comes here so).
+            pale = again.score >= TABLE_HUE_DEMON_SCORE
+            least_odds = FAINT_TABLE_HUE_DEMON if pale else CHECKED_DEMON
+            unconfirmed.append((mark, again.score, least_odds))
     text = "a {colour} demon at {{at}} marked faintly, taken for standing in its corner"
     pawns = _with_added(pawns, added, text)
     if demon_odds is None or not unconfirmed:
