@@ -94,7 +94,7 @@ detector-tune: $(TRAIN_STAMP)
 # weight by weight (training.blend: "WiSE-FT"), into out/blended/, with the blend's own
 # figures on the tuning's held-out examples; copy both files into calibration/ once the
 # benchmarks say it reads better (once: blending again after that would blend with the
-# blend). The detector shipped now is such a blend (README).
+# blend). The detector shipped now is such a blend (docs/reader.md, "The detector").
 detector-blend: $(TRAIN_STAMP) out/tuned/pawnnet.onnx
 	$(TRAIN_VENV)/bin/python -m training.blend calibration/pawnnet.onnx out/tuned/pawnnet.onnx \
 		--share 0.5 --out out/blended --data out/tune

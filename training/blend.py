@@ -14,7 +14,7 @@ al., *Robust fine-tuning of zero-shot models*, CVPR 2022) keeps most of what tun
 taught while staying nearer what the start knew, which is what that paper found for
 photos unlike the tuning set. Both networks come from one start, so their weights lie
 in one basin, and the networks on the straight line between them read about as well as
-its ends (measured here on whole boards, README).
+its ends (measured here on whole boards, docs/reader.md).
 
 The exported files hold each convolution with its batch norm folded in (a weight and a
 bias, :mod:`training.from_onnx`); those are what is blended. Folding is linear in the
