@@ -85,13 +85,6 @@ _TABLES = {
 }
 #: Every kind of table a photo may be taken on.
 TABLE_KINDS = tuple(dict.fromkeys(kind for kinds in _TABLES.values() for kind in kinds))
-
-
-def table_kinds_of(difficulty: str) -> tuple[str, ...]:
-    """The kinds of table a photo of ``difficulty`` may be taken on (KeyError for an
-    unknown difficulty)."""
-    return tuple(_TABLES[difficulty])
-
 _CLOTHS = {
     "easy": ["grey", "beige", "cream"],
     "normal": ["grey", "beige", "cream", "light_blue", "sage", "taupe"],
@@ -119,6 +112,12 @@ _PAWN_STYLE_WEIGHTS = {
     "normal": [0.4, 0.3, 0.3],
     "hard": [0.34, 0.33, 0.33],
 }
+
+
+def table_kinds_of(difficulty: str) -> tuple[str, ...]:
+    """The kinds of table a photo of ``difficulty`` may be taken on (KeyError for an
+    unknown difficulty)."""
+    return tuple(_TABLES[difficulty])
 
 
 @dataclass(frozen=True)
