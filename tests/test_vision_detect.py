@@ -114,6 +114,7 @@ from vision.detect import (
     TWICE_MARKED_WITHIN,
     Detection,
     Detections,
+    _pawns_told_apart,
     _turned,
     _turned_back,
     cords_near,
@@ -865,6 +866,23 @@ def test_a_width_measured_where_the_network_gets_its_largest_input_keeps_the_mar
     mended = detect_at_measured_width(photo.rgb, wrong)
     assert mended.found == wrong.found
     assert mended.pawn_width == pytest.approx(width, rel=0.2)
+
+
+def test_a_pawn_marked_at_its_base_and_its_head_counts_once_when_looks_are_compared() -> None:
+    """The first look's pawns, counted at the width measured: a base and a head mark of
+    one kind and colour half a width apart are one pawn; two pawns of other colours
+    as near, or of one colour a width apart (touching), stay two."""
+    width = 40.0
+    red_base = Detection(DEMON, "red", (100.0, 100.0), 0.9)
+    red_head = Detection(DEMON, "red", (100.0, 78.0), 0.6)  # 0.55 widths above
+    assert _pawns_told_apart([red_base, red_head], width) == 1
+    assert len(one_mark_per_pawn([red_base, red_head], width)) == 2  # what it counted before
+    blue = Detection(DEMON, "blue", (100.0, 78.0), 0.6)
+    assert _pawns_told_apart([red_base, blue], width) == 2
+    ghost = Detection(GHOST, WHITE, (100.0, 78.0), 0.6)
+    assert _pawns_told_apart([red_base, ghost], width) == 2
+    touching = Detection(DEMON, "red", (140.0, 100.0), 0.8)
+    assert _pawns_told_apart([red_base, red_head, touching], width) == 2
 
 
 def test_a_photo_with_too_few_sure_marks_is_not_measured() -> None:
