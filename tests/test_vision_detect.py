@@ -873,15 +873,16 @@ def test_a_pawn_marked_at_its_base_and_its_head_counts_once_when_looks_are_compa
     one kind and colour half a width apart are one pawn; two pawns of other colours
     as near, or of one colour a width apart (touching), stay two."""
     width = 40.0
+    between = (SAME_PAWN + TWICE_MARKED_WITHIN) / 2 * width
     red_base = Detection(DEMON, "red", (100.0, 100.0), 0.9)
-    red_head = Detection(DEMON, "red", (100.0, 78.0), 0.6)  # 0.55 widths above
+    red_head = Detection(DEMON, "red", (100.0, 100.0 - between), 0.6)
     assert _pawns_told_apart([red_base, red_head], width) == 1
     assert len(one_mark_per_pawn([red_base, red_head], width)) == 2  # what it counted before
-    blue = Detection(DEMON, "blue", (100.0, 78.0), 0.6)
+    blue = Detection(DEMON, "blue", red_head.xy, 0.6)
     assert _pawns_told_apart([red_base, blue], width) == 2
-    ghost = Detection(GHOST, WHITE, (100.0, 78.0), 0.6)
+    ghost = Detection(GHOST, WHITE, red_head.xy, 0.6)
     assert _pawns_told_apart([red_base, ghost], width) == 2
-    touching = Detection(DEMON, "red", (140.0, 100.0), 0.8)
+    touching = Detection(DEMON, "red", (100.0 + width, 100.0), 0.8)
     assert _pawns_told_apart([red_base, red_head, touching], width) == 2
 
 

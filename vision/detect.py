@@ -508,7 +508,8 @@ def detect_at_measured_width(
     Detections
         ``detections`` itself where fewer than :data:`FEWEST_MEASURED` marks are sure
         enough to measure, the width measured is within :data:`RESIZE_BEYOND` of the
-        one looked for, or the new look marks fewer pawns surely; otherwise the new
+        one looked for, or the new look marks fewer pawns surely than the first look
+        marks at the width measured (:func:`_pawns_told_apart`); otherwise the new
         look, its ``pawn_width`` the width measured. Where both widths give the
         network its largest input (:data:`MAX_INPUT_SIDE`), the marks would be the
         same: they are kept, with the width measured, and the network is not run.
@@ -523,8 +524,8 @@ def detect_at_measured_width(
         return replace(detections, pawn_width=measured)
     again = detect(rgb, measured, model)
     # Both looks' pawns told apart at the width measured: looking for pawns too narrow,
-    # the detector marks some twice (base and head); at a width too wide, touching
-    # pawns would count as one.
+    # the detector marks some twice (base and head), which count once; at a width too
+    # wide, touching pawns would count as one.
     before = _pawns_told_apart(detections.pawns(SURE_MARK), measured)
     return again if _pawns_marked(again, SURE_MARK) >= max(before, 1) else detections
 
@@ -532,11 +533,12 @@ def detect_at_measured_width(
 def _pawns_told_apart(marks: list[Detection], width: float) -> int:
     """How many pawns ``marks`` are at pawn width ``width``: marks nearer than
     :data:`SAME_PAWN` widths are one pawn, and so are marks of one kind and colour
-    nearer than :data:`TWICE_MARKED_WITHIN`, a pawn marked at its base and its head
-    (as :func:`marked_once` finds them). A look for pawns two thirds as wide as they
-    are marks the two about half a width apart (0.53-0.59 of the width measured, on
-    940123): counted as two pawns there, its 32 outnumbered the 30 of a look at the
-    width measured, and the board was read at the wrong width."""
+    nearer than :data:`TWICE_MARKED_WITHIN` widths, a pawn marked at its base and its
+    head (the pairs :func:`marked_once` looks at again; here they are counted once
+    without that look, for a count only)."""
+    # A look for pawns two thirds as wide as they are marks base and head about half
+    # the right width apart (0.53-0.59 on 940123): counted as two pawns, its 32
+    # outnumbered the 30 of the look at the width measured, which was refused.
     kept: list[Detection] = []
     for mark in one_mark_per_pawn(marks, width):  # strongest first
         if not any(
