@@ -540,14 +540,26 @@ def _pawns_told_apart(marks: list[Detection], width: float) -> int:
     # the right width apart (0.53-0.59 on 940123): counted as two pawns, its 32
     # outnumbered the 30 of the look at the width measured, which was refused.
     kept: list[Detection] = []
+    # one_mark_per_pawn leaves no two marks nearer than SAME_PAWN, which _twin_of asks.
     for mark in one_mark_per_pawn(marks, width):  # strongest first
-        if not any(
-            (k.kind, k.colour) == (mark.kind, mark.colour)
-            and math.dist(k.xy, mark.xy) < TWICE_MARKED_WITHIN * width
-            for k in kept
-        ):
+        if _twin_of(mark, kept, width) is None:
             kept.append(mark)
     return len(kept)
+
+
+def _twin_of(mark: Detection, kept: list[Detection], width: float) -> Detection | None:
+    """The first of ``kept`` that may be the pawn ``mark`` marks, marked a second time:
+    of its kind and colour, :data:`SAME_PAWN` to :data:`TWICE_MARKED_WITHIN` widths
+    from it."""
+    return next(
+        (
+            k
+            for k in kept
+            if (k.kind, k.colour) == (mark.kind, mark.colour)
+            and SAME_PAWN * width <= math.dist(k.xy, mark.xy) < TWICE_MARKED_WITHIN * width
+        ),
+        None,
+    )
 
 
 def marked_once(
@@ -581,15 +593,7 @@ def marked_once(
     kept: list[Detection] = []
     for mark in detections.found:  # strongest first
         if mark.kind != KNOT and mark.score >= TWICE_MARKED_FROM:
-            twin = next(
-                (
-                    k
-                    for k in kept
-                    if (k.kind, k.colour) == (mark.kind, mark.colour)
-                    and SAME_PAWN * width <= math.dist(k.xy, mark.xy) < TWICE_MARKED_WITHIN * width
-                ),
-                None,
-            )
+            twin = _twin_of(mark, kept, width)
             if twin is not None and _one_pawn_at(rgb, twin, mark, width, model):
                 continue
         kept.append(mark)
