@@ -103,6 +103,8 @@ from vision.creatures import (
 from vision.crossings import CORD_REACH_WIDTHS, CORD_SURE, NEAR_MARGIN_WIDTHS
 from vision.detect import (
     CLOSER_LOOK,
+    FAINT_TWIN_BELOW,
+    FAINT_TWIN_WITHIN,
     INPUT_ZOOM,
     KNOT,
     OBJECTS,
@@ -585,6 +587,26 @@ def test_only_marks_of_one_kind_and_colour_near_enough_and_strong_enough_are_loo
         strong,
         *kept,
     ]
+
+
+def test_a_faint_mark_farther_from_a_pawn_is_looked_at_as_its_head() -> None:
+    """A tall pawn seen steeply is marked faintly at its head up to FAINT_TWIN_WITHIN
+    pawn widths from its base: such a mark under FAINT_TWIN_BELOW is looked at and
+    dropped; a surer mark at the same place is not looked at (a second pawn touching
+    the first is most often marked surely)."""
+    photo, truth, true_width = sample_with_truth("02_easy_cloth")
+    width = 0.77 * true_width
+    [demon] = [c for c in truth["creatures"] if c["kind"] == DEMON][:1]
+    x, y = in_working_pixels(photo, demon["xy"])
+    strong = mark(demon["colour"], (x, y), 0.9)
+    head = (x, y - (TWICE_MARKED_WITHIN + FAINT_TWIN_WITHIN) / 2 * width)
+    faint = mark(demon["colour"], head, FAINT_TWIN_BELOW - 0.05)
+    assert marked_once(photo.rgb, Detections([strong, faint], width)).found == [strong]
+    surer = Detections([strong, mark(demon["colour"], head, FAINT_TWIN_BELOW)], width)
+    assert marked_once(photo.rgb, surer) is surer
+    beyond = mark(demon["colour"], (x, y - (FAINT_TWIN_WITHIN + 0.05) * width), 0.2)
+    farther = Detections([strong, beyond], width)
+    assert marked_once(photo.rgb, farther) is farther
 
 
 def test_knot_marks_of_another_look_join_the_marks_the_stronger_of_two_kept() -> None:

@@ -119,6 +119,17 @@ FOOT_VIEWS_SEEN = 4
 #: vision.combine.BESIDE_OWN_SHARE's.
 TWICE_MARKED_FROM = MIN_SCORE
 TWICE_MARKED_WITHIN = 0.8
+#: A fainter mark, under FAINT_TWIN_BELOW, is looked at so up to FAINT_TWIN_WITHIN
+#: widths from a stronger one: a tall pawn seen steeply, its head far from its base,
+#: is marked faintly at the head 0.8-1.0 widths away (1100197, a cone ghost at 31
+#: degrees, read twice; 920185's ghost). Over ten generated sets (2000 photos,
+#: seventy-fourth session), of the 198 pairs 0.8-1.0 widths apart that the wider look
+#: took for one pawn, 195 stood at one pawn of the truth, the second mark of 194 under
+#: 0.4; of the 3 at two pawns, the second was marked 0.52 at one (960529), under 0.2 at
+#: two. A second pawn touching the first is marked surely more often: of the 239 pairs
+#: so far apart at two pawns, 188 from 0.4.
+FAINT_TWIN_BELOW = 0.4
+FAINT_TWIN_WITHIN = 1.0
 WIDER_LOOK = 1.25
 MARKED_AT = 0.2
 QUARTER_TURNS = (0, 5, 3, 6)
@@ -547,16 +558,20 @@ def _pawns_told_apart(marks: list[Detection], width: float) -> int:
     return len(kept)
 
 
-def _twin_of(mark: Detection, kept: list[Detection], width: float) -> Detection | None:
+def _twin_of(
+    mark: Detection,
+    kept: list[Detection],
+    width: float,
+    within: float = TWICE_MARKED_WITHIN,
+) -> Detection | None:
     """The first of ``kept`` that may be the pawn ``mark`` marks, marked a second time:
-    of its kind and colour, :data:`SAME_PAWN` to :data:`TWICE_MARKED_WITHIN` widths
-    from it."""
+    of its kind and colour, :data:`SAME_PAWN` to ``within`` widths from it."""
     return next(
         (
             k
             for k in kept
             if (k.kind, k.colour) == (mark.kind, mark.colour)
-            and SAME_PAWN * width <= math.dist(k.xy, mark.xy) < TWICE_MARKED_WITHIN * width
+            and SAME_PAWN * width <= math.dist(k.xy, mark.xy) < within * width
         ),
         None,
     )
@@ -570,11 +585,13 @@ def marked_once(
     Given pawns larger than it looks for (a width read low: the colour rules lose a
     pawn's shaded side to a dark table, or its pale one to a light table), the
     detector may mark a pawn twice, at its base and at its head, from
-    :data:`SAME_PAWN` to :data:`TWICE_MARKED_WITHIN` pawn widths apart. Two marks of
-    one kind and colour so near, each from :data:`TWICE_MARKED_FROM`, are looked at
-    again round their midpoint for pawns :data:`WIDER_LOOK` times as wide, in the four
-    quarter turns of the place (:data:`CONFIRM_CROP` of those widths round it); where
-    every turn marks exactly one such pawn there, the fainter mark is dropped.
+    :data:`SAME_PAWN` to :data:`TWICE_MARKED_WITHIN` pawn widths apart (a fainter mark,
+    under :data:`FAINT_TWIN_BELOW`, up to :data:`FAINT_TWIN_WITHIN`: the head of a tall
+    pawn seen steeply). Two marks of one kind and colour so near, each from
+    :data:`TWICE_MARKED_FROM`, are looked at again round their midpoint for pawns
+    :data:`WIDER_LOOK` times as wide, in the four quarter turns of the place
+    (:data:`CONFIRM_CROP` of those widths round it); where every turn marks exactly one
+    such pawn there, the fainter mark is dropped.
 
     Parameters
     ----------
@@ -593,7 +610,8 @@ def marked_once(
     kept: list[Detection] = []
     for mark in detections.found:  # strongest first
         if mark.kind != KNOT and mark.score >= TWICE_MARKED_FROM:
-            twin = _twin_of(mark, kept, width)
+            within = FAINT_TWIN_WITHIN if mark.score < FAINT_TWIN_BELOW else TWICE_MARKED_WITHIN
+            twin = _twin_of(mark, kept, width, within)
             if twin is not None and _one_pawn_at(rgb, twin, mark, width, model):
                 continue
         kept.append(mark)
