@@ -563,10 +563,45 @@ def test_two_touching_pawns_of_a_colour_stay_two_with_the_width_read_high(name: 
         assert marked_once(photo.rgb, Detections(marks, width)).found == marks
 
 
+@pytest.mark.parametrize(
+    "name", ["04_normal_white_table", "07_hard_blue_mat", "08_hard_steep_side_light"]
+)
+def test_a_faint_mark_beside_two_touching_pawns_is_put_to_the_nearer(name: str) -> None:
+    """A faint mark 0.6 widths from the fainter of two touching pawns of its colour
+    and 0.9 from the stronger is that nearer pawn's second mark, as when only marks
+    under TWICE_MARKED_WITHIN were looked at: the farther reach (FAINT_TWIN_WITHIN)
+    does not put it to the stronger pawn, which the wider look shows as two pawns."""
+    photo, truth, width = sample_with_truth(name)
+    creatures = truth["creatures"]
+    [(first, second)] = [
+        (a, b)
+        for i, a in enumerate(creatures)
+        for b in creatures[i + 1 :]
+        if a["colour"] == b["colour"]
+        and math.dist(a["xy"], b["xy"]) / photo.scale < 1.1 * width
+    ]
+    stronger = mark(first["colour"], in_working_pixels(photo, first["xy"]), 0.9)
+    nearer = mark(second["colour"], in_working_pixels(photo, second["xy"]), 0.5)
+    # Where circles of 0.9 widths round the stronger and 0.6 round the nearer meet.
+    (ax, ay), (bx, by) = stronger.xy, nearer.xy
+    apart = math.dist(stronger.xy, nearer.xy)
+    to_a, to_b = 0.9 * width, 0.6 * width
+    along = (apart**2 + to_a**2 - to_b**2) / (2 * apart)
+    aside = math.sqrt(to_a**2 - along**2)
+    ux, uy = (bx - ax) / apart, (by - ay) / apart
+    faint = mark(first["colour"], (ax + along * ux - aside * uy, ay + along * uy + aside * ux), 0.3)
+    assert TWICE_MARKED_WITHIN < math.dist(faint.xy, stronger.xy) / width < FAINT_TWIN_WITHIN
+    assert marked_once(photo.rgb, Detections([stronger, nearer, faint], width)).found == [
+        stronger,
+        nearer,
+    ]
+
+
 def test_only_marks_of_one_kind_and_colour_near_enough_and_strong_enough_are_looked_at() -> None:
     """Round a real pawn, a second mark of its kind and colour is dropped only from
-    SAME_PAWN up to TWICE_MARKED_WITHIN pawn widths and from TWICE_MARKED_FROM (nearer
-    marks are one pawn already, by one_mark_per_pawn)."""
+    SAME_PAWN up to TWICE_MARKED_WITHIN pawn widths (a mark from FAINT_TWIN_BELOW; a
+    fainter one up to FAINT_TWIN_WITHIN) and from TWICE_MARKED_FROM (nearer marks are
+    one pawn already, by one_mark_per_pawn)."""
     photo, truth, true_width = sample_with_truth("02_easy_cloth")
     width = 0.77 * true_width
     [demon] = [c for c in truth["creatures"] if c["kind"] == DEMON][:1]
@@ -593,7 +628,7 @@ def test_a_faint_mark_farther_from_a_pawn_is_looked_at_as_its_head() -> None:
     """A tall pawn seen steeply is marked faintly at its head up to FAINT_TWIN_WITHIN
     pawn widths from its base: such a mark under FAINT_TWIN_BELOW is looked at and
     dropped; a surer mark at the same place is not looked at (a second pawn touching
-    the first is most often marked surely)."""
+    the first is most often marked surely), nor a faint mark beyond FAINT_TWIN_WITHIN."""
     photo, truth, true_width = sample_with_truth("02_easy_cloth")
     width = 0.77 * true_width
     [demon] = [c for c in truth["creatures"] if c["kind"] == DEMON][:1]
@@ -604,7 +639,9 @@ def test_a_faint_mark_farther_from_a_pawn_is_looked_at_as_its_head() -> None:
     assert marked_once(photo.rgb, Detections([strong, faint], width)).found == [strong]
     surer = Detections([strong, mark(demon["colour"], head, FAINT_TWIN_BELOW)], width)
     assert marked_once(photo.rgb, surer) is surer
-    beyond = mark(demon["colour"], (x, y - (FAINT_TWIN_WITHIN + 0.05) * width), 0.2)
+    beyond = mark(
+        demon["colour"], (x, y - (FAINT_TWIN_WITHIN + 0.05) * width), FAINT_TWIN_BELOW - 0.05
+    )
     farther = Detections([strong, beyond], width)
     assert marked_once(photo.rgb, farther) is farther
 

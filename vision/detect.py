@@ -119,15 +119,15 @@ FOOT_VIEWS_SEEN = 4
 #: vision.combine.BESIDE_OWN_SHARE's.
 TWICE_MARKED_FROM = MIN_SCORE
 TWICE_MARKED_WITHIN = 0.8
-#: A fainter mark, under FAINT_TWIN_BELOW, is looked at so up to FAINT_TWIN_WITHIN
-#: widths from a stronger one: a tall pawn seen steeply, its head far from its base,
-#: is marked faintly at the head 0.8-1.0 widths away (1100197, a cone ghost at 31
-#: degrees, read twice; 920185's ghost). Over ten generated sets (2000 photos,
-#: seventy-fourth session), of the 198 pairs 0.8-1.0 widths apart that the wider look
-#: took for one pawn, 195 stood at one pawn of the truth, the second mark of 194 under
-#: 0.4; of the 3 at two pawns, the second was marked 0.52 at one (960529), under 0.2 at
-#: two. A second pawn touching the first is marked surely more often: of the 239 pairs
-#: so far apart at two pawns, 188 from 0.4.
+#: A fainter mark, under FAINT_TWIN_BELOW, with no pawn that near, is looked at the
+#: same way up to FAINT_TWIN_WITHIN widths from a stronger one: a tall pawn seen
+#: steeply, its head far from its base, is marked faintly at the head 0.8-1.0 widths
+#: away (1100197, a cone ghost at 31 degrees, read twice; 920185's ghost). Over ten
+#: generated sets (2000 photos, seventy-fourth session), of the 198 pairs 0.8-1.0 widths
+#: apart that the wider look took for one pawn, 195 stood at one pawn of the truth, the
+#: second mark of 194 under 0.4; of the 3 at two pawns, the second was marked 0.52 at
+#: one (960529), under 0.2 at two. A second pawn touching the first is most often marked
+#: surely: of the 239 pairs so far apart at two pawns, 188 have both marks from 0.4.
 FAINT_TWIN_BELOW = 0.4
 FAINT_TWIN_WITHIN = 1.0
 WIDER_LOOK = 1.25
@@ -546,7 +546,8 @@ def _pawns_told_apart(marks: list[Detection], width: float) -> int:
     :data:`SAME_PAWN` widths are one pawn, and so are marks of one kind and colour
     nearer than :data:`TWICE_MARKED_WITHIN` widths, a pawn marked at its base and its
     head (the pairs :func:`marked_once` looks at again; here they are counted once
-    without that look, for a count only)."""
+    without that look, for a count only). It is given marks from :data:`SURE_MARK`,
+    so :func:`marked_once`'s farther reach for faint marks does not come in."""
     # A look for pawns two thirds as wide as they are marks base and head about half
     # the right width apart (0.53-0.59 on 940123): counted as two pawns, its 32
     # outnumbered the 30 of the look at the width measured, which was refused.
@@ -610,8 +611,11 @@ def marked_once(
     kept: list[Detection] = []
     for mark in detections.found:  # strongest first
         if mark.kind != KNOT and mark.score >= TWICE_MARKED_FROM:
-            within = FAINT_TWIN_WITHIN if mark.score < FAINT_TWIN_BELOW else TWICE_MARKED_WITHIN
-            twin = _twin_of(mark, kept, width, within)
+            twin = _twin_of(mark, kept, width)
+            if twin is None and mark.score < FAINT_TWIN_BELOW:
+                # Only where no pawn is nearer: a faint head beside two touching pawns
+                # of its colour is the nearer one's, not the farther stronger one's.
+                twin = _twin_of(mark, kept, width, FAINT_TWIN_WITHIN)
             if twin is not None and _one_pawn_at(rgb, twin, mark, width, model):
                 continue
         kept.append(mark)
