@@ -539,38 +539,13 @@ def test_a_pawn_marked_at_its_base_and_its_head_keeps_its_stronger_mark() -> Non
         assert found.pawn_width == width
 
 
-@pytest.mark.parametrize(
-    "name", ["04_normal_white_table", "07_hard_blue_mat", "08_hard_steep_side_light"]
-)
-def test_two_touching_pawns_of_a_colour_stay_two_with_the_width_read_high(name: str) -> None:
-    photo, truth, true_width = sample_with_truth(name)
-    creatures = truth["creatures"]
-    [(first, second)] = [
-        (a, b)
-        for i, a in enumerate(creatures)
-        for b in creatures[i + 1 :]
-        if a["colour"] == b["colour"]
-        and math.dist(a["xy"], b["xy"]) / photo.scale < 1.1 * true_width
-    ]
-    for read_high in (1.4, 1.6):
-        width = read_high * true_width
-        marks = [
-            mark(first["colour"], in_working_pixels(photo, first["xy"]), 0.9),
-            mark(second["colour"], in_working_pixels(photo, second["xy"]), 0.5),
-        ]
-        distance = math.dist(marks[0].xy, marks[1].xy) / width
-        assert SAME_PAWN <= distance < TWICE_MARKED_WITHIN  # the two are looked at
-        assert marked_once(photo.rgb, Detections(marks, width)).found == marks
+#: The samples with one pair of touching pawns of a colour.
+TOUCHING_SAMPLES = ["04_normal_white_table", "07_hard_blue_mat", "08_hard_steep_side_light"]
 
 
-@pytest.mark.parametrize(
-    "name", ["04_normal_white_table", "07_hard_blue_mat", "08_hard_steep_side_light"]
-)
-def test_a_faint_mark_beside_two_touching_pawns_is_put_to_the_nearer(name: str) -> None:
-    """A faint mark 0.6 widths from the fainter of two touching pawns of its colour
-    and 0.9 from the stronger is that nearer pawn's second mark, as when only marks
-    under TWICE_MARKED_WITHIN were looked at: the farther reach (FAINT_TWIN_WITHIN)
-    does not put it to the stronger pawn, which the wider look shows as two pawns."""
+def touching_pair(name: str) -> tuple[Photo, float, Detection, Detection]:
+    """The sample photo ``name``, its pawn width and marks (0.9 and 0.5) at the feet of
+    its one pair of touching pawns of a colour."""
     photo, truth, width = sample_with_truth(name)
     creatures = truth["creatures"]
     [(first, second)] = [
@@ -581,7 +556,28 @@ def test_a_faint_mark_beside_two_touching_pawns_is_put_to_the_nearer(name: str) 
         and math.dist(a["xy"], b["xy"]) / photo.scale < 1.1 * width
     ]
     stronger = mark(first["colour"], in_working_pixels(photo, first["xy"]), 0.9)
-    nearer = mark(second["colour"], in_working_pixels(photo, second["xy"]), 0.5)
+    fainter = mark(second["colour"], in_working_pixels(photo, second["xy"]), 0.5)
+    return photo, width, stronger, fainter
+
+
+@pytest.mark.parametrize("name", TOUCHING_SAMPLES)
+def test_two_touching_pawns_of_a_colour_stay_two_with_the_width_read_high(name: str) -> None:
+    photo, true_width, first, second = touching_pair(name)
+    for read_high in (1.4, 1.6):
+        width = read_high * true_width
+        marks = [first, second]
+        distance = math.dist(marks[0].xy, marks[1].xy) / width
+        assert SAME_PAWN <= distance < TWICE_MARKED_WITHIN  # the two are looked at
+        assert marked_once(photo.rgb, Detections(marks, width)).found == marks
+
+
+@pytest.mark.parametrize("name", TOUCHING_SAMPLES)
+def test_a_faint_mark_beside_two_touching_pawns_is_put_to_the_nearer(name: str) -> None:
+    """A faint mark 0.6 widths from the fainter of two touching pawns of its colour
+    and 0.9 from the stronger is that nearer pawn's second mark, as when only marks
+    under TWICE_MARKED_WITHIN were looked at: the farther reach (FAINT_TWIN_WITHIN)
+    does not put it to the stronger pawn, which the wider look shows as two pawns."""
+    photo, width, stronger, nearer = touching_pair(name)
     # Where circles of 0.9 widths round the stronger and 0.6 round the nearer meet.
     (ax, ay), (bx, by) = stronger.xy, nearer.xy
     apart = math.dist(stronger.xy, nearer.xy)
@@ -589,7 +585,7 @@ def test_a_faint_mark_beside_two_touching_pawns_is_put_to_the_nearer(name: str) 
     along = (apart**2 + to_a**2 - to_b**2) / (2 * apart)
     aside = math.sqrt(to_a**2 - along**2)
     ux, uy = (bx - ax) / apart, (by - ay) / apart
-    faint = mark(first["colour"], (ax + along * ux - aside * uy, ay + along * uy + aside * ux), 0.3)
+    faint = mark(nearer.colour, (ax + along * ux - aside * uy, ay + along * uy + aside * ux), 0.3)
     assert TWICE_MARKED_WITHIN < math.dist(faint.xy, stronger.xy) / width < FAINT_TWIN_WITHIN
     assert marked_once(photo.rgb, Detections([stronger, nearer, faint], width)).found == [
         stronger,
