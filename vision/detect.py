@@ -119,15 +119,16 @@ FOOT_VIEWS_SEEN = 4
 #: vision.combine.BESIDE_OWN_SHARE's.
 TWICE_MARKED_FROM = MIN_SCORE
 TWICE_MARKED_WITHIN = 0.8
-#: A fainter mark, under FAINT_TWIN_BELOW, with no pawn that near, is looked at the
-#: same way up to FAINT_TWIN_WITHIN widths from a stronger one: a tall pawn seen
-#: steeply, its head far from its base, is marked faintly at the head 0.8-1.0 widths
-#: away (1100197, a cone ghost at 31 degrees, read twice; 920185's ghost). Over ten
-#: generated sets (2000 photos, seventy-fourth session), of the 198 pairs 0.8-1.0 widths
-#: apart that the wider look took for one pawn, 195 stood at one pawn of the truth, the
-#: second mark of 194 under 0.4; of the 3 at two pawns, the second was marked 0.52 at
-#: one (960529), under 0.2 at two. A second pawn touching the first is most often marked
-#: surely: of the 239 pairs so far apart at two pawns, 188 have both marks from 0.4.
+#: A fainter mark, under FAINT_TWIN_BELOW, with no stronger mark of its kind and
+#: colour that near, is looked at the same way up to FAINT_TWIN_WITHIN widths from one:
+#: a tall pawn seen steeply, its head far from its base, is marked faintly at the head
+#: 0.8-1.0 widths away (1100197, a cone ghost at 31 degrees, read twice; 920185's
+#: ghost). Over ten generated sets (2000 photos, seventy-fourth session), of the 198
+#: pairs 0.8-1.0 widths apart that the wider look took for one pawn, 195 stood at one
+#: pawn of the truth, the second mark of 194 under 0.4; of the 3 at two pawns, the
+#: second was marked 0.52 at one (960529), under 0.2 at two. A second pawn touching the
+#: first is most often marked surely: of the 239 pairs so far apart at two pawns, 188
+#: have both marks from 0.4.
 FAINT_TWIN_BELOW = 0.4
 FAINT_TWIN_WITHIN = 1.0
 WIDER_LOOK = 1.25
@@ -613,7 +614,7 @@ def marked_once(
         if mark.kind != KNOT and mark.score >= TWICE_MARKED_FROM:
             twin = _twin_of(mark, kept, width)
             if twin is None and mark.score < FAINT_TWIN_BELOW:
-                # Only where no pawn is nearer: a faint head beside two touching pawns
+                # Only where no mark is nearer: a faint head beside two touching pawns
                 # of its colour is the nearer one's, not the farther stronger one's.
                 twin = _twin_of(mark, kept, width, FAINT_TWIN_WITHIN)
             if twin is not None and _one_pawn_at(rgb, twin, mark, width, model):
