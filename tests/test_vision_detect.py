@@ -101,6 +101,7 @@ from vision.creatures import (
     SeenPawn,
 )
 from vision.crossings import CORD_REACH_WIDTHS, CORD_SURE, NEAR_MARGIN_WIDTHS
+from vision.demon_check import CLEAR_OF_DEMON
 from vision.detect import (
     CLOSER_LOOK,
     FAINT_TWIN_BELOW,
@@ -1667,6 +1668,54 @@ def test_a_faint_demon_of_the_tables_hue_the_views_see_palely_needs_lower_odds()
     asked.clear()
     assert added(pale, 1.0, lines[1]) == nothing
     assert asked == []
+
+
+def corners_side_by_side(
+    board: Board, radius: float, apart: tuple[float, float]
+) -> tuple[tuple[float, float], tuple[float, float], tuple[str, ...]]:
+    """Two points, ``apart`` (from, to) apart, each of which a demon stands clearly in a
+    corner of one crossing at (two neighbouring corners, across one string), and the
+    crossing's colours."""
+    geometry = BoardGeometry(board)
+    for crossing in board.crossings:
+        fields = [f.id for f in board.fields if not f.outer and crossing.id in f.corners]
+        for first, second in itertools.permutations(fields, 2):
+            for clearance in np.linspace(0.5, 1.25, 16) * radius:
+                here = geometry.corner_point(first, crossing.id, clearance)
+                there = geometry.corner_point(second, crossing.id, clearance)
+                if not apart[0] < math.dist(here, there) < apart[1]:
+                    continue
+                feet = [Foot(DEMON, crossing.lines[0], here), Foot(DEMON, crossing.lines[1], there)]
+                located = geometry.locate(feet, pawn_radius=radius)
+                if [(w.crossing, w.field, w.ambiguity) for w in located] == [
+                    (crossing.id, first, None), (crossing.id, second, None)
+                ]:
+                    return here, there, crossing.lines
+    raise AssertionError("no two corners side by side on this layout")
+
+
+def test_the_demon_checker_is_not_taken_at_a_mark_beside_a_demon_read() -> None:
+    """The demon checker was taught no only where no demon stands within CLEAR_OF_DEMON
+    pawn widths of the place: nearer a demon read, its yes may be about that demon
+    (1130161: a blue mark 0.67 widths below a yellow demon on navy cloth, at the blue
+    cord's knot, added as a blue demon). A faint mark of the table's hue in its corner
+    with a demon read in the next corner that near is not added on the checker's odds;
+    alone, or with a ghost there instead (a demon half behind it), it is."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    xy, beside, lines = corners_side_by_side(board, WIDTH / 2, (SAME_PAWN * WIDTH, 0.85 * WIDTH))
+    faint = Detections([mark(lines[0], xy, (CORNERED_DEMON_FROM + CONFIRM_FROM) / 2)], WIDTH)
+    pale = looked_at_as((CHECKED_DEMON_MEAN + TABLE_HUE_DEMON_SCORE) / 2, [])
+
+    def added(pawns: Pawns) -> list[tuple[str, tuple[float, float]]]:
+        read = add_cornered_demons(geometry, pawns, faint, pale, table_hue_colour=lines[0],
+                                   demon_odds=odds_everywhere(1.0, []))
+        return [(p.colour, p.foot) for p in read.pawns if p not in pawns.pawns]
+
+    assert math.dist(xy, beside) < CLEAR_OF_DEMON * WIDTH
+    assert added(Pawns([], WIDTH, [])) == [(lines[0], xy)]
+    assert added(Pawns([seen(lines[1], beside)], WIDTH, [])) == []
+    assert added(Pawns([seen("white", beside)], WIDTH, [])) == [(lines[0], xy)]
 
 
 def test_a_demon_marked_beside_a_ghost_is_added_where_the_demon_checker_sees_it() -> None:

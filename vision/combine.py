@@ -54,6 +54,7 @@ from vision.creatures import (
     Remark,
     SeenPawn,
 )
+from vision.demon_check import CLEAR_OF_DEMON
 from vision.detect import KNOT, SAME_PAWN, Detection, Detections, one_mark_per_pawn
 from vision.doubts import missed_pawn_warning, no_knot_warning
 from vision.parts import disc_window
@@ -246,6 +247,13 @@ TABLE_HUE_DEMON_SCORE = 0.2
 #: one was a blue mark on wood (640145, a board lost when read). Both cues and the
 #: table's hue keep those out: 109 photos with such marks read 94 -> 96 (550183,
 #: 570142), none lost; the 57th and 58th sets and the dev photos: no board changed.
+#: Nowhere within :data:`vision.demon_check.CLEAR_OF_DEMON` pawn widths of a demon read
+#: is the checker's yes taken (seventy-fifth session): it was taught no only where no
+#: demon stands that near, and its crop holds that demon (1130161: a blue mark on navy
+#: cloth at the blue cord's knot, 0.67 widths in front of a yellow demon, added as a
+#: blue demon; over 1326 hard photos of fourteen sets the checker added no other demon
+#: that near one read but 960400's, a green demon half behind a blue one on a board
+#: wrong for other reasons).
 CHECKED_DEMON = 0.95
 CHECKED_DEMON_MEAN = 0.1
 #: ... and such a mark under CONFIRM_FROM (whose views' mean must otherwise reach
@@ -929,7 +937,9 @@ def add_cornered_demons(
     :data:`CHECKED_DEMON_MEAN`, or the odds :data:`FAINT_TABLE_HUE_DEMON` where the mean
     reaches :data:`TABLE_HUE_DEMON_SCORE` (a mark under CONFIRM_FROM): a demon of the
     table's hue looks pale in every view, and the faint mark, the views and the checker
-    are three cues that agree. A mark with a ghost read within a pawn width of it is
+    are three cues that agree; never within CLEAR_OF_DEMON pawn widths of a demon read,
+    where the checker's yes may be about that demon. A mark with a ghost read within a
+    pawn width of it is
     added only so, from the checker's odds :data:`BESIDE_GHOST_DEMON` (without
     ``demon_odds``, never): it may be the ghost's own mark, or a demon half hidden by
     the ghost. The checker is asked once about all such marks. Given ``ghost_odds``
@@ -985,8 +995,13 @@ def add_cornered_demons(
         return pawns
     checked: list[SeenPawn] = []
     odds = demon_odds([mark.xy for mark, _, _ in unconfirmed])
+    demons = [p.foot for p in pawns.pawns if p.kind == DEMON]
     for (mark, mean, least_odds), demon in zip(unconfirmed, odds, strict=True):
         if demon < least_odds or mean < CHECKED_DEMON_MEAN:
+            continue
+        # The checker was taught no only where no demon stands within CLEAR_OF_DEMON
+        # of the place: nearer a demon read, its yes may be about that demon.
+        if any(math.dist(mark.xy, foot) < CLEAR_OF_DEMON * width for foot in demons):
             continue
         # As above: a second faint mark a width from one taken is likelier its head.
         if all(math.dist(mark.xy, p.foot) >= width for p in added + checked):
