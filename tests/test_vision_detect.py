@@ -1670,13 +1670,13 @@ def test_a_faint_demon_of_the_tables_hue_the_views_see_palely_needs_lower_odds()
     assert asked == []
 
 
-def corners_side_by_side(
-    board: Board, radius: float, apart: tuple[float, float]
+def two_corners_apart(
+    geometry: BoardGeometry, radius: float, apart: tuple[float, float]
 ) -> tuple[tuple[float, float], tuple[float, float], tuple[str, ...]]:
-    """Two points, ``apart`` (from, to) apart, each of which a demon stands clearly in a
-    corner of one crossing at (two neighbouring corners, across one string), and the
-    crossing's colours."""
-    geometry = BoardGeometry(board)
+    """Two places in two corners of one crossing, between ``apart`` (from, to) of each
+    other, at which demons (of the crossing's two colours) are located clearly in those
+    corners; and the crossing's colours."""
+    board = geometry.board
     for crossing in board.crossings:
         fields = [f.id for f in board.fields if not f.outer and crossing.id in f.corners]
         for first, second in itertools.permutations(fields, 2):
@@ -1691,19 +1691,21 @@ def corners_side_by_side(
                     (crossing.id, first, None), (crossing.id, second, None)
                 ]:
                     return here, there, crossing.lines
-    raise AssertionError("no two corners side by side on this layout")
+    raise AssertionError("no two corners so near on this layout")
 
 
 def test_the_demon_checker_is_not_taken_at_a_mark_beside_a_demon_read() -> None:
     """The demon checker was taught no only where no demon stands within CLEAR_OF_DEMON
     pawn widths of the place: nearer a demon read, its yes may be about that demon
-    (1130161: a blue mark 0.67 widths below a yellow demon on navy cloth, at the blue
-    cord's knot, added as a blue demon). A faint mark of the table's hue in its corner
-    with a demon read in the next corner that near is not added on the checker's odds;
-    alone, or with a ghost there instead (a demon half behind it), it is."""
-    board = random_layout(3).board()
-    geometry = BoardGeometry(board)
-    xy, beside, lines = corners_side_by_side(board, WIDTH / 2, (SAME_PAWN * WIDTH, 0.85 * WIDTH))
+    (1130161: a blue mark 0.67 widths in front of a yellow demon on navy cloth, at the
+    blue cord's knot, added as a blue demon). A faint mark of the table's hue in its
+    corner with a demon read in another corner of the crossing that near is not added
+    on the checker's odds; alone, or with a ghost there instead (a demon half behind
+    it), it is."""
+    geometry = BoardGeometry(random_layout(3).board())
+    xy, beside, lines = two_corners_apart(
+        geometry, WIDTH / 2, (SAME_PAWN * WIDTH, CLEAR_OF_DEMON * WIDTH)
+    )
     faint = Detections([mark(lines[0], xy, (CORNERED_DEMON_FROM + CONFIRM_FROM) / 2)], WIDTH)
     pale = looked_at_as((CHECKED_DEMON_MEAN + TABLE_HUE_DEMON_SCORE) / 2, [])
 
@@ -1712,7 +1714,6 @@ def test_the_demon_checker_is_not_taken_at_a_mark_beside_a_demon_read() -> None:
                                    demon_odds=odds_everywhere(1.0, []))
         return [(p.colour, p.foot) for p in read.pawns if p not in pawns.pawns]
 
-    assert math.dist(xy, beside) < CLEAR_OF_DEMON * WIDTH
     assert added(Pawns([], WIDTH, [])) == [(lines[0], xy)]
     assert added(Pawns([seen(lines[1], beside)], WIDTH, [])) == []
     assert added(Pawns([seen("white", beside)], WIDTH, [])) == [(lines[0], xy)]

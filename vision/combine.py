@@ -937,15 +937,15 @@ def add_cornered_demons(
     :data:`CHECKED_DEMON_MEAN`, or the odds :data:`FAINT_TABLE_HUE_DEMON` where the mean
     reaches :data:`TABLE_HUE_DEMON_SCORE` (a mark under CONFIRM_FROM): a demon of the
     table's hue looks pale in every view, and the faint mark, the views and the checker
-    are three cues that agree; never within CLEAR_OF_DEMON pawn widths of a demon read,
-    where the checker's yes may be about that demon. A mark with a ghost read within a
-    pawn width of it is
+    are three cues that agree. A mark with a ghost read within a pawn width of it is
     added only so, from the checker's odds :data:`BESIDE_GHOST_DEMON` (without
     ``demon_odds``, never): it may be the ghost's own mark, or a demon half hidden by
-    the ghost. The checker is asked once about all such marks. Given ``ghost_odds``
-    too (:func:`vision.ghost_check.ghost_odds` bound to the photo), first a ghost read
-    that both checkers take for a demon is read as one (:func:`_demons_read_as_ghosts`;
-    the demon checker is asked once more there).
+    the ghost. Either way, no demon is added on the checker's odds within
+    :data:`vision.demon_check.CLEAR_OF_DEMON` pawn widths of a demon read: there its
+    yes may be about that demon. The checker is asked once about all such marks. Given
+    ``ghost_odds`` too (:func:`vision.ghost_check.ghost_odds` bound to the photo), first a
+    ghost read that both checkers take for a demon is read as one
+    (:func:`_demons_read_as_ghosts`; the demon checker is asked once more there).
     """
     if demon_odds is not None and ghost_odds is not None:
         pawns = _demons_read_as_ghosts(geometry, pawns, detections, demon_odds, ghost_odds)
@@ -995,13 +995,13 @@ def add_cornered_demons(
         return pawns
     checked: list[SeenPawn] = []
     odds = demon_odds([mark.xy for mark, _, _ in unconfirmed])
-    demons = [p.foot for p in pawns.pawns if p.kind == DEMON]
+    demon_feet = [p.foot for p in pawns.pawns if p.kind == DEMON]
     for (mark, mean, least_odds), demon in zip(unconfirmed, odds, strict=True):
         if demon < least_odds or mean < CHECKED_DEMON_MEAN:
             continue
         # The checker was taught no only where no demon stands within CLEAR_OF_DEMON
-        # of the place: nearer a demon read, its yes may be about that demon.
-        if any(math.dist(mark.xy, foot) < CLEAR_OF_DEMON * width for foot in demons):
+        # pawn widths of the place: nearer a demon read, its yes may be about that demon.
+        if any(math.dist(mark.xy, foot) < CLEAR_OF_DEMON * width for foot in demon_feet):
             continue
         # As above: a second faint mark a width from one taken is likelier its head.
         if all(math.dist(mark.xy, p.foot) >= width for p in added + checked):
