@@ -38,18 +38,18 @@ from vision.combine import (
     ALONG_REACH,
     ALONG_WIDTHS,
     BESIDE_GHOST_DEMON,
-    CENTRE_REACH,
     CENTRED_GHOST_FROM,
     CENTRED_GHOST_SCORE,
+    CENTRE_REACH,
     CHECKED_DEMON,
     CHECKED_DEMON_MEAN,
     CHECKED_GHOST,
     CHECKED_KNOT,
     CHECKED_SLACK,
     CHECKER_CLEAR_OF_GHOST,
-    CONFIRM_FROM,
     CONFIRMED_ADD_SCORE,
     CONFIRMED_GHOST_SCORE,
+    CONFIRM_FROM,
     CORD_AGREEMENT,
     CORNERED_DEMON_FROM,
     CORNERED_DEMON_SCORE,
@@ -76,6 +76,7 @@ from vision.combine import (
     RULES_GHOST_SCORE,
     STRONGER_BY,
     STRONGER_BY_BESIDE_PAWN,
+    SURELY_MARKED_KNOT,
     SURE_COLOUR,
     TABLE_HUE_DEMON_SCORE,
     TOUCHING_DOUBT,
@@ -3304,6 +3305,37 @@ def test_a_knot_the_knot_checker_doubts_moves_to_a_place_of_its_loop_it_is_sure_
         knot_odds=sure_of_the_place,
     )
     assert moved.loops["red"].knot == pytest.approx((200.0, 300.0), abs=1.0)
+
+
+def test_a_knot_the_detector_marks_surely_moves_only_to_a_place_the_views_mark_as_much() -> None:
+    # 1170231: a yellow knot marked 0.60 (0.47 in the eight views), which the checker
+    # gave 0.19, was moved to a demon's base on the cord it gave 0.99 (0.35 in the views).
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+
+    def sure_of_the_place(places: list[tuple[float, float]]) -> list[float]:
+        return [0.95 if math.dist(p, (200.0, 300.0)) < 5 else 0.05 for p in places]
+
+    def read_with(knot_score: float, seen_at_the_place: float) -> tuple[float, float] | None:
+        # The first choice is the stronger mark, at (200, 100), which the checker doubts.
+        marks = Detections([mark("", (200.0, 97.0), knot_score), mark("", (200.0, 303.0), 0.22)],
+                           WIDTH)
+
+        def views(candidate: Detection) -> Detection:
+            near_place = math.dist(candidate.xy, (200.0, 303.0)) < 5
+            score = seen_at_the_place if near_place else 0.5
+            return Detection(candidate.kind, candidate.colour, candidate.xy, score, views=8)
+
+        read = combine_knots(loops, marks, 5.0, look_again=views, knot_odds=sure_of_the_place)
+        return read.loops["red"].knot
+
+    at_the_knot, at_the_place = (200.0, 100.0), (200.0, 300.0)
+    # The views mark the place a little less than the knot (within CHECKED_SLACK).
+    a_little_less = 0.5 - CHECKED_SLACK / 2
+    assert read_with(SURELY_MARKED_KNOT, a_little_less) == pytest.approx(at_the_knot, abs=1.0)
+    assert read_with(SURELY_MARKED_KNOT - 0.05, a_little_less) == pytest.approx(
+        at_the_place, abs=1.0)
+    # ... or as much: the surely marked knot moves too.
+    assert read_with(SURELY_MARKED_KNOT, 0.5) == pytest.approx(at_the_place, abs=1.0)
 
 
 def test_a_knot_chosen_on_a_faint_mark_is_looked_at_again_with_the_next_three_marks() -> None:

@@ -406,6 +406,9 @@ CHECKED_CONTENDERS = 4
 KNOT_DOUBT = 0.6
 CHECKED_KNOT = 0.8
 CHECKED_SLACK = 0.2
+#: A knot the detector marks at least this surely (its ``knot_mark``) moves only where
+#: the eight views mark the other place at least as much (CHECKED_SLACK 0).
+SURELY_MARKED_KNOT = 0.45
 
 
 def combine_pawns(
@@ -1408,7 +1411,8 @@ def _checked_knots(
             # The views, not the checker, say whether the knot is clearly likelier.
             there = _seen_in_the_views(likeliest, marked[colour], reach, look_again)
             here_seen = _seen_in_the_views(knots[colour], marked[colour], reach, look_again)
-            if there < here_seen - CHECKED_SLACK:
+            sure = (chosen[colour].knot_mark or 0.0) >= SURELY_MARKED_KNOT
+            if there < here_seen - (0.0 if sure else CHECKED_SLACK):
                 continue
         knot = _on_ring(rings[colour], likeliest)
         checked[colour] = replace(
