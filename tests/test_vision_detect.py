@@ -38,18 +38,18 @@ from vision.combine import (
     ALONG_REACH,
     ALONG_WIDTHS,
     BESIDE_GHOST_DEMON,
+    CENTRE_REACH,
     CENTRED_GHOST_FROM,
     CENTRED_GHOST_SCORE,
-    CENTRE_REACH,
     CHECKED_DEMON,
     CHECKED_DEMON_MEAN,
     CHECKED_GHOST,
     CHECKED_KNOT,
     CHECKED_SLACK,
     CHECKER_CLEAR_OF_GHOST,
+    CONFIRM_FROM,
     CONFIRMED_ADD_SCORE,
     CONFIRMED_GHOST_SCORE,
-    CONFIRM_FROM,
     CORD_AGREEMENT,
     CORNERED_DEMON_FROM,
     CORNERED_DEMON_SCORE,
@@ -63,6 +63,8 @@ from vision.combine import (
     KNOT_DOUBT,
     KNOT_REACH_PAWNS,
     KNOT_REACH_WIDTHS,
+    KNOT_SCAN_BATCH,
+    KNOT_SCAN_STEP,
     KNOT_SCORE,
     KNOT_SWITCH_BY,
     LIKELIER_GHOST_SCORE,
@@ -76,8 +78,8 @@ from vision.combine import (
     RULES_GHOST_SCORE,
     STRONGER_BY,
     STRONGER_BY_BESIDE_PAWN,
-    SURELY_MARKED_KNOT,
     SURE_COLOUR,
+    SURELY_MARKED_KNOT,
     TABLE_HUE_DEMON_SCORE,
     TOUCHING_DOUBT,
     TOUCHING_DOUBT_REACH,
@@ -135,7 +137,7 @@ from vision.detect import (
     one_mark_per_pawn,
     peaks,
 )
-from vision.doubts import missed_pawn_places, missed_pawn_warning
+from vision.doubts import missed_pawn_places, missed_pawn_warning, no_knot_warning
 from vision.errors import ReadError
 from vision.ghost_check import CLEAR_OF_GHOST
 from vision.load import Photo, load_photo
@@ -3336,6 +3338,43 @@ def test_a_knot_the_detector_marks_surely_moves_only_to_a_place_the_views_mark_a
         at_the_place, abs=1.0)
     # ... or as much: the surely marked knot moves too.
     assert read_with(SURELY_MARKED_KNOT, 0.5) == pytest.approx(at_the_place, abs=1.0)
+
+
+def test_a_loop_without_a_knot_takes_the_place_along_it_the_knot_checker_finds_likeliest() -> None:
+    # 1190087: a blue knot in the open beside a red demon, not marked by the detector,
+    # nor a lump to the tracer: the checker, asked along the loop, is likeliest there.
+    knotless = replace(circle_loop("red", (200, 200), 100), knot=None)
+    loops = Loops({"red": knotless, "blue": circle_loop("blue", (520, 200), 100)},
+                  [no_knot_warning("red")])
+    marks = Detections([mark("", (520.0, 97.0), 0.8)], WIDTH)
+    asked: list[list[tuple[float, float]]] = []
+
+    def likeliest_at(place: tuple[float, float], odds: float):  # type: ignore[no-untyped-def]
+        def knot_odds(places: list[tuple[float, float]]) -> list[float]:
+            asked.append(list(places))
+            # Sure of blue's knot, which stands without a second question.
+            return [odds if math.dist(p, place) < 3
+                    else 0.95 if math.dist(p, (520.0, 100.0)) < 3 else odds / 4 for p in places]
+
+        return knot_odds
+
+    read = combine_knots(loops, marks, 5.0, knot_odds=likeliest_at((200.0, 300.0), 0.3))
+    assert read.loops["red"].knot == pytest.approx((200.0, 300.0), abs=3.0)
+    assert read.loops["red"].knot_confidence == pytest.approx(0.3)
+    assert read.loops["red"].knot_mark == 0.0  # no mark there: the report calls it unsure
+    assert no_knot_warning("red") not in read.warnings
+    assert read.loops["blue"].knot == pytest.approx((520.0, 100.0), abs=1.0)  # as before
+    # Asked about blue's knot (red has none), then along red's ring only, every
+    # KNOT_SCAN_STEP pawn widths, at most KNOT_SCAN_BATCH places a pass.
+    along = [place for places in asked[1:] for place in places]
+    circumference = 2 * math.pi * 100
+    assert len(along) == math.ceil(circumference / (KNOT_SCAN_STEP * WIDTH))
+    assert all(len(places) <= KNOT_SCAN_BATCH for places in asked)
+    assert all(abs(math.dist(p, (200.0, 200.0)) - 100) < 1 for p in along)
+    # Without the checker the loop stays without a knot, and the warning stays.
+    unchecked = combine_knots(loops, marks, 5.0)
+    assert unchecked.loops["red"].knot is None
+    assert no_knot_warning("red") in unchecked.warnings
 
 
 def test_a_knot_chosen_on_a_faint_mark_is_looked_at_again_with_the_next_three_marks() -> None:
