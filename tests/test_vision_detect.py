@@ -3310,8 +3310,8 @@ def test_a_knot_the_knot_checker_doubts_moves_to_a_place_of_its_loop_it_is_sure_
 
 
 def test_a_knot_the_detector_marks_surely_moves_only_to_a_place_the_views_mark_as_much() -> None:
-    # 1170231: a yellow knot marked 0.60 (0.47 in the eight views), which the checker
-    # gave 0.19, was moved to a demon's base on the cord it gave 0.99 (0.35 in the views).
+    # 1170231: a yellow knot marked 0.60 (0.465 in the eight views), which the checker
+    # gave 0.19, was moved to a demon's base on the cord it gave 0.99 (0.354 in the views).
     loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
 
     def sure_of_the_place(places: list[tuple[float, float]]) -> list[float]:
@@ -3341,12 +3341,12 @@ def test_a_knot_the_detector_marks_surely_moves_only_to_a_place_the_views_mark_a
 
 
 def test_a_loop_without_a_knot_takes_the_place_along_it_the_knot_checker_finds_likeliest() -> None:
-    # 1190087: a blue knot in the open beside a red demon, not marked by the detector,
-    # nor a lump to the tracer: the checker, asked along the loop, is likeliest there.
-    knotless = replace(circle_loop("red", (200, 200), 100), knot=None)
-    loops = Loops({"red": knotless, "blue": circle_loop("blue", (520, 200), 100)},
+    # 1190087: a knot in the open beside a demon, not marked by the detector, nor a lump
+    # to the tracer; the checker, asked along the loop, is likeliest there.
+    knotless = replace(circle_loop("red", (250, 250), 200), knot=None)
+    loops = Loops({"red": knotless, "blue": circle_loop("blue", (800, 250), 100)},
                   [no_knot_warning("red")])
-    marks = Detections([mark("", (520.0, 97.0), 0.8)], WIDTH)
+    marks = Detections([mark("", (800.0, 147.0), 0.8)], WIDTH)
     asked: list[list[tuple[float, float]]] = []
 
     def likeliest_at(place: tuple[float, float], odds: float):  # type: ignore[no-untyped-def]
@@ -3354,27 +3354,29 @@ def test_a_loop_without_a_knot_takes_the_place_along_it_the_knot_checker_finds_l
             asked.append(list(places))
             # Sure of blue's knot, which stands without a second question.
             return [odds if math.dist(p, place) < 3
-                    else 0.95 if math.dist(p, (520.0, 100.0)) < 3 else odds / 4 for p in places]
+                    else 0.95 if math.dist(p, (800.0, 150.0)) < 3 else odds / 4 for p in places]
 
         return knot_odds
 
-    read = combine_knots(loops, marks, 5.0, knot_odds=likeliest_at((200.0, 300.0), 0.3))
-    assert read.loops["red"].knot == pytest.approx((200.0, 300.0), abs=3.0)
+    read = combine_knots(loops, marks, 5.0, knot_odds=likeliest_at((250.0, 450.0), 0.3))
+    assert read.loops["red"].knot == pytest.approx((250.0, 450.0), abs=3.0)
     assert read.loops["red"].knot_confidence == pytest.approx(0.3)
     assert read.loops["red"].knot_mark == 0.0  # no mark there: the report calls it unsure
     assert no_knot_warning("red") not in read.warnings
-    assert read.loops["blue"].knot == pytest.approx((520.0, 100.0), abs=1.0)  # as before
+    assert read.loops["blue"].knot == pytest.approx((800.0, 150.0), abs=1.0)  # as before
     # Asked about blue's knot (red has none), then along red's ring only, every
-    # KNOT_SCAN_STEP pawn widths, at most KNOT_SCAN_BATCH places a pass.
+    # KNOT_SCAN_STEP pawn widths, KNOT_SCAN_BATCH places at a time.
     along = [place for places in asked[1:] for place in places]
-    circumference = 2 * math.pi * 100
-    assert len(along) == math.ceil(circumference / (KNOT_SCAN_STEP * WIDTH))
-    assert all(len(places) <= KNOT_SCAN_BATCH for places in asked)
-    assert all(abs(math.dist(p, (200.0, 200.0)) - 100) < 1 for p in along)
-    # Without the checker the loop stays without a knot, and the warning stays.
-    unchecked = combine_knots(loops, marks, 5.0)
-    assert unchecked.loops["red"].knot is None
-    assert no_knot_warning("red") in unchecked.warnings
+    length = LinearRing(knotless.points).length
+    assert len(along) == math.ceil(length / (KNOT_SCAN_STEP * WIDTH)) > KNOT_SCAN_BATCH
+    assert [len(places) for places in asked[1:]] == [KNOT_SCAN_BATCH, len(along) - KNOT_SCAN_BATCH]
+    assert all(abs(math.dist(p, (250.0, 250.0)) - 200) < 1 for p in along)
+    # Without the checker, or with one that gives no finite answer, the loop stays
+    # without a knot, and the warning stays.
+    for knot_odds in (None, lambda places: [math.nan] * len(places)):
+        unchecked = combine_knots(loops, marks, 5.0, knot_odds=knot_odds)
+        assert unchecked.loops["red"].knot is None
+        assert no_knot_warning("red") in unchecked.warnings
 
 
 def test_a_knot_chosen_on_a_faint_mark_is_looked_at_again_with_the_next_three_marks() -> None:

@@ -134,7 +134,7 @@ class Loop:
         Fraction of the loop's length that was seen as string rather than bridged.
     knot_confidence : float
         How sure the tracer, or the detector's mark it was given, is of the knot (or
-        the knot checker, where it moved the knot); it steers which knot is taken
+        the knot checker, where it moved or placed the knot); it steers which knot is taken
         (:func:`vision.combine.combine_knots`).
     knot_mark : float or None
         The detector's strongest knot mark at the knot taken, once the detector has
