@@ -27,7 +27,7 @@ def add_parser(subparsers: Any) -> None:
         "boards from simulated games, the truth in the board-report shape (CONTRACT.md) in "
         "photo pixels, plus a 'scene' object saying how each photo was made. Photo i "
         "uses seed SEED+i, so any single photo can be made again from its seed (with "
-        "--tables, the seeds from SEED on whose photo is on one of those tables).",
+        "--tables or --lights, the seeds from SEED on whose photo is taken so).",
     )
     parser.add_argument("--count", type=photo_count, default=1,
                         help=f"how many photos, 1 to {MAX_COUNT} (default 1)")
@@ -52,6 +52,13 @@ def add_parser(subparsers: Any) -> None:
         default=None,
         help="comma-separated table kinds (e.g. green_felt,blue_mat): only photos on these "
         "tables, the seeds from SEED on that are planned on one of them",
+    )
+    parser.add_argument(
+        "--lights",
+        type=light_kinds,
+        default=None,
+        help="comma-separated key light kinds (e.g. harsh_side): only photos under these "
+        "lights, the seeds from SEED on that are planned under one of them",
     )
     parser.set_defaults(run=run)
 
@@ -106,48 +113,64 @@ def table_kinds(text: str) -> frozenset[str]:
     """An ``argparse`` type: comma-separated table kinds of :data:`synth.scene.TABLE_KINDS`."""
     from synth.scene import TABLE_KINDS
 
+    return _kinds(text, TABLE_KINDS, "table")
+
+
+def light_kinds(text: str) -> frozenset[str]:
+    """An ``argparse`` type: comma-separated light kinds of :data:`synth.scene.LIGHT_KINDS`."""
+    from synth.scene import LIGHT_KINDS
+
+    return _kinds(text, LIGHT_KINDS, "light")
+
+
+def _kinds(text: str, known: tuple[str, ...], what: str) -> frozenset[str]:
     kinds = frozenset(kind.strip() for kind in text[:200].split(",") if kind.strip())
-    unknown = sorted(kinds - set(TABLE_KINDS))
+    unknown = sorted(kinds - set(known))
     if not kinds or unknown:
         raise argparse.ArgumentTypeError(
-            f"unknown table kind {', '.join(unknown) or repr(text[:200])}; "
-            f"table kinds are {', '.join(TABLE_KINDS)}"
+            f"unknown {what} kind {', '.join(unknown) or repr(text[:200])}; "
+            f"{what} kinds are {', '.join(known)}"
         )
     return kinds
 
 
 def photo_seeds(
     first: int, count: int, difficulty: str, size: tuple[int, int], cover: float,
-    tables: frozenset[str] | None,
+    tables: frozenset[str] | None, lights: frozenset[str] | None = None,
 ) -> Iterator[int]:
     """The seeds of the photos to make: ``count`` from ``first`` on, or with ``tables``
-    the first ``count`` from ``first`` on whose planned photo is on one of them (planning
-    is cheap: nothing is drawn)."""
+    or ``lights`` the first ``count`` from ``first`` on whose planned photo is on one of
+    those tables and under one of those lights (planning is cheap: nothing is drawn)."""
     from synth.photo import plan_photo
 
-    if tables is None:
+    if tables is None and lights is None:
         yield from range(first, first + count)
         return
     made = 0
     for seed in range(first, MAX_SEED + MAX_COUNT + 1):
-        if plan_photo(seed, difficulty, size, cover).scene.table.kind in tables:
+        scene = plan_photo(seed, difficulty, size, cover).scene
+        if (tables is None or scene.table.kind in tables) and (
+            lights is None or scene.light.kind in lights
+        ):
             yield seed
             made += 1
             if made == count:
                 return
 
 
-def _check_tables_drawn(tables: frozenset[str], difficulty: str) -> None:
-    """Refuse ``tables`` that no photo of ``difficulty`` is taken on: no seed would do,
-    and the search for one would never end."""
-    from synth.scene import table_kinds_of
-
-    if not tables & set(table_kinds_of(difficulty)):
-        raise UserError(
-            f"--tables {','.join(sorted(tables))}: no {difficulty} photo is taken on "
-            f"{'that table' if len(tables) == 1 else 'those tables'}; "
-            f"{difficulty} photos are on {', '.join(table_kinds_of(difficulty))}"
-        )
+def _check_drawn(option: str, asked: frozenset[str], drawn: tuple[str, ...],
+                 difficulty: str) -> None:
+    """Refuse the kinds ``asked`` with ``option`` (``--tables`` or ``--lights``) when no
+    photo of ``difficulty`` is taken so (``drawn``: the kinds it is taken with): no seed
+    would do, and the search for one would never end."""
+    if asked & set(drawn):
+        return
+    noun, way = ("table", "on") if option == "--tables" else ("light", "under")
+    which = f"that {noun}" if len(asked) == 1 else f"those {noun}s"
+    raise UserError(
+        f"{option} {','.join(sorted(asked))}: no {difficulty} photo is taken {way} {which}; "
+        f"{difficulty} photos are taken {way} {', '.join(drawn)}"
+    )
 
 
 def _whole_number(text: str) -> int:
@@ -163,12 +186,16 @@ def run(args: argparse.Namespace) -> int:
     from synth.overlay import draw_truth
     from synth.photo import make_photo
     from synth.render import encode_jpeg
+    from synth.scene import light_kinds_of, table_kinds_of
 
     size = parse_size(args.size)
     if args.tables is not None:
-        _check_tables_drawn(args.tables, args.difficulty)
+        _check_drawn("--tables", args.tables, table_kinds_of(args.difficulty), args.difficulty)
+    if args.lights is not None:
+        _check_drawn("--lights", args.lights, light_kinds_of(args.difficulty), args.difficulty)
     args.out.mkdir(parents=True, exist_ok=True)
-    seeds = photo_seeds(args.seed, args.count, args.difficulty, size, args.knot_cover, args.tables)
+    seeds = photo_seeds(args.seed, args.count, args.difficulty, size, args.knot_cover,
+                        args.tables, args.lights)
     for seed in tqdm(seeds, total=args.count, desc="photos", unit="photo"):
         photo = make_photo(seed, args.difficulty, size, args.knot_cover)
         name = f"synth_{args.difficulty}_{seed:06d}"

@@ -95,6 +95,8 @@ _LIGHTS = {
     "normal": ["lamp_side", "window", "overhead_soft"],
     "hard": ["lamp_side", "window", "overhead_soft", "harsh_side"],
 }
+#: Every kind of key light a photo may be taken under.
+LIGHT_KINDS = tuple(dict.fromkeys(kind for kinds in _LIGHTS.values() for kind in kinds))
 Span = tuple[float, float]
 
 #: How often each difficulty turns each extra on (:class:`Extras`).
@@ -118,6 +120,12 @@ def table_kinds_of(difficulty: str) -> tuple[str, ...]:
     """The kinds of table a photo of ``difficulty`` may be taken on (KeyError for an
     unknown difficulty)."""
     return tuple(_TABLES[difficulty])
+
+
+def light_kinds_of(difficulty: str) -> tuple[str, ...]:
+    """The kinds of key light a photo of ``difficulty`` may be taken under (KeyError for
+    an unknown difficulty)."""
+    return tuple(_LIGHTS[difficulty])
 
 
 @dataclass(frozen=True)

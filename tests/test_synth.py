@@ -374,6 +374,7 @@ def test_synth_command_writes_pairs_and_overlays(tmp_path: Path) -> None:
         (["--knot-cover", "some"], "expected a number"),
         (["--tables", "felt"], "unknown table kind felt"),
         (["--tables", ","], "unknown table kind ','"),
+        (["--lights", "sun"], "unknown light kind sun"),
     ],
 )
 def test_synth_command_rejects_bad_arguments(tmp_path: Path, args: list[str], message: str) -> None:
@@ -441,6 +442,40 @@ def test_synth_command_makes_photos_on_the_tables_asked_for(tmp_path: Path) -> N
     for name in made:
         truth = json.loads((tmp_path / name).read_text())
         assert truth["scene"]["table"]["kind"] in ("green_felt", "blue_mat")
+
+
+def test_synth_command_makes_photos_under_the_lights_asked_for(tmp_path: Path) -> None:
+    # The first two seeds from 3 planned on green felt under a harsh side light.
+    def wanted(seed: int) -> bool:
+        scene = plan_photo(seed, "hard", (480, 360)).scene
+        return scene.table.kind == "green_felt" and scene.light.kind == "harsh_side"
+
+    chosen = list(itertools.islice((s for s in range(3, 3000) if wanted(s)), 2))
+    subprocess.run(
+        [sys.executable, "-m", "cli", "synth", "--out", str(tmp_path), "--seed", "3",
+         "--count", "2", "--difficulty", "hard", "--size", "480x360",
+         "--tables", "green_felt", "--lights", "harsh_side"],
+        check=True,
+        capture_output=True,
+    )
+    made = sorted(p.name for p in tmp_path.glob("*.truth.json"))
+    assert made == [f"synth_hard_{seed:06d}.truth.json" for seed in chosen]
+    for name in made:
+        scene = json.loads((tmp_path / name).read_text())["scene"]
+        assert (scene["table"]["kind"], scene["light"]["kind"]) == ("green_felt", "harsh_side")
+
+
+def test_synth_command_refuses_lights_the_difficulty_never_draws(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "cli", "synth", "--out", str(tmp_path), "--difficulty",
+         "easy", "--lights", "harsh_side"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "no easy photo is taken under that light" in done.stderr
+    assert not list(tmp_path.iterdir())
 
 
 def test_synth_command_refuses_tables_the_difficulty_never_draws(tmp_path: Path) -> None:
