@@ -465,27 +465,24 @@ def test_synth_command_makes_photos_under_the_lights_asked_for(tmp_path: Path) -
         assert (scene["table"]["kind"], scene["light"]["kind"]) == ("green_felt", "harsh_side")
 
 
-def test_synth_command_refuses_lights_the_difficulty_never_draws(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--difficulty", "normal", "--tables", "green_felt,blue_mat"],
+         "no normal photo is taken on those tables"),
+        (["--difficulty", "easy", "--lights", "harsh_side"],
+         "no easy photo is taken under that light"),
+    ],
+)
+def test_synth_command_refuses_kinds_the_difficulty_never_draws(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "cli", "synth", "--out", str(tmp_path), "--difficulty",
-         "easy", "--lights", "harsh_side"],
+        [sys.executable, "-m", "cli", "synth", "--out", str(tmp_path), *args],
         capture_output=True,
         text=True,
         check=False,
     )
     assert done.returncode == 2
-    assert "no easy photo is taken under that light" in done.stderr
-    assert not list(tmp_path.iterdir())
-
-
-def test_synth_command_refuses_tables_the_difficulty_never_draws(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "cli", "synth", "--out", str(tmp_path), "--difficulty",
-         "normal", "--tables", "green_felt,blue_mat"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 2
-    assert "no normal photo is taken on those tables" in done.stderr
+    assert message in done.stderr
     assert not list(tmp_path.iterdir())
