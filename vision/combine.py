@@ -1465,12 +1465,13 @@ def _knots_scanned_for(
         return loops
     scanned = dict(loops)
     for colour in knotless:
-        ring = rings[colour]
-        if not math.isfinite(ring.length):
+        length = rings[colour].length
+        if not math.isfinite(length):
             continue
-        count = min(KNOT_SCAN_MOST, max(1, math.ceil(ring.length / (KNOT_SCAN_STEP * pawn_width))))
-        along = [ring.interpolate(i * ring.length / count) for i in range(count)]
-        places = [(point.x, point.y) for point in along]
+        spacing = max(KNOT_SCAN_STEP * pawn_width, length / KNOT_SCAN_MOST)
+        along = resample_closed(np.asarray(loops[colour].points, np.float64), spacing)
+        places = [(float(x), float(y)) for x, y in along]
+        count = len(places)
         odds: list[float] = []
         for start in range(0, count, KNOT_SCAN_BATCH):
             batch = places[start : start + KNOT_SCAN_BATCH]
