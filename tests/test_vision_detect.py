@@ -41,9 +41,12 @@ from vision.combine import (
     CENTRE_REACH,
     CENTRED_GHOST_FROM,
     CENTRED_GHOST_SCORE,
+    CHECKED_ALONG,
+    CHECKED_APART,
     CHECKED_DEMON,
     CHECKED_DEMON_MEAN,
     CHECKED_GHOST,
+    CHECKED_GHOST_MEAN,
     CHECKED_KNOT,
     CHECKED_SLACK,
     CHECKER_CLEAR_OF_GHOST,
@@ -79,6 +82,7 @@ from vision.combine import (
     STRONGER_BY,
     STRONGER_BY_BESIDE_PAWN,
     SURE_COLOUR,
+    SURE_KNOT_REACH,
     SURELY_MARKED_KNOT,
     TABLE_HUE_DEMON_SCORE,
     TOUCHING_DOUBT,
@@ -89,6 +93,7 @@ from vision.combine import (
     add_cornered_demons,
     combine_knots,
     combine_pawns,
+    knot_reach,
     longest_run_along,
     on_cord_share,
     trace_with_cords,
@@ -1334,6 +1339,13 @@ def test_a_faint_ghost_mark_the_views_do_not_confirm_is_taken_where_the_checker_
     doubting = checker_with({other: CHECKED_GHOST - 0.01}, asked)
     assert add_centred_ghosts(geometry, nothing, no_marks, unconfirmed, rules_only,
                               doubting) == nothing
+    # Where no view marks a ghost (a bright gap between two long shadows under a low
+    # light, 1190159), the checker's yes is not enough.
+    unseen = looked_at_as(CHECKED_GHOST_MEAN - 0.01, [])
+    assert add_centred_ghosts(geometry, nothing, no_marks, unseen, rules_only,
+                              everywhere) == nothing
+    assert add_centred_ghosts(geometry, nothing, marks, unseen, None,
+                              checker_with({centre: 0.95}, asked)) == nothing
 
 
 def test_a_demon_read_at_a_faint_ghost_mark_is_a_ghost_where_the_checker_says_so() -> None:
@@ -2731,6 +2743,36 @@ def test_a_faint_knot_mark_on_the_loops_own_cord_is_its_knot() -> None:
     assert combine_knots(loops, on_blue, 5.0).loops["red"].knot is None
 
 
+def test_a_sure_knot_mark_on_the_loops_own_cord_counts_a_little_beyond_reach() -> None:
+    # 1220135: the blue knot marked 0.74 lay 8.3 px from its loop, the reach 7.6: the
+    # knot's lump had pushed the cord's skeleton aside, and the knot stayed on a lump.
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    reach = knot_reach(5.0, WIDTH)
+    off = 1.3 * reach
+    assert SURE_KNOT_REACH > 1.3
+    at = (200.0, 100.0 - off)
+    red_cord = cord_maps((400, 400), red=[((200, round(100 - off / 2)), round(off))])
+
+    def knot_with(score: float, cords: dict) -> tuple[float, float] | None:
+        return combine_knots(loops, Detections([mark("", at, score)], WIDTH, cords=cords),
+                             5.0).loops["red"].knot
+
+    sure = knot_with(LOST_KNOT_SCORE, red_cord)
+    assert sure == pytest.approx((200.0, 100.0), abs=1.0)
+    combined = combine_knots(
+        loops, Detections([mark("", at, LOST_KNOT_SCORE)], WIDTH, cords=red_cord), 5.0
+    )
+    assert combined.loops["red"].knot_mark == pytest.approx(LOST_KNOT_SCORE)
+    # A fainter mark there, a sure one on another colour's cord or farther off: not red's.
+    assert knot_with(LOST_KNOT_SCORE - 0.05, red_cord) == (300, 200)
+    blue_cord = cord_maps((400, 400), blue=[((200, round(100 - off / 2)), round(off))])
+    assert knot_with(0.9, blue_cord) == (300, 200)
+    far = (200.0, 100.0 - (SURE_KNOT_REACH + 0.1) * reach)
+    far_cord = cord_maps((400, 400), red=[((200, round(far[1])), 8)])
+    assert combine_knots(loops, Detections([mark("", far, 0.9)], WIDTH, cords=far_cord),
+                         5.0).loops["red"].knot == (300, 200)
+
+
 def test_a_mark_faint_in_every_view_does_not_displace_the_tracers_knot() -> None:
     loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
     faint = mark("", (200.0, 97.0), OWN_CORD_KNOT_SCORE + 0.02)
@@ -3266,9 +3308,10 @@ def test_a_knot_the_knot_checker_doubts_moves_to_a_place_of_its_loop_it_is_sure_
     assert checked.loops["red"].knot == pytest.approx((200.0, 300.0), abs=1.0)
     assert checked.loops["red"].knot_confidence == pytest.approx(0.95)
     assert checked.loops["red"].knot_mark == pytest.approx(0.22)
-    # Asked about both knots, then, both doubted, about their loops' marks and tracer's
-    # knots away from them.
-    assert [len(places) for places in asked] == [2, 2 + 1]
+    # Asked about both knots, then, both doubted, about each knot again, its loop's
+    # marks and the tracer's knot away from it, each at ALONG places along its loop
+    # (red: the knot, the faint mark, the tracer's knot; blue: the knot, the tracer's).
+    assert [len(places) for places in asked] == [2, (3 + 2) * ALONG]
     # Blue's knot, doubted too, has no place the checker is sure of: it stays.
     assert checked.loops["blue"].knot == first.loops["blue"].knot
     # The checker not sure enough of the other place, or not doubting the knot: it stays.
@@ -3307,6 +3350,88 @@ def test_a_knot_the_knot_checker_doubts_moves_to_a_place_of_its_loop_it_is_sure_
         knot_odds=sure_of_the_place,
     )
     assert moved.loops["red"].knot == pytest.approx((200.0, 300.0), abs=1.0)
+
+
+#: How many places along its loop the knot checker is asked about for one place.
+ALONG = 2 * round(CHECKED_ALONG / KNOT_SCAN_STEP) + 2  # the place itself, and its loop's
+
+
+def test_the_knot_checker_is_asked_along_the_loop_by_a_mark_and_the_knot_goes_to_its_peak() -> None:
+    # 1200159: the yellow knot's marks lay a little off the loop and off the knot's
+    # middle; the checker gave them 0.14 and 0.26 where they lay, 0.88 a tenth of a
+    # pawn width along the loop. A checker sure only in a narrow spot on the loop, a
+    # tenth of a width from the point nearest a faint mark beside it:
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    marks = Detections([mark("", (200.0, 97.0), 0.4), mark("", (200.0, 305.0), 0.22)], WIDTH)
+    first = combine_knots(loops, marks, 5.0)
+    assert first.loops["red"].knot == pytest.approx((200.0, 100.0), abs=1.0)
+    step = KNOT_SCAN_STEP * WIDTH  # along the loop (radius 100: nearly straight there)
+    peak = (200.0 - 100 * math.sin(step / 100), 200.0 + 100 * math.cos(step / 100))
+
+    def knot_odds(places: list[tuple[float, float]]) -> list[float]:
+        return [0.95 if math.dist(p, peak) < 1.0 else 0.05 for p in places]
+
+    checked = combine_knots(loops, marks, 5.0, knot_odds=knot_odds)
+    assert checked.loops["red"].knot == pytest.approx(peak, abs=0.5)
+    assert checked.loops["red"].knot_confidence == pytest.approx(0.95)
+    assert checked.loops["red"].knot_mark == pytest.approx(0.22)
+    # Asked only where the mark lies, the checker would not have moved it.
+    asked_at_the_mark = knot_odds([(200.0, 305.0), (200.0, 300.0)])
+    assert max(asked_at_the_mark) < CHECKED_KNOT
+    # The knot is doubted where it stands, but gives way only to a place the checker
+    # is surer of than of all its neighbourhood asked alike (dev_0013: a right knot given
+    # 0.04 where it stood, 0.84 a little along; a lump 39 px off 0.82 along towards it).
+    at_the_knot = (200.0 - 100 * math.sin(step / 100), 200.0 - 100 * math.cos(step / 100))
+    asked: list[int] = []
+
+    def sure_beside_the_knot(at_knot: float, at_peak: float):  # type: ignore[no-untyped-def]
+        def knot_odds(places: list[tuple[float, float]]) -> list[float]:
+            asked.append(len(places))
+            return [at_knot if math.dist(p, at_the_knot) < 1.0
+                    else at_peak if math.dist(p, peak) < 1.0 else 0.05 for p in places]
+
+        return knot_odds
+
+    kept = combine_knots(loops, marks, 5.0, knot_odds=sure_beside_the_knot(0.9, 0.9))
+    assert kept.loops["red"].knot == first.loops["red"].knot
+    assert asked == [1, 3 * ALONG]  # the knot; the knot, the faint mark, the tracer's knot
+    moved = combine_knots(loops, marks, 5.0, knot_odds=sure_beside_the_knot(0.9, 0.95))
+    assert moved.loops["red"].knot == pytest.approx(peak, abs=0.5)
+    # No finite answer anywhere: nothing is doubted, nothing moves.
+    nan = combine_knots(loops, marks, 5.0, knot_odds=lambda places: [math.nan] * len(places))
+    assert nan.loops["red"].knot == first.loops["red"].knot
+    # A mark the checker is sure of where it lies, off the loop, is as sure a place as
+    # any along the loop (1210309: 0.95 at the mark, 0.57 on the loop 5 px off).
+    at_the_mark = combine_knots(
+        loops, marks, 5.0,
+        knot_odds=lambda places: [0.95 if p == (200.0, 305.0) else 0.05 for p in places],
+    )
+    assert at_the_mark.loops["red"].knot == pytest.approx((200.0, 300.0), abs=0.5)
+
+
+def test_a_place_near_the_knot_is_asked_where_it_stands_not_along_the_loop() -> None:
+    # 1180237: a right knot given 0.11, a mark 0.33 pawn widths along given 0.70 where it
+    # lay and 0.92 a little farther along, where the checker's yes was the knot's own.
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    knot = (200.0, 100.0)
+    turn = 0.35 * WIDTH / 100  # radians round the circle: 0.35 pawn widths along it
+    assert CHECKED_APART > 0.35
+    near = (200.0 + 100 * math.sin(turn), 200.0 - 100 * math.cos(turn))
+    beyond = (200.0 + 100 * math.sin(turn * 1.5), 200.0 - 100 * math.cos(turn * 1.5))
+    marks = Detections([mark("", knot, 0.4), mark("", near, 0.22)], WIDTH)
+    assert combine_knots(loops, marks, 5.0).loops["red"].knot == pytest.approx(knot, abs=1.0)
+    asked: list[int] = []
+
+    def knot_odds(places: list[tuple[float, float]]) -> list[float]:
+        asked.append(len(places))
+        return [0.11 if math.dist(p, knot) < 1.0 else 0.70 if math.dist(p, near) < 1.0
+                else 0.92 if math.dist(p, beyond) < 2.5 else 0.05 for p in places]
+
+    kept = combine_knots(loops, marks, 5.0, knot_odds=knot_odds)
+    assert kept.loops["red"].knot == pytest.approx(knot, abs=1.0)
+    # The near mark asked where it stands; the tracer's knot, far, and the knot along
+    # the loop.
+    assert asked == [1, 1 + 2 * ALONG]
 
 
 def test_a_knot_the_detector_marks_surely_moves_only_to_a_place_the_views_mark_as_much() -> None:

@@ -57,6 +57,7 @@ from vision.creatures import (
 from vision.demon_check import CLEAR_OF_DEMON
 from vision.detect import KNOT, SAME_PAWN, Detection, Detections, one_mark_per_pawn
 from vision.doubts import missed_pawn_warning, no_knot_warning
+from vision.knot_check import KNOT_REACH
 from vision.parts import disc_window
 from vision.pawn_size import CROP_PAWNS
 from vision.separate import Separation
@@ -207,6 +208,14 @@ CENTRED_GHOST_SCORE = 0.2
 #: training, at the fields' centres, 99.2 % of the ghosts and 0.08 % of the places
 #: with none (2 of 2467) reach 0.9.
 CHECKED_GHOST = 0.9
+#: ... and only where the eight views mark a ghost there at least this much in the
+#: mean: some view must see a pawn. Under a harsh low light, a bright gap of the table
+#: between two long pawn shadows is a ghost's blob to the colour rules and a ghost to
+#: the checker, but no view of the detector marks one (seventy-seventh session: over
+#: 1000 generated photos, 200 of them under harsh side light, the rule added 6 ghosts;
+#: the 3 false, all under harsh side light, had means 0.00-0.01, the 3 true 0.06-0.18,
+#: and the ghosts it was made for, 690187, 550209 and 570201, 0.13-0.18).
+CHECKED_GHOST_MEAN = 0.03
 #: ... and not where a ghost already read stands within half of
 #: :data:`vision.pawn_size.CROP_PAWNS` pawn widths of a place whose odds reached that
 #: (in the circle inside its crop): the odds there may be about that ghost, off the
@@ -313,6 +322,16 @@ OWN_CORD_KNOT_SCORE = 0.1
 #: there), beyond knot_reach() of that colour's traced loop means the
 #: tracer took a wrong way past the knot: the loop is traced again on the cord map.
 LOST_KNOT_SCORE = 0.4
+#: Such a mark within reach of no loop counts for a loop whose own cord shows at it up
+#: to SURE_KNOT_REACH times knot_reach() from it, taken at that loop's point beside it:
+#: where a knot's lump or a tail pushes the cord's skeleton to one side, the loop
+#: traced on the colour rules' string and the one traced again on the cord map pass
+#: the knot alike, a little beyond reach (1220135: a blue knot on dark
+#: cloth marked 0.74, 8.3 px from both, the reach 7.6; the knot stayed on a lump the
+#: checker gave 0.00). Over the knot stages of 1200 fresh hard photos (seventy-seventh
+#: session), the marks from LOST_KNOT_SCORE on their own cord 1 to 1.5 reaches from
+#: their loop were 3, all knots; the nearest that was none lay 1.85 reaches off.
+SURE_KNOT_REACH = 1.5
 #: A loop traced again on the cord map to pass a lost knot is kept only when it sees
 #: nearly as much of itself as the loop it replaces (at most this share less): a cord
 #: map that shows too little of the cord bridges from shadow to shadow and passes the
@@ -419,6 +438,24 @@ CHECKED_SLACK = 0.2
 KNOT_SCAN_STEP = 0.1
 KNOT_SCAN_BATCH = 256
 KNOT_SCAN_MOST = 2000
+#: A contender for a doubted knot is asked about where it lies and along its loop
+#: within CHECKED_ALONG pawn widths either side, every KNOT_SCAN_STEP, and counts with
+#: its likeliest answer, at the place that gave it (the knot, asked alike, is the bar
+#: it must beat, not a place to move to): the checker says whether a knot lies
+#: within vision.knot_check.KNOT_REACH (0.3) pawn widths, yet its odds peak narrowly,
+#: and a mark lies a little off the loop and off the knot's middle (1200159: the
+#: yellow knot's two marks given 0.14 and 0.26 where they are, 0.43 and 0.47 on the
+#: loop beside them, 0.88 a tenth of a width along it).
+CHECKED_ALONG = 0.3
+#: ... but only a place at least CHECKED_APART pawn widths from the knot: the checker
+#: answers whether a knot lies within vision.knot_check.KNOT_REACH of where it is
+#: asked, so two places nearer than twice that may be answered about the same knot, and
+#: a place nearer the knot (along the loop) is asked at its point only. Asked
+#: along, a mark 0.33 widths from a right knot (1180237, given 0.70 where it lay, the
+#: knot 0.11) reached 0.92 and took the knot 18 px off; and a wrong knot 0.51 widths
+#: from the true one (1180295, 0.30 where it stood, the true knot's mark 0.84) reached
+#: 0.89 a tenth of a width towards it and kept its place.
+CHECKED_APART = 2 * KNOT_REACH
 #: A knot on a mark the eight views do not put in question (KNOT_CONTEST or more, its
 #: ``knot_mark``) moves only where they mark the other place at least as much: no
 #: slack (seventy-sixth session). Of the 18 knots the checker moved in the knot stages
@@ -740,7 +777,8 @@ def add_centred_ghosts(
         :func:`vision.ghost_check.ghost_odds` bound to the photo): a field whose faint
         marks the views do not confirm (the detector's, and the colour rules' ghosts)
         takes a ghost at the mark nearest its centre where the odds at the centre, or at
-        that mark, are at least :data:`CHECKED_GHOST` (see :func:`_checked_ghosts`).
+        that mark, are at least :data:`CHECKED_GHOST` and the views' mean there
+        :data:`CHECKED_GHOST_MEAN` (see :func:`_checked_ghosts`).
 
     Returns
     -------
@@ -889,8 +927,9 @@ def _checked_ghosts(
     only inside the field asked about, in which no ghost stands yet, and not within
     :data:`CHECKER_CLEAR_OF_GHOST` pawn widths of a ghost round a place whose odds
     reached :data:`CHECKED_GHOST` (one inside the checker's crop, which its odds may be
-    about). Its confidence is the views' mean: it was added on
-    faint evidence, and the overlay rings it as unsure.
+    about), and only where the views' mean reaches :data:`CHECKED_GHOST_MEAN`. Its
+    confidence is that mean: it was added on faint evidence, and the overlay rings it
+    as unsure.
     """
     both = ghost_odds([place for _, centre, mark, _ in unconfirmed for place in (centre, mark.xy)])
     ghosts = [p for p in pawns.pawns if p.kind == GHOST]
@@ -902,6 +941,8 @@ def _checked_ghosts(
         asked = ((centre, both[2 * i]), (mark.xy, both[2 * i + 1]))
         sure = [place for place, odds in asked if odds >= CHECKED_GHOST]
         if not sure or field in with_ghost or geometry.field_at(mark.xy) != field:
+            continue
+        if not mean >= CHECKED_GHOST_MEAN:  # (a NaN mean sees nothing)
             continue
         if any(math.dist(p, g.foot) < clear for p in sure for g in ghosts):
             continue
@@ -1283,8 +1324,10 @@ def combine_knots(
 
     A knot mark within :data:`KNOT_REACH_WIDTHS` string widths of a loop (or
     :data:`KNOT_REACH_PAWNS` pawn widths, where that is more; also the reach round a
-    crossing within which a faint mark is taken for its lump) counts for it
-    when the cord map there shows the loop's own cord (see :data:`KNOT_COLOUR_SURE`;
+    crossing within which a faint mark is taken for its lump; a mark from
+    :data:`LOST_KNOT_SCORE` within that of no loop, :data:`SURE_KNOT_REACH` times it,
+    and is then taken at the loop's point beside it) counts for it when the cord map
+    there shows the loop's own cord (see :data:`KNOT_COLOUR_SURE`;
     from :data:`OWN_CORD_KNOT_SCORE`; from :data:`KNOT_SCORE` where two loops whose
     cords show there cross within reach), or, at least :data:`KNOT_SCORE` strong and
     on no near loop's own cord, when the loop is the nearest. A loop's knot is its
@@ -1312,13 +1355,26 @@ def combine_knots(
     rings = {colour: LinearRing(np.asarray(loop.points)) for colour, loop in loops.loops.items()}
     marked: dict[str, list[Detection]] = {colour: [] for colour in rings}
     reach = knot_reach(string_width, detections.pawn_width)
+    far_reach = SURE_KNOT_REACH * reach
     for mark in detections.knots(min_score=min(KNOT_SCORE, OWN_CORD_KNOT_SCORE)):
         distances = {c: ring.distance(ShapelyPoint(mark.xy)) for c, ring in rings.items()}
         near = [c for c, distance in distances.items() if distance <= reach]
+        if not near and mark.score >= LOST_KNOT_SCORE:
+            near = [c for c, distance in distances.items() if distance <= far_reach]
         if not near:
             continue
         own = _cords_at(detections, mark.xy, KNOT_COLOUR_WIDTHS * string_width)
         owners = [c for c in near if _shows_cord(own, c)]
+        beyond = all(distances[c] > reach for c in near)
+        if beyond:
+            # A sure mark within reach of no loop, a little beyond it: only on a loop's
+            # own cord, and taken at that loop's point beside it, where it puts the knot
+            # (within reach, as any mark a loop takes).
+            if not owners:
+                continue
+            owner = max(owners, key=lambda c: (own[c], -distances[c]))
+            marked[owner].append(replace(mark, xy=_on_ring(rings[owner], mark.xy)))
+            continue
         if mark.score < KNOT_SCORE and _at_a_crossing(mark.xy, [rings[c] for c in owners], reach):
             # A crossing is a lump to the detector too, and no knot lies on one
             # (engine.topology refuses it); both cords show there, so the cord map
@@ -1375,7 +1431,8 @@ def combine_knots(
             )
     if knot_odds is not None:
         loops_with_knots = _checked_knots(
-            loops_with_knots, loops.loops, marked, rings, reach, knot_odds, look_again
+            loops_with_knots, loops.loops, marked, rings, reach, knot_odds, look_again,
+            detections.pawn_width,
         )
         loops_with_knots = _knots_scanned_for(
             loops_with_knots, rings, detections.pawn_width, knot_odds
@@ -1394,6 +1451,7 @@ def _checked_knots(
     reach: float,
     knot_odds: Callable[[list[Point]], Sequence[float]],
     look_again: Callable[[Detection], Detection] | None = None,
+    pawn_width: float = 0.0,
 ) -> dict[str, Loop]:
     """The loops ``chosen``, each knot the checker doubts (under :data:`KNOT_DOUBT`)
     moved to the likeliest of the loop's :data:`CHECKED_CONTENDERS` strongest ``marked``
@@ -1402,8 +1460,13 @@ def _checked_knots(
     eight views mark it at most :data:`CHECKED_SLACK` less than the knot (no less, where
     the knot's mark reaches :data:`SURELY_MARKED_KNOT`; each place looked at as the
     strongest mark within ``reach`` of it). Its ``knot_mark`` is then
-    the loop's strongest mark within ``reach``. The checker is asked twice at most:
-    about every knot, then about the other places of the loops whose knot it doubts."""
+    the loop's strongest mark within ``reach``. A place at least :data:`CHECKED_APART`
+    pawn widths (``pawn_width``) from the knot is asked about along its loop within
+    :data:`CHECKED_ALONG` widths either side (:func:`_likeliest_along`), stands where
+    the checker is surest, and must be likelier so than the knot asked alike; a
+    nearer place is asked where it stands. The checker is asked twice at most: about
+    every knot where it stands, then about the places of the loops whose knot it
+    doubts."""
     # A knot the tracer found by its shape is put in question too (the eight views do
     # not put it, _knot_looked_at_again): the knots the checker set right on the
     # replayed hard photos were such lumps; sparing them kept 6 of its 8 wins wrong.
@@ -1422,17 +1485,40 @@ def _checked_knots(
             places.append(tracers)
         # A place within reach of the knot is the knot, seen again.
         others[colour] = [p for p in places if math.dist(p, knot) > reach]
-    asked = [place for places in others.values() for place in places]
+    # A place far from the knot is asked along its loop, and so is the knot, once, to
+    # be beaten (dev_0013: a right knot given 0.04 where it stood and 0.84 a little
+    # along the loop, the tracer's lump 39 px off 0.82 a little along towards it); a
+    # place near it only where it stands, as the knot was (see CHECKED_APART).
+    apart = CHECKED_APART * pawn_width
+    asked: list[tuple[LinearRing | None, Point]] = []
+    split: dict[str, tuple[list[Point], list[Point]]] = {}
+    for colour, places in others.items():
+        # Apart along the loop, as the places asked along it are.
+        gaps = [_along_ring(rings[colour], p, knots[colour]) for p in places]
+        near = [p for p, gap in zip(places, gaps, strict=True) if gap < apart]
+        far = [p for p, gap in zip(places, gaps, strict=True) if gap >= apart]
+        split[colour] = (near, far)
+        asked += [(None, p) for p in near]
+        if far:
+            asked += [(rings[colour], p) for p in [knots[colour], *far]]
     if not asked:
         return chosen
-    answers = iter(list(knot_odds(asked)))
+    answers = iter(_likeliest_along(asked, pawn_width, knot_odds))
     checked = dict(chosen)
-    for colour, places in others.items():
-        odds_of = [float(next(answers)) for _ in places]
-        odds_of = [odds if math.isfinite(odds) else 0.0 for odds in odds_of]
-        if not places or max(odds_of) < CHECKED_KNOT:
+    for colour, (near, far) in split.items():
+        # A near place stands on its own odds, as the knot was doubted on its own; a far
+        # one must beat the knot asked alike (no finite answer there bars nothing).
+        found = [next(answers) for _ in near]
+        if far:
+            at_knot = next(answers)[0]
+            bar = at_knot if math.isfinite(at_knot) else -math.inf
+            found += [answer for answer in (next(answers) for _ in far) if answer[0] > bar]
+        finite = [answer for answer in found if math.isfinite(answer[0])]
+        if not finite:
             continue
-        likeliest = places[max(range(len(places)), key=odds_of.__getitem__)]
+        best, likeliest = max(finite, key=lambda answer: answer[0])
+        if best < CHECKED_KNOT:
+            continue
         if look_again is not None:
             # The views, not the checker, say whether the knot is clearly likelier.
             there = _seen_in_the_views(likeliest, marked[colour], reach, look_again)
@@ -1444,10 +1530,57 @@ def _checked_knots(
         checked[colour] = replace(
             chosen[colour],
             knot=knot,
-            knot_confidence=float(max(odds_of)),
+            knot_confidence=best,
             knot_mark=_mark_at(knot, marked[colour], reach),
         )
     return checked
+
+
+def _along_ring(ring: LinearRing, a: Point, b: Point) -> float:
+    """How far apart the points of ``ring`` nearest ``a`` and ``b`` lie along it."""
+    gap = abs(ring.project(ShapelyPoint(a)) - ring.project(ShapelyPoint(b)))
+    return min(gap, ring.length - gap)
+
+
+def _likeliest_along(
+    places: list[tuple[LinearRing | None, Point]],
+    pawn_width: float,
+    knot_odds: Callable[[list[Point]], Sequence[float]],
+) -> list[tuple[float, Point]]:
+    """For each place with its loop's ring: the knot checker's highest odds where the
+    place lies and along the ring within :data:`CHECKED_ALONG` pawn widths either side
+    of the place's point on it (every :data:`KNOT_SCAN_STEP`), and where it gave them
+    (NaN where no answer there is finite). Without a ring, or a pawn width, the place
+    alone. One question for all."""
+    steps = round(CHECKED_ALONG / KNOT_SCAN_STEP) if pawn_width > 0 else 0
+    offsets = [i * KNOT_SCAN_STEP * pawn_width for i in range(-steps, steps + 1)]
+    asked: list[Point] = []
+    groups: list[range] = []
+    for ring, xy in places:
+        # The place itself first: a knot's lump may lie off the traced loop, and a mark
+        # on it be given more than the loop beside it (1210309: 0.95 at a mark, 0.57 on
+        # the loop 5 px off).
+        start = len(asked)
+        asked.append(xy)
+        if ring is not None and steps and ring.length > 0:
+            at = ring.project(ShapelyPoint(xy))
+            for offset in offsets:
+                # A ring is closed: a place near its start reaches past its end.
+                on = ring.interpolate((at + offset) % ring.length)
+                asked.append((on.x, on.y))
+        groups.append(range(start, len(asked)))
+    answers = [float(a) for a in knot_odds(asked)] if asked else []
+    found = []
+    for group in groups:
+        finite = [j for j in group if math.isfinite(answers[j])]
+        if not finite:
+            found.append((math.nan, asked[group[0]]))
+            continue
+        # Of equal answers, the place itself, then the one nearest its point on the ring.
+        middle = group[0] + 1 + steps
+        best = max(finite, key=lambda j: (answers[j], j == group[0], -abs(j - middle)))
+        found.append((answers[best], asked[best]))
+    return found
 
 
 def _knots_scanned_for(
