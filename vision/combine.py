@@ -326,11 +326,11 @@ LOST_KNOT_SCORE = 0.4
 #: to SURE_KNOT_REACH times knot_reach() from it, taken at that loop's point beside it:
 #: where a knot's lump or a tail pushes the cord's skeleton to one side, the loop
 #: traced on the colour rules' string and the one traced again on the cord map pass
-#: the knot alike, a little beyond reach (1220135: a blue knot on dark
-#: cloth marked 0.74, 8.3 px from both, the reach 7.6; the knot stayed on a lump the
-#: checker gave 0.00). Over the knot stages of 1200 fresh hard photos (seventy-seventh
-#: session), the marks from LOST_KNOT_SCORE on their own cord 1 to 1.5 reaches from
-#: their loop were 3, all knots; the nearest that was none lay 1.85 reaches off.
+#: the knot alike, a little beyond reach (1220135: a blue knot on dark cloth marked
+#: 0.74, 8.3 px from both, the reach 7.6; the knot stayed on a lump the checker gave
+#: 0.00). Over the knot stages of 1200 fresh hard photos (seventy-seventh session),
+#: the marks from LOST_KNOT_SCORE on their own cord 1 to 1.5 reaches from their loop
+#: were 3, all knots; the nearest that was none lay 1.85 reaches off.
 SURE_KNOT_REACH = 1.5
 #: A loop traced again on the cord map to pass a lost knot is kept only when it sees
 #: nearly as much of itself as the loop it replaces (at most this share less): a cord
