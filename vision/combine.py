@@ -1359,22 +1359,20 @@ def combine_knots(
     for mark in detections.knots(min_score=min(KNOT_SCORE, OWN_CORD_KNOT_SCORE)):
         distances = {c: ring.distance(ShapelyPoint(mark.xy)) for c, ring in rings.items()}
         near = [c for c, distance in distances.items() if distance <= reach]
-        if not near and mark.score >= LOST_KNOT_SCORE:
-            near = [c for c, distance in distances.items() if distance <= far_reach]
         if not near:
+            if mark.score >= LOST_KNOT_SCORE:
+                # A sure mark a little beyond reach of every loop: only on a loop's own
+                # cord, and taken at that loop's point beside it, where it puts the
+                # knot (within reach, as any mark a loop takes).
+                own = _cords_at(detections, mark.xy, KNOT_COLOUR_WIDTHS * string_width)
+                beside = [c for c, distance in distances.items()
+                          if distance <= far_reach and _shows_cord(own, c)]
+                if beside:
+                    owner = max(beside, key=lambda c: (own[c], -distances[c]))
+                    marked[owner].append(replace(mark, xy=_on_ring(rings[owner], mark.xy)))
             continue
         own = _cords_at(detections, mark.xy, KNOT_COLOUR_WIDTHS * string_width)
         owners = [c for c in near if _shows_cord(own, c)]
-        beyond = all(distances[c] > reach for c in near)
-        if beyond:
-            # A sure mark within reach of no loop, a little beyond it: only on a loop's
-            # own cord, and taken at that loop's point beside it, where it puts the knot
-            # (within reach, as any mark a loop takes).
-            if not owners:
-                continue
-            owner = max(owners, key=lambda c: (own[c], -distances[c]))
-            marked[owner].append(replace(mark, xy=_on_ring(rings[owner], mark.xy)))
-            continue
         if mark.score < KNOT_SCORE and _at_a_crossing(mark.xy, [rings[c] for c in owners], reach):
             # A crossing is a lump to the detector too, and no knot lies on one
             # (engine.topology refuses it); both cords show there, so the cord map
