@@ -888,6 +888,40 @@ def test_a_trace_run_up_a_knots_tail_and_back_is_cut_off_as_a_spur() -> None:
     assert knot is not None and math.dist(knot, path[base]) < 2 * width
 
 
+def test_a_string_among_hundreds_of_scraps_of_its_colour_is_closed_and_its_knot_found() -> None:
+    # A cord on a table of its own hue (the blue mat) leaves its mask full of specks
+    # whose skeletons are short scraps; the loop must still close round the string,
+    # the knot (a lump with two tails) be found on it, and no scrap be taken in.
+    width = 5.0
+    path = ellipse((450, 350), (300, 200), n=720)
+    mask = np.zeros((SIZE[1], SIZE[0]), np.uint8)
+    cv2.polylines(mask, [path.round().astype(np.int32)], True, 1, int(width))
+    knot = path[200]
+    cv2.circle(mask, tuple(int(v) for v in knot), 6, 1, -1)
+    for angle in (1.2, 2.0):
+        tip = knot + 30 * np.array([math.cos(angle), math.sin(angle)])
+        cv2.line(mask, tuple(int(v) for v in knot), tuple(int(v) for v in tip), 1, 3)
+    rng = np.random.default_rng(7)
+    radii = np.hypot(*((path - (450, 350)) / (300, 200)).T)
+    assert np.abs(radii - 1).max() < 1e-9
+    specks = 0
+    while specks < 1000:
+        x, y = rng.uniform(0, SIZE[0]), rng.uniform(0, SIZE[1])
+        if abs(math.hypot((x - 450) / 300, (y - 350) / 200) - 1) < 0.15:
+            continue  # away from the string and its knot
+        angle = rng.uniform(0, math.pi)
+        dash = (x + 8 * math.cos(angle), y + 8 * math.sin(angle))
+        cv2.line(mask, (int(x), int(y)), (int(dash[0]), int(dash[1])), 1, 2)
+        specks += 1
+    segments, junctions = skeleton_segments(mask.astype(bool), min_length=7)
+    assert len(segments) > 500
+    loop = close_loop("blue", segments, width=width)
+    off = np.abs(np.hypot(*((loop.points - (450, 350)) / (300, 200)).T) - 1)
+    assert off.max() < 0.05  # along the ellipse all round, no scrap taken in
+    found, _ = find_knot(loop, segments, junctions, mask.astype(bool), width)
+    assert found is not None and math.dist(found, knot) < 3 * width
+
+
 def test_a_hollow_knot_is_found_and_not_the_base_of_a_pawn_beside_the_string() -> None:
     # No tails to go by. The knot's lump shows as a ring (its loops lit, its middle
     # dark); elsewhere the base of a blue pawn seen at a slant, left below the blob cut

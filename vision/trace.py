@@ -15,11 +15,13 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 from scipy.ndimage import gaussian_filter1d  # type: ignore[import-untyped]
+from scipy.spatial import cKDTree  # type: ignore[import-untyped]
 from shapely import make_valid
 from shapely.geometry import LinearRing, Polygon
 from shapely.geometry import Point as ShapelyPoint
@@ -112,8 +114,9 @@ class Segment:
 
     points: Points
 
-    @property
+    @cached_property
     def length(self) -> float:
+        # Cached: the joining and the detours ask for it tens of thousands of times.
         return float(np.linalg.norm(np.diff(self.points, axis=0), axis=1).sum())
 
 
@@ -476,8 +479,13 @@ def close_loop(colour: str, segments: list[Segment], width: float) -> Loop:
     # may close on itself; a scrap may not.
     loop_sized = {i for i, s in enumerate(segments) if s.length >= MIN_LOOP_WIDTHS * width}
     for max_gap, max_bend in passes:
+        # Only ends still open can be joined: the last pass, without limits, would
+        # otherwise weigh every pair of ends (a minute on a mask full of scraps).
+        still_open = joiner.open_ends()
         joiner.join(
-            _candidates(ends, points, directions, width, max_gap * width, max_bend, loop_sized)
+            _candidates(
+                ends, points, directions, width, max_gap * width, max_bend, loop_sized, still_open
+            )
         )
     cycles = [_walk_cycle(start, ends, joiner.partner) for start in joiner.cycle_starts()]
     if not cycles:
@@ -497,14 +505,15 @@ def _candidates(
     max_gap: float,
     max_bend_deg: float,
     loop_sized: set[int],
+    still_open: NDArray[np.bool_],
 ) -> list[tuple[float, int, int]]:
-    """Possible joins (cost, end i, end j), cheapest first."""
+    """Possible joins (cost, end i, end j) between ends ``still_open``, cheapest first."""
     cos_limit = math.cos(math.radians(max_bend_deg))
     candidates = []
-    for i in range(len(ends)):
+    for i in np.nonzero(still_open)[0]:
         gaps = points - points[i]
         lengths = np.linalg.norm(gaps, axis=1)
-        for j in np.nonzero((lengths <= max_gap) & (np.arange(len(ends)) > i))[0]:
+        for j in np.nonzero((lengths <= max_gap) & (np.arange(len(ends)) > i) & still_open)[0]:
             if ends[i].segment == ends[j].segment and ends[i].segment not in loop_sized:
                 continue
             gap = float(lengths[j])
@@ -518,7 +527,7 @@ def _candidates(
                 if min(float(directions[i] @ unit), float(directions[j] @ -unit)) < cos_limit:
                     continue
             cost = _bridge_cost(points[i], directions[i], points[j], directions[j], width)
-            candidates.append((cost / width, i, int(j)))
+            candidates.append((cost / width, int(i), int(j)))
     candidates.sort()
     return candidates
 
@@ -562,9 +571,14 @@ def drop_detours(
     def entry_of(entry: _End) -> int:
         return 2 * entry.segment + (1 if entry.tail else 0)
 
+    costs: dict[tuple[int, int], float] = {}
+
     def bridge(a: int, b: int) -> float:
-        start, end = ends_xy[a], ends_xy[b]
-        return _bridge_cost(start, directions[a], end, directions[b], width)
+        # Remembered: each pass over the cycle asks again about nearly every pair it
+        # asked before, and a cycle through hundreds of scraps takes hundreds of passes.
+        if (a, b) not in costs:
+            costs[a, b] = _bridge_cost(ends_xy[a], directions[a], ends_xy[b], directions[b], width)
+        return costs[a, b]
 
     ends_xy = np.array([[s.points[0], s.points[-1]] for s in segments]).reshape(-1, 2)
     cycle = list(cycle)
@@ -636,6 +650,17 @@ class _Joiner:
                 self.closed.add(a)
             else:
                 self.group[b] = a
+
+    def open_ends(self) -> NDArray[np.bool_]:
+        """Whether each end may still be joined: not joined yet, and its group of
+        segments not closed into a cycle."""
+        return np.array(
+            [
+                i not in self.partner and self.root(end.segment) not in self.closed
+                for i, end in enumerate(self.ends)
+            ],
+            dtype=bool,
+        )
 
     def cycle_starts(self) -> list[int]:
         """One entry end (a segment's first point) of every closed cycle."""
@@ -1080,12 +1105,13 @@ def find_knot(
     if candidates:
         points = np.array(candidates, float)
         near = _distances_to_path(points, path) < 3.0 * width
+        # All tails at once per candidate: a noisy mask (a cord on the mat of its hue)
+        # leaves thousands of scraps, and a loop over them took a minute (1240168).
+        ends_array = np.array(tail_ends, float).reshape(-1, 2, 2)
+        capped = np.array([min(tail.length, 12 * width) for tail in tails], float)
         for x, y in points[near]:
-            lengths = [
-                min(tail.length, 12 * width)
-                for tail, ends in zip(tails, tail_ends, strict=True)
-                if np.min(np.linalg.norm(ends - (x, y), axis=1)) < 4.0 * width
-            ]
+            reaches = np.linalg.norm(ends_array - (x, y), axis=2).min(axis=1)
+            lengths = capped[reaches < 4.0 * width].tolist()
             if len(lengths) == 1 and lengths[0] < 3.0 * width:
                 continue  # one short scrap is no knot; two short tails are
             lump = _local_thickness(distance, (x, y), width)
@@ -1169,18 +1195,27 @@ def _distance_inside(mask: NDArray[np.bool_], holes_below: float = 0.0) -> NDArr
 
 
 def _segments_in_loop(loop: Loop, segments: list[Segment], width: float) -> set[int]:
-    inside = set()
-    for k, segment in enumerate(segments):
-        sample = segment.points[:: max(1, len(segment.points) // 5)]
-        if np.median(_distances_to_path(sample, loop.points)) < 1.5 * width:
-            inside.add(k)
-    return inside
+    """The segments lying along the loop: half their points or more within 1.5 string
+    widths of its path."""
+    samples = [segment.points[:: max(1, len(segment.points) // 5)] for segment in segments]
+    if not samples:
+        return set()
+    # One query for all segments: a mask full of scraps has thousands.
+    distances = _distances_to_path(np.concatenate(samples), loop.points)
+    starts = np.cumsum([0] + [len(sample) for sample in samples])
+    return {
+        k
+        for k in range(len(segments))
+        if np.median(distances[starts[k] : starts[k + 1]]) < 1.5 * width
+    }
 
 
 def _distances_to_path(points: Points, path: Points) -> NDArray[np.float64]:
     """Distance of each point to the nearest vertex of a densely sampled path."""
-    diff = points[:, None, :] - path[None, :, :]
-    return np.asarray(np.sqrt((diff**2).sum(axis=2)).min(axis=1))
+    if not len(points):
+        return np.zeros(0)
+    distances, _ = cKDTree(path).query(points)
+    return np.asarray(distances, np.float64)
 
 
 def _local_thickness(distance: NDArray[np.float32], xy: tuple[float, float], width: float) -> float:
