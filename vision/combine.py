@@ -54,7 +54,7 @@ from vision.creatures import (
     Remark,
     SeenPawn,
 )
-from vision.demon_check import CLEAR_OF_DEMON
+from vision.demon_check import CLEAR_OF_DEMON, DEMON_REACH
 from vision.detect import KNOT, SAME_PAWN, Detection, Detections, one_mark_per_pawn
 from vision.doubts import missed_pawn_warning, no_knot_warning
 from vision.knot_check import KNOT_REACH
@@ -284,6 +284,25 @@ FAINT_TABLE_HUE_DEMON = 0.8
 #: 0.24-0.33), and of the 10 others only two more than 0.11: 0.76 (mean 0.00) and
 #: 0.985 (mean 0.22, 800615: a blue mark 0.94 pawn widths from a green demon missed).
 BESIDE_GHOST_DEMON = 0.5
+#: A mark of any other colour than the table's that the views leave under
+#: CORNERED_DEMON_SCORE is asked of the checker too (seventy-eighth session), from
+#: CHECKED_DEMON odds and a mean of CHECKED_DEMON_MEAN, but not within
+#: CHECKER_CLEAR_OF_KNOT pawn widths of the knot of its colour: the checker takes a knot
+#: for a demon (640145, the sixty-fifth session's false demon made again: a blue mark
+#: 0.43 widths from the blue knot on wood, 0.96; 1130161, 0.57 widths, 0.96). Over 1862
+#: hard generated photos (the hard thirds of seven fresh sets, 1160000-1250000, the
+#: harsh-side set and 1200 hard photos 1170000-1180599) the marks so asked that reach
+#: those odds were 6 demons missed (3.9-13.6 widths from their knot) and nothing else.
+CHECKER_CLEAR_OF_KNOT = 1.0
+#: Within CLEAR_OF_DEMON of a demon read, the checker is asked at the place that far
+#: from that demon on the line from it through the mark (where that lies within
+#: DEMON_REACH of the mark and as far from every other demon read), and its yes there
+#: counts from AWAY_DEMON odds (or the mark's own least odds, where lower; seventy-eighth
+#: session). There its crop holds the demon read only where it was taught no: over the
+#: 1862 hard photos the demons missed beside a demon read (two touching, one half behind
+#: the other) gave 0.91-0.99 there, the marks of no demon 0.02-0.74, and 1130161's false
+#: mark (0.96 at the mark) 0.57.
+AWAY_DEMON = 0.85
 #: A ghost read at a demon's mark in a corner of the mark's colour is read as that demon
 #: where the ghost checker gives a ghost there under NOT_A_GHOST odds and the demon
 #: checker a demon at least DEMON_NOT_GHOST (seventieth session): the ghost checker says
@@ -1052,25 +1071,73 @@ def add_cornered_demons(
             pale = again.score >= TABLE_HUE_DEMON_SCORE
             least_odds = FAINT_TABLE_HUE_DEMON if pale else CHECKED_DEMON
             unconfirmed.append((mark, again.score, least_odds))
+        elif not _beside_own_knot(geometry, mark, width):
+            unconfirmed.append((mark, again.score, CHECKED_DEMON))
     text = "a {colour} demon at {{at}} marked faintly, taken for standing in its corner"
     pawns = _with_added(pawns, added, text)
     if demon_odds is None or not unconfirmed:
         return pawns
     checked: list[SeenPawn] = []
-    odds = demon_odds([mark.xy for mark, _, _ in unconfirmed])
-    demon_feet = [p.foot for p in pawns.pawns if p.kind == DEMON]
-    for (mark, mean, least_odds), demon in zip(unconfirmed, odds, strict=True):
-        if demon < least_odds or mean < CHECKED_DEMON_MEAN:
-            continue
-        # The checker was taught no only where no demon stands within CLEAR_OF_DEMON
-        # pawn widths of the place: nearer a demon read, its yes may be about that demon.
-        if any(math.dist(mark.xy, foot) < CLEAR_OF_DEMON * width for foot in demon_feet):
-            continue
+
+    def take(mark: Detection, mean: float) -> None:
         # As above: a second faint mark a width from one taken is likelier its head.
         if all(math.dist(mark.xy, p.foot) >= width for p in added + checked):
             checked.append(SeenPawn(DEMON, mark.colour, mark.xy, width, round(mean, 2)))
+
+    odds = demon_odds([mark.xy for mark, _, _ in unconfirmed])
+    demon_feet = [p.foot for p in pawns.pawns if p.kind == DEMON]
+    # The marks near a demon read, asked again away from it: (mark, mean, least odds).
+    again_away: list[tuple[Detection, float, float]] = []
+    away_places: list[Point] = []
+    for (mark, mean, least_odds), demon in zip(unconfirmed, odds, strict=True):
+        if mean < CHECKED_DEMON_MEAN:
+            continue
+        # The checker was taught no only where no demon stands within CLEAR_OF_DEMON
+        # pawn widths of the place: nearer a demon read, its yes may be about that demon.
+        if all(math.dist(mark.xy, foot) >= CLEAR_OF_DEMON * width for foot in demon_feet):
+            if demon >= least_odds:
+                take(mark, mean)
+            continue
+        place = _away_from_demons(mark.xy, demon_feet, width)
+        if place is not None:
+            again_away.append((mark, mean, min(least_odds, AWAY_DEMON)))
+            away_places.append(place)
+    if away_places:
+        for (mark, mean, least_odds), demon in zip(
+            again_away, demon_odds(away_places), strict=True
+        ):
+            if demon >= least_odds:
+                take(mark, mean)
     text = "a {colour} demon at {{at}} marked faintly, and seen by the demon checker in its corner"
     return _with_added(pawns, checked, text)
+
+
+def _beside_own_knot(geometry: BoardGeometry, mark: Detection, width: float) -> bool:
+    """Whether ``mark`` lies within :data:`CHECKER_CLEAR_OF_KNOT` pawn widths of the
+    knot of its colour, which the demon checker may take for a demon."""
+    line = geometry.board.line(mark.colour)
+    knot = line.knot if line is not None else None
+    return knot is not None and math.dist(mark.xy, knot) < CHECKER_CLEAR_OF_KNOT * width
+
+
+def _away_from_demons(xy: Point, demon_feet: list[Point], width: float) -> Point | None:
+    """The place :data:`CLEAR_OF_DEMON` pawn widths from the demon read nearest ``xy``
+    (of ``demon_feet``), on the line from it through ``xy``: there the demon checker's
+    crop holds that demon only where it was taught no. None where that place lies
+    further than :data:`DEMON_REACH` widths from ``xy`` (its yes would be about another
+    place) or nearer another demon read."""
+    nearest = min(demon_feet, key=lambda foot: math.dist(foot, xy))
+    apart = math.dist(nearest, xy)
+    if apart == 0:
+        return None
+    share = CLEAR_OF_DEMON * width / apart
+    place = (nearest[0] + (xy[0] - nearest[0]) * share, nearest[1] + (xy[1] - nearest[1]) * share)
+    if math.dist(place, xy) > DEMON_REACH * width:
+        return None
+    others = [foot for foot in demon_feet if foot != nearest]
+    if any(math.dist(place, foot) < CLEAR_OF_DEMON * width for foot in others):
+        return None
+    return place
 
 
 def _demons_read_as_ghosts(
