@@ -37,6 +37,7 @@ from vision.combine import (
     ADD_SCORE,
     ALONG_REACH,
     ALONG_WIDTHS,
+    AWAY_DEMON,
     BESIDE_GHOST_DEMON,
     CENTRE_REACH,
     CENTRED_GHOST_FROM,
@@ -50,6 +51,7 @@ from vision.combine import (
     CHECKED_KNOT,
     CHECKED_SLACK,
     CHECKER_CLEAR_OF_GHOST,
+    CHECKER_CLEAR_OF_KNOT,
     CONFIRM_FROM,
     CONFIRMED_ADD_SCORE,
     CONFIRMED_GHOST_SCORE,
@@ -89,6 +91,7 @@ from vision.combine import (
     TOUCHING_DOUBT_REACH,
     UNSURE_ADDED,
     WEAK_SEEN,
+    _away_from_demons,
     add_centred_ghosts,
     add_cornered_demons,
     combine_knots,
@@ -1618,8 +1621,8 @@ def test_a_faint_demon_of_the_tables_hue_the_views_miss_is_added_where_a_checker
     (550183, 570142): a faint mark of the table's hue in a corner of its colour that
     the views do not confirm is added where the demon checker's odds at it reach
     CHECKED_DEMON and the views' mean CHECKED_DEMON_MEAN; the checker is asked once
-    for all such marks, and not about marks of other colours or marks the views
-    confirm."""
+    for all such marks, and not about marks the views confirm. A mark of another
+    colour than the table's is asked alike (seventy-eighth session)."""
     board = random_layout(3).board()
     geometry = BoardGeometry(board)
     xy, lines = clear_corner(board, WIDTH / 2)
@@ -1643,10 +1646,12 @@ def test_a_faint_demon_of_the_tables_hue_the_views_miss_is_added_where_a_checker
     assert added(pale, CHECKED_DEMON - 0.05, lines[0]) == nothing
     too_pale = looked_at_as(CHECKED_DEMON_MEAN - 0.05, [])
     assert added(too_pale, CHECKED_DEMON + 0.01, lines[0]) == nothing
+    # Another table: the same odds.
+    for hue in (lines[1], None):
+        assert len(added(pale, CHECKED_DEMON + 0.01, hue).pawns) == 1, hue
+        assert added(pale, CHECKED_DEMON - 0.05, hue) == nothing, hue
     asked.clear()
-    # Another table, or a mark the views confirm: the checker is not asked.
-    assert added(pale, 1.0, lines[1]) == nothing
-    assert added(pale, 1.0, None) == nothing
+    # A mark the views confirm: the checker is not asked.
     confirmed = looked_at_as((CORNERED_DEMON_SCORE + 1.0) / 2, [])
     assert len(added(confirmed, 0.0, lines[0]).pawns) == 1
     assert asked == []
@@ -1656,8 +1661,8 @@ def test_a_faint_demon_of_the_tables_hue_the_views_see_palely_needs_lower_odds()
     """A green demon on felt may be marked under CONFIRM_FROM in the one view and only
     about TABLE_HUE_DEMON_SCORE in the mean (930181: 0.22 and 0.22, the checker 0.88):
     such a mark in a corner of its colour is added from the checker's odds
-    FAINT_TABLE_HUE_DEMON; with a paler mean it still needs CHECKED_DEMON, and a mark of
-    another colour than the table's is not asked about."""
+    FAINT_TABLE_HUE_DEMON; with a paler mean it still needs CHECKED_DEMON, and so does a
+    mark of another colour than the table's."""
     board = random_layout(3).board()
     geometry = BoardGeometry(board)
     xy, lines = clear_corner(board, WIDTH / 2)
@@ -1680,9 +1685,8 @@ def test_a_faint_demon_of_the_tables_hue_the_views_see_palely_needs_lower_odds()
     assert added(pale, FAINT_TABLE_HUE_DEMON - 0.05, lines[0]) == nothing
     assert added(paler, between, lines[0]) == nothing
     assert len(added(paler, CHECKED_DEMON + 0.01, lines[0]).pawns) == 1
-    asked.clear()
-    assert added(pale, 1.0, lines[1]) == nothing
-    assert asked == []
+    assert added(pale, between, lines[1]) == nothing
+    assert len(added(pale, CHECKED_DEMON + 0.01, lines[1]).pawns) == 1
 
 
 def two_corners_apart(
@@ -1709,29 +1713,84 @@ def two_corners_apart(
     raise AssertionError("no two corners so near on this layout")
 
 
-def test_the_demon_checker_is_not_taken_at_a_mark_beside_a_demon_read() -> None:
+def test_the_demon_checker_is_asked_clear_of_a_demon_read_beside_the_mark() -> None:
     """The demon checker was taught no only where no demon stands within CLEAR_OF_DEMON
     pawn widths of the place: nearer a demon read, its yes may be about that demon
     (1130161: a blue mark 0.67 widths in front of a yellow demon on navy cloth, at the
-    blue cord's knot, added as a blue demon). A faint mark of the table's hue in its
-    corner with a demon read in another corner of the crossing that near is not added
-    on the checker's odds; alone, or with a ghost there instead (a demon half behind
-    it), it is."""
+    blue cord's knot, 0.96). A faint mark in its corner with a demon read in another
+    corner of the crossing that near is asked about again at the place CLEAR_OF_DEMON
+    from that demon, on the line through the mark, and added only where the odds there
+    reach AWAY_DEMON (two demons touching); alone, or with a ghost there instead (a demon
+    half behind it), the odds at the mark decide."""
     geometry = BoardGeometry(random_layout(3).board())
     xy, beside, lines = two_corners_apart(
         geometry, WIDTH / 2, (SAME_PAWN * WIDTH, CLEAR_OF_DEMON * WIDTH)
     )
     faint = Detections([mark(lines[0], xy, (CORNERED_DEMON_FROM + CONFIRM_FROM) / 2)], WIDTH)
     pale = looked_at_as((CHECKED_DEMON_MEAN + TABLE_HUE_DEMON_SCORE) / 2, [])
+    asked: list[tuple[float, float]] = []
 
-    def added(pawns: Pawns) -> list[tuple[str, tuple[float, float]]]:
+    def added(pawns: Pawns, away_odds: float) -> list[tuple[str, tuple[float, float]]]:
+        def checker(places: list[tuple[float, float]]) -> list[float]:
+            asked.extend(places)
+            return [1.0 if math.dist(place, xy) < 1e-9 else away_odds for place in places]
+
         read = add_cornered_demons(geometry, pawns, faint, pale, table_hue_colour=lines[0],
-                                   demon_odds=odds_everywhere(1.0, []))
+                                   demon_odds=checker)
         return [(p.colour, p.foot) for p in read.pawns if p not in pawns.pawns]
 
-    assert added(Pawns([], WIDTH, [])) == [(lines[0], xy)]
-    assert added(Pawns([seen(lines[1], beside)], WIDTH, [])) == []
-    assert added(Pawns([seen("white", beside)], WIDTH, [])) == [(lines[0], xy)]
+    assert added(Pawns([], WIDTH, []), 0.0) == [(lines[0], xy)]
+    assert asked == [xy]
+    demon_beside = Pawns([seen(lines[1], beside)], WIDTH, [])
+    asked.clear()
+    assert added(demon_beside, AWAY_DEMON - 0.05) == []
+    assert asked[0] == xy and len(asked) == 2
+    away = asked[1]
+    assert math.dist(away, beside) == pytest.approx(CLEAR_OF_DEMON * WIDTH)
+    assert math.dist(away, xy) + math.dist(xy, beside) == pytest.approx(math.dist(away, beside))
+    assert added(demon_beside, AWAY_DEMON + 0.01) == [(lines[0], xy)]
+    assert added(Pawns([seen("white", beside)], WIDTH, []), 0.0) == [(lines[0], xy)]
+
+
+def test_the_place_clear_of_the_demons_read_is_not_asked_near_another() -> None:
+    """The place the checker is asked at instead of a mark near a demon read lies
+    CLEAR_OF_DEMON from that demon, away from it through the mark; where that place
+    lies within CLEAR_OF_DEMON of another demon read (a mark in a crowd), there is
+    none."""
+    near, mark_xy = (0.0, 0.0), (0.6 * WIDTH, 0.0)
+    assert _away_from_demons(mark_xy, [near], WIDTH) == pytest.approx((CLEAR_OF_DEMON * WIDTH, 0))
+    far_off = (5 * WIDTH, 0.0)
+    assert _away_from_demons(mark_xy, [near, far_off], WIDTH) == pytest.approx(
+        (CLEAR_OF_DEMON * WIDTH, 0)
+    )
+    crowd = (CLEAR_OF_DEMON * WIDTH + 0.5 * WIDTH, 0.0)
+    assert _away_from_demons(mark_xy, [near, crowd], WIDTH) is None
+
+
+def test_a_faint_demon_mark_beside_its_own_knot_is_not_asked_of_the_checker() -> None:
+    """The demon checker takes a knot for a demon (640145: a blue mark at the blue knot
+    on wood, 0.96): a faint mark of another colour than the table's within
+    CHECKER_CLEAR_OF_KNOT pawn widths of the knot of its colour is not asked about; one
+    further from it is."""
+    board = random_layout(3).board()
+    xy, lines = clear_corner(board, WIDTH / 2)
+    nothing = Pawns([], WIDTH, [])
+    faint = Detections([mark(lines[0], xy, (CORNERED_DEMON_FROM + CONFIRM_FROM) / 2)], WIDTH)
+    pale = looked_at_as((CHECKED_DEMON_MEAN + TABLE_HUE_DEMON_SCORE) / 2, [])
+
+    def with_knot_at(knot: tuple[float, float]) -> BoardGeometry:
+        moved = tuple(
+            replace(line, knot=knot) if line.colour == lines[0] else line for line in board.lines
+        )
+        return BoardGeometry(replace(board, lines=moved))
+
+    for knot_apart, taken in ((0.5, False), (CHECKER_CLEAR_OF_KNOT + 0.5, True)):
+        asked: list[list[tuple[float, float]]] = []
+        read = add_cornered_demons(
+            with_knot_at((xy[0] + knot_apart * WIDTH, xy[1])), nothing, faint, pale,
+            demon_odds=odds_everywhere(1.0, asked),
+        )
+        assert (len(read.pawns) == 1) == taken and (asked == [[xy]]) == taken, knot_apart
 
 
 def test_a_demon_marked_beside_a_ghost_is_added_where_the_demon_checker_sees_it() -> None:

@@ -54,7 +54,7 @@ from vision.creatures import (
     Remark,
     SeenPawn,
 )
-from vision.demon_check import CLEAR_OF_DEMON, DEMON_REACH
+from vision.demon_check import CLEAR_OF_DEMON
 from vision.detect import KNOT, SAME_PAWN, Detection, Detections, one_mark_per_pawn
 from vision.doubts import missed_pawn_warning, no_knot_warning
 from vision.knot_check import KNOT_REACH
@@ -295,8 +295,8 @@ BESIDE_GHOST_DEMON = 0.5
 #: those odds were 6 demons missed (3.9-13.6 widths from their knot) and nothing else.
 CHECKER_CLEAR_OF_KNOT = 1.0
 #: Within CLEAR_OF_DEMON of a demon read, the checker is asked at the place that far
-#: from that demon on the line from it through the mark (where that lies within
-#: DEMON_REACH of the mark and as far from every other demon read), and its yes there
+#: from that demon on the line from it through the mark (where that lies as far from
+#: every other demon read), and its yes there
 #: counts from AWAY_DEMON odds (or the mark's own least odds, where lower; seventy-eighth
 #: session). There its crop holds the demon read only where it was taught no: over the
 #: 1862 hard photos the demons missed beside a demon read (two touching, one half behind
@@ -1124,16 +1124,16 @@ def _away_from_demons(xy: Point, demon_feet: list[Point], width: float) -> Point
     """The place :data:`CLEAR_OF_DEMON` pawn widths from the demon read nearest ``xy``
     (of ``demon_feet``), on the line from it through ``xy``: there the demon checker's
     crop holds that demon only where it was taught no. None where that place lies
-    further than :data:`DEMON_REACH` widths from ``xy`` (its yes would be about another
-    place) or nearer another demon read."""
+    nearer another demon read. (A mark asked about lies at least
+    :data:`vision.detect.SAME_PAWN` widths from every pawn read, so the place lies
+    within :data:`vision.demon_check.DEMON_REACH` of it: a demon at the mark is one the
+    checker says yes to there.)"""
     nearest = min(demon_feet, key=lambda foot: math.dist(foot, xy))
     apart = math.dist(nearest, xy)
     if apart == 0:
         return None
     share = CLEAR_OF_DEMON * width / apart
     place = (nearest[0] + (xy[0] - nearest[0]) * share, nearest[1] + (xy[1] - nearest[1]) * share)
-    if math.dist(place, xy) > DEMON_REACH * width:
-        return None
     others = [foot for foot in demon_feet if foot != nearest]
     if any(math.dist(place, foot) < CLEAR_OF_DEMON * width for foot in others):
         return None
