@@ -1730,10 +1730,12 @@ def test_the_demon_checker_is_asked_clear_of_a_demon_read_beside_the_mark() -> N
     pale = looked_at_as((CHECKED_DEMON_MEAN + TABLE_HUE_DEMON_SCORE) / 2, [])
     asked: list[tuple[float, float]] = []
 
-    def added(pawns: Pawns, away_odds: float) -> list[tuple[str, tuple[float, float]]]:
+    def added(
+        pawns: Pawns, away_odds: float, odds: float = 1.0
+    ) -> list[tuple[str, tuple[float, float]]]:
         def checker(places: list[tuple[float, float]]) -> list[float]:
             asked.extend(places)
-            return [1.0 if math.dist(place, xy) < 1e-9 else away_odds for place in places]
+            return [odds if math.dist(place, xy) < 1e-9 else away_odds for place in places]
 
         read = add_cornered_demons(geometry, pawns, faint, pale, table_hue_colour=lines[0],
                                    demon_odds=checker)
@@ -1749,6 +1751,7 @@ def test_the_demon_checker_is_asked_clear_of_a_demon_read_beside_the_mark() -> N
     assert math.dist(away, beside) == pytest.approx(CLEAR_OF_DEMON * WIDTH)
     assert math.dist(away, xy) + math.dist(xy, beside) == pytest.approx(math.dist(away, beside))
     assert added(demon_beside, AWAY_DEMON + 0.01) == [(lines[0], xy)]
+    assert added(demon_beside, 1.0, odds=CHECKED_DEMON - 0.05) == []  # both must say yes
     assert added(Pawns([seen("white", beside)], WIDTH, []), 0.0) == [(lines[0], xy)]
 
 
@@ -1771,7 +1774,7 @@ def test_a_faint_demon_mark_beside_its_own_knot_is_not_asked_of_the_checker() ->
     """The demon checker takes a knot for a demon (640145: a blue mark at the blue knot
     on wood, 0.96): a faint mark of another colour than the table's within
     CHECKER_CLEAR_OF_KNOT pawn widths of the knot of its colour is not asked about; one
-    further from it is."""
+    further from it is, and so is one of the table's hue (as before the knot rule)."""
     board = random_layout(3).board()
     xy, lines = clear_corner(board, WIDTH / 2)
     nothing = Pawns([], WIDTH, [])
@@ -1791,6 +1794,11 @@ def test_a_faint_demon_mark_beside_its_own_knot_is_not_asked_of_the_checker() ->
             demon_odds=odds_everywhere(1.0, asked),
         )
         assert (len(read.pawns) == 1) == taken and (asked == [[xy]]) == taken, knot_apart
+    table_hue = add_cornered_demons(
+        with_knot_at((xy[0] + 0.5 * WIDTH, xy[1])), nothing, faint, pale,
+        table_hue_colour=lines[0], demon_odds=odds_everywhere(1.0, []),
+    )
+    assert len(table_hue.pawns) == 1
 
 
 def test_a_demon_marked_beside_a_ghost_is_added_where_the_demon_checker_sees_it() -> None:

@@ -247,7 +247,8 @@ CORNERED_DEMON_SCORE = 0.25
 #: demons found and none false. On the 51 felt and mat photos of two sets made
 #: afterwards, two demons found, none false, boards 48 -> 48.
 TABLE_HUE_DEMON_SCORE = 0.2
-#: ... or, for a mark of the table's hue the views leave under that, where the demon
+#: ... or, for a mark of the table's hue the views leave under that (since the
+#: seventy-eighth session a mark of any colour, CHECKER_CLEAR_OF_KNOT), where the demon
 #: checker (:mod:`vision.demon_check`) gives a demon at it at least CHECKED_DEMON odds
 #: and the views' mean is at least CHECKED_DEMON_MEAN (sixty-fifth session). Of the 150
 #: marks looked at so on the hard photos of sixteen generated sets, the checker gave
@@ -257,7 +258,8 @@ TABLE_HUE_DEMON_SCORE = 0.2
 #: table's hue keep those out: 109 photos with such marks read 94 -> 96 (550183,
 #: 570142), none lost; the 57th and 58th sets and the dev photos: no board changed.
 #: Nowhere within :data:`vision.demon_check.CLEAR_OF_DEMON` pawn widths of a demon read
-#: is the checker's yes taken (seventy-fifth session): it was taught no only where no
+#: is the checker's yes at the mark taken alone (seventy-fifth session; since the
+#: seventy-eighth it is asked again clear of it, AWAY_DEMON): it was taught no only where no
 #: demon stands that near, and its crop holds that demon (1130161: a blue mark on navy
 #: cloth at the blue cord's knot, 0.67 widths in front of a yellow demon, added as a
 #: blue demon; over 1326 hard photos of fourteen sets the checker added no other demon
@@ -294,14 +296,14 @@ BESIDE_GHOST_DEMON = 0.5
 #: harsh-side set and 1200 hard photos 1170000-1180599) the marks so asked that reach
 #: those odds were 6 demons missed (3.9-13.6 widths from their knot) and nothing else.
 CHECKER_CLEAR_OF_KNOT = 1.0
-#: Within CLEAR_OF_DEMON of a demon read, the checker is asked at the place that far
-#: from that demon on the line from it through the mark (where that lies as far from
-#: every other demon read), and its yes there
-#: counts from AWAY_DEMON odds (or the mark's own least odds, where lower; seventy-eighth
-#: session). There its crop holds the demon read only where it was taught no: over the
-#: 1862 hard photos the demons missed beside a demon read (two touching, one half behind
-#: the other) gave 0.91-0.99 there, the marks of no demon 0.02-0.74, and 1130161's false
-#: mark (0.96 at the mark) 0.57.
+#: Within CLEAR_OF_DEMON of a demon read (seventy-eighth session), a mark whose odds
+#: reach its least is asked about again at the place that far from that demon, on the
+#: line from it through the mark (where that place lies as far from every other demon
+#: read), and taken where the odds there reach AWAY_DEMON too: there the crop holds the
+#: demon read only where the checker was taught no. Over the 1862 hard photos the
+#: demons missed beside a demon read (two touching, one half behind the other) gave
+#: 0.91-0.99 there, the marks of no demon 0.02-0.74, and 1130161's false mark (0.96 at
+#: the mark) 0.57.
 AWAY_DEMON = 0.85
 #: A ghost read at a demon's mark in a corner of the mark's colour is read as that demon
 #: where the ghost checker gives a ghost there under NOT_A_GHOST odds and the demon
@@ -1019,12 +1021,18 @@ def add_cornered_demons(
     :data:`CHECKED_DEMON_MEAN`, or the odds :data:`FAINT_TABLE_HUE_DEMON` where the mean
     reaches :data:`TABLE_HUE_DEMON_SCORE` (a mark under CONFIRM_FROM): a demon of the
     table's hue looks pale in every view, and the faint mark, the views and the checker
-    are three cues that agree. A mark with a ghost read within a pawn width of it is
-    added only so, from the checker's odds :data:`BESIDE_GHOST_DEMON` (without
-    ``demon_odds``, never): it may be the ghost's own mark, or a demon half hidden by
-    the ghost. Either way, no demon is added on the checker's odds within
-    :data:`vision.demon_check.CLEAR_OF_DEMON` pawn widths of a demon read: there its
-    yes may be about that demon. The checker is asked once about all such marks. Given
+    are three cues that agree. A mark of another colour the views do not confirm is
+    added from the checker's odds :data:`CHECKED_DEMON` and the mean
+    :data:`CHECKED_DEMON_MEAN` too, unless it lies within :data:`CHECKER_CLEAR_OF_KNOT`
+    pawn widths of the knot of its colour (the checker takes a knot for a demon). A
+    mark with a ghost read within a pawn width of it is added only so, from the
+    checker's odds :data:`BESIDE_GHOST_DEMON` (without ``demon_odds``, never): it may be
+    the ghost's own mark, or a demon half hidden by the ghost. Within
+    :data:`vision.demon_check.CLEAR_OF_DEMON` pawn widths of a demon read the checker's
+    yes at the mark may be about that demon: there it is asked again at the place that
+    far from that demon, through the mark (:func:`_away_from_demons`), and its odds there
+    must reach :data:`AWAY_DEMON` as well. The checker is asked once about all such
+    marks, and once more about those places. Given
     ``ghost_odds`` too (:func:`vision.ghost_check.ghost_odds` bound to the photo), first a
     ghost read that both checkers take for a demon is read as one
     (:func:`_demons_read_as_ghosts`; the demon checker is asked once more there).
@@ -1077,37 +1085,33 @@ def add_cornered_demons(
     pawns = _with_added(pawns, added, text)
     if demon_odds is None or not unconfirmed:
         return pawns
+    odds = demon_odds([mark.xy for mark, _, _ in unconfirmed])
+    demon_feet = [p.foot for p in pawns.pawns if p.kind == DEMON]
+    # The checker was taught no only where no demon stands within CLEAR_OF_DEMON pawn
+    # widths of the place: nearer a demon read, its yes at the mark may be about that
+    # demon, so it is asked again where it holds that demon no nearer (None: not asked).
+    near = [
+        any(math.dist(mark.xy, foot) < CLEAR_OF_DEMON * width for foot in demon_feet)
+        for mark, _, _ in unconfirmed
+    ]
+    away = [
+        _away_from_demons(mark.xy, demon_feet, width) if near_demon else None
+        for (mark, _, _), near_demon in zip(unconfirmed, near, strict=True)
+    ]
+    asked_away = [place for place in away if place is not None]
+    odds_away = iter(demon_odds(asked_away) if asked_away else [])
     checked: list[SeenPawn] = []
-
-    def take(mark: Detection, mean: float) -> None:
+    for (mark, mean, least_odds), demon, near_demon, place in zip(
+        unconfirmed, odds, near, away, strict=True
+    ):
+        demon_away = next(odds_away) if place is not None else None
+        if demon < least_odds or mean < CHECKED_DEMON_MEAN:
+            continue
+        if near_demon and (demon_away is None or demon_away < AWAY_DEMON):
+            continue
         # As above: a second faint mark a width from one taken is likelier its head.
         if all(math.dist(mark.xy, p.foot) >= width for p in added + checked):
             checked.append(SeenPawn(DEMON, mark.colour, mark.xy, width, round(mean, 2)))
-
-    odds = demon_odds([mark.xy for mark, _, _ in unconfirmed])
-    demon_feet = [p.foot for p in pawns.pawns if p.kind == DEMON]
-    # The marks near a demon read, asked again away from it: (mark, mean, least odds).
-    again_away: list[tuple[Detection, float, float]] = []
-    away_places: list[Point] = []
-    for (mark, mean, least_odds), demon in zip(unconfirmed, odds, strict=True):
-        if mean < CHECKED_DEMON_MEAN:
-            continue
-        # The checker was taught no only where no demon stands within CLEAR_OF_DEMON
-        # pawn widths of the place: nearer a demon read, its yes may be about that demon.
-        if all(math.dist(mark.xy, foot) >= CLEAR_OF_DEMON * width for foot in demon_feet):
-            if demon >= least_odds:
-                take(mark, mean)
-            continue
-        place = _away_from_demons(mark.xy, demon_feet, width)
-        if place is not None:
-            again_away.append((mark, mean, min(least_odds, AWAY_DEMON)))
-            away_places.append(place)
-    if away_places:
-        for (mark, mean, least_odds), demon in zip(
-            again_away, demon_odds(away_places), strict=True
-        ):
-            if demon >= least_odds:
-                take(mark, mean)
     text = "a {colour} demon at {{at}} marked faintly, and seen by the demon checker in its corner"
     return _with_added(pawns, checked, text)
 

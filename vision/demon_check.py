@@ -7,7 +7,8 @@ The place stage's rule for faint demon marks, :func:`vision.combine.add_cornered
 takes such a mark in a corner of its colour from a low mean already; the demon checker
 (:mod:`training.train_demon_check`, trained on generated photos with their exact
 truth) is a second cue for the marks of the table's hue that the views leave under
-it. It is the sizer's network on the sizer's crops
+it, and (since the seventy-eighth session) for faint marks of any colour, a demon
+half behind another. It is the sizer's network on the sizer's crops
 (:func:`vision.pawn_size.place_crop`), trained to say whether a demon's foot lies
 within :data:`DEMON_REACH` pawn widths of the crop's middle. It is an ONNX file in
 ``calibration/`` (``demonnet.onnx`` with ``demonnet.json``) run by ONNX Runtime.
