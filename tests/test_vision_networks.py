@@ -6,12 +6,16 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from vision import parallel
-from vision.detect import MODEL_PATH
-from vision.networks import Network, load_network
+from vision.detect import MODEL_PATH, detector_input, load_detector
+from vision.load import load_photo
+from vision.networks import KEPT_HEAP_PIXELS, Network, Strips, load_network
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_images"
 
 
 def test_a_file_that_is_no_network_is_refused_by_name(tmp_path: Path) -> None:
@@ -37,6 +41,35 @@ def test_threads_running_one_network_at_once_get_what_each_would_alone() -> None
         np.testing.assert_array_equal(output, alone[k % len(inputs)])
     # Inputs of different sizes give outputs of their own sizes (one output pixel per two).
     assert {o.shape[2] for o in alone} == {(64 + 32 * k) // 2 for k in range(6)}
+
+
+def _large_detector_input() -> np.ndarray:
+    """The detector's input for a sample photo scaled to 2400 x 1800 (4.3 megapixels,
+    as a far-camera photo read again at full size gives it)."""
+    rgb = load_photo(next(SAMPLES.glob("*.jpg")), min_working_side=4032).rgb
+    scaled = cv2.resize(rgb, (2400, 1800), interpolation=cv2.INTER_AREA)
+    padded = cv2.copyMakeBorder(scaled, 0, -1800 % 8, 0, 0, cv2.BORDER_REPLICATE)
+    return detector_input(np.asarray(padded, np.uint8), load_detector().pawn_px)[None]
+
+
+def test_a_large_input_given_in_strips_gives_the_whole_inputs_output_bit_for_bit() -> None:
+    network, model = load_network(MODEL_PATH), load_detector()
+    batch = _large_detector_input()
+    assert batch.shape[2] * batch.shape[3] > KEPT_HEAP_PIXELS  # so it is cut
+    whole = network.run(batch)
+    np.testing.assert_array_equal(network.run(batch, model.strips()), whole)
+    # The margin is what makes them equal: with too little, rows near the cuts differ.
+    narrow = network.run(batch, Strips(margin=40, stride=model.stride, multiple=8))
+    differ = np.flatnonzero(np.abs(narrow - whole).max(axis=(0, 1, 3)) > 1e-3)
+    assert differ.size > 0
+    assert np.all(np.abs(differ - np.round(differ / 304) * 304) < 40)  # cuts every 608 rows
+
+
+def test_an_input_that_cannot_be_cut_where_its_grids_line_up_is_refused() -> None:
+    network = load_network(MODEL_PATH)
+    batch = np.zeros((1, 6, 1804, 2000), np.float32)  # rows not a multiple of 8
+    with pytest.raises(ValueError, match="cannot be cut in strips"):
+        network.run(batch, Strips(margin=80, stride=2, multiple=8))
 
 
 def test_a_network_keeps_no_buffers_and_runs_on_the_readers_threads() -> None:

@@ -32,6 +32,7 @@ from vision.networks import (
     RELATIVE_OF_PAIR,
     Network,
     ScaledPart,
+    Strips,
     load_network,
     run_on_part,
 )
@@ -84,6 +85,11 @@ MAX_INPUT_SIDE = 2400
 #: 0.2 540 -> 551 of 560), and the loops traced on its cord maps cross where the cords
 #: do. Larger still (1.5) it marks more parts of pawns as pawns.
 INPUT_ZOOM = 4 / 3
+#: Input rows given beyond a strip on either side where the network looks at a large
+#: input in strips (:class:`vision.networks.Strips`): its receptive field
+#: (:mod:`training.detector_model`) is 139 pixels, 69 either side, rounded up to a
+#: multiple of its side_multiple (with 64, outputs near the cuts differed).
+STRIP_MARGIN = 80
 #: The place round a crossing is looked at again closer (:func:`cords_near`): given to
 #: the network CLOSER_LOOK times larger than the first look (a pawn about 43 px wide, a
 #: cord about 5), its cord maps mark a cord of the table's hue in its own band, where
@@ -243,6 +249,10 @@ class DetectorModel:
         """The network, shared by the process's threads."""
         return load_network(self.path)
 
+    def strips(self) -> Strips:
+        """How a large input may be given to the network in strips."""
+        return Strips(STRIP_MARGIN, self.stride, self.side_multiple)
+
 
 @lru_cache(maxsize=4)
 def load_detector(path: Path = MODEL_PATH) -> DetectorModel:
@@ -367,6 +377,7 @@ def _look_at(
         # (BACKGROUND_PAWNS of its 16-px pawns: three pawns at INPUT_ZOOM); over four
         # zoomed pawns it read worse (docs/reader-history.md, twenty-third session).
         lambda image: detector_input(image, model.pawn_px),
+        strips=model.strips(),
     )
 
 

@@ -4,6 +4,7 @@ that reading a photo needs no deep-learning framework."""
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import threading
 from collections.abc import Callable
@@ -23,6 +24,33 @@ from vision import memory, parallel
 #: MAX_INPUT_SIDE) peaked at 976 against 798 MB. A 12-megapixel photo's pass is over
 #: 1-3.1 megapixels (its scale is set by the pawn width).
 KEPT_HEAP_PIXELS = 3_200_000
+#: An input of more pixels than :data:`KEPT_HEAP_PIXELS` that may be cut in strips
+#: (:class:`Strips`) is given to the network in strips of about this many pixels: the
+#: activations of a whole 4.4-megapixel input held 290 MB at once, and a photo read
+#: again at full size (1240076) peaked over 1 GB in that pass.
+STRIP_PIXELS = 1_600_000
+
+
+@dataclass(frozen=True)
+class Strips:
+    """How a fully convolutional network's input can be cut into strips of rows whose
+    outputs, put together, are the whole input's bit for bit.
+
+    Attributes
+    ----------
+    margin : int
+        Input rows each strip is given beyond its own on either side: at least half
+        the network's receptive field (then what it sees of each kept row is the same).
+    stride : int
+        Input rows per output row.
+    multiple : int
+        Strips are cut at multiples of this many rows (the network's largest
+        down-sampling, so that its coarser grids line up with the whole input's).
+    """
+
+    margin: int
+    stride: int
+    multiple: int
 
 
 class Network:
@@ -60,13 +88,38 @@ class Network:
             raise ValueError(f"{path} is not a network ONNX Runtime can run: {error}") from error
         self._input = self._session.get_inputs()[0].name
 
-    def run(self, batch: NDArray[np.float32]) -> NDArray[np.float32]:
-        """The network's first output for an input (N, C, H, W) of float32."""
-        feed = {self._input: np.ascontiguousarray(batch, np.float32)}
+    def run(self, batch: NDArray[np.float32], strips: Strips | None = None) -> NDArray[np.float32]:
+        """The network's first output for an input (N, C, H, W) of float32; an input of
+        more than :data:`KEPT_HEAP_PIXELS` given in ``strips`` where those are given."""
         large = batch.shape[-2] * batch.shape[-1] > KEPT_HEAP_PIXELS
         with memory.blocks_given_back() if large else contextlib.nullcontext():
-            outputs = self._session.run(None, feed)
-        return np.asarray(outputs[0], np.float32)
+            if large and strips is not None:
+                return self._run_in_strips(batch, strips)
+            return self._run_whole(batch)
+
+    def _run_whole(self, batch: NDArray[np.float32]) -> NDArray[np.float32]:
+        feed = {self._input: np.ascontiguousarray(batch, np.float32)}
+        return np.asarray(self._session.run(None, feed)[0], np.float32)
+
+    def _run_in_strips(self, batch: NDArray[np.float32], strips: Strips) -> NDArray[np.float32]:
+        height, width = batch.shape[-2:]
+        if height % strips.multiple or strips.margin % strips.multiple:
+            raise ValueError(
+                f"an input {height} rows high cannot be cut in strips of {strips}")
+        count = math.ceil(height * width / STRIP_PIXELS)
+        rows = strips.multiple * math.ceil(height / count / strips.multiple)
+        output: NDArray[np.float32] | None = None
+        for top in range(0, height, rows):
+            bottom = min(top + rows, height)
+            start, end = max(top - strips.margin, 0), min(bottom + strips.margin, height)
+            strip = self._run_whole(batch[:, :, start:end])
+            if output is None:
+                output = np.empty(
+                    (*strip.shape[:2], height // strips.stride, strip.shape[3]), np.float32)
+            kept = slice((top - start) // strips.stride, (bottom - start) // strips.stride)
+            output[:, :, top // strips.stride : bottom // strips.stride] = strip[:, :, kept]
+        assert output is not None  # an input has rows
+        return output
 
 
 _networks: dict[Path, Network] = {}
@@ -193,12 +246,14 @@ def run_on_part(
     side_multiple: int,
     network_input: Callable[[NDArray[np.uint8]], NDArray[np.float32]],
     min_side: int = 8,
+    strips: Strips | None = None,
 ) -> tuple[NDArray[np.float32], ScaledPart]:
     """Run ``net`` on a part of ``rgb`` (all of it when ``box`` is None) scaled by
     ``scale``, its sides padded to a multiple of ``side_multiple`` with the edge
     repeated (the border looks like more of the same table). ``network_input`` makes
-    the input (C, H, W) from the scaled RGB. Returns the output of the one image and
-    how the part was given."""
+    the input (C, H, W) from the scaled RGB; a large input is given in ``strips`` where
+    those are given (:meth:`Network.run`). Returns the output of the one image and how
+    the part was given."""
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
         raise ValueError(f"expected an (H, W, 3) uint8 RGB image, got {rgb.shape} {rgb.dtype}")
     rows, columns = box or (slice(0, rgb.shape[0]), slice(0, rgb.shape[1]))
@@ -209,6 +264,6 @@ def run_on_part(
     scaled = cv2.resize(part, size, interpolation=shrink)
     m = side_multiple
     padded = cv2.copyMakeBorder(scaled, 0, -size[1] % m, 0, -size[0] % m, cv2.BORDER_REPLICATE)
-    output = net.run(network_input(np.asarray(padded, np.uint8))[None])[0]
+    output = net.run(network_input(np.asarray(padded, np.uint8))[None], strips)[0]
     view = ScaledPart((rows, columns), (w, h), size, (padded.shape[1], padded.shape[0]))
     return output, view
