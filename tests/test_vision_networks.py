@@ -70,6 +70,11 @@ def test_an_input_that_cannot_be_cut_where_its_grids_line_up_is_refused() -> Non
     batch = np.zeros((1, 6, 1804, 2000), np.float32)  # rows not a multiple of 8
     with pytest.raises(ValueError, match="cannot be cut in strips"):
         network.run(batch, Strips(margin=80, stride=2, multiple=8))
+    lined_up = np.zeros((1, 6, 1808, 2000), np.float32)
+    misaligned = (Strips(margin=84, stride=2, multiple=8), Strips(margin=80, stride=3, multiple=8))
+    for strips in misaligned:
+        with pytest.raises(ValueError, match="cannot be cut in strips"):
+            network.run(lined_up, strips)
 
 
 def test_a_network_keeps_no_buffers_and_runs_on_the_readers_threads() -> None:

@@ -103,7 +103,9 @@ class Network:
 
     def _run_in_strips(self, batch: NDArray[np.float32], strips: Strips) -> NDArray[np.float32]:
         height, width = batch.shape[-2:]
-        if height % strips.multiple or strips.margin % strips.multiple:
+        # Cut only where the whole input's grids (and its output rows) line up.
+        lined_up = strips.margin % strips.multiple == 0 and strips.multiple % strips.stride == 0
+        if height % strips.multiple or not lined_up:
             raise ValueError(
                 f"an input {height} rows high cannot be cut in strips of {strips}")
         count = math.ceil(height * width / STRIP_PIXELS)
