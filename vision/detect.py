@@ -86,9 +86,14 @@ MAX_INPUT_SIDE = 2400
 #: do. Larger still (1.5) it marks more parts of pawns as pawns.
 INPUT_ZOOM = 4 / 3
 #: Input rows given beyond a strip on either side where the network looks at a large
-#: input in strips (:class:`vision.networks.Strips`): its receptive field
-#: (:mod:`training.detector_model`) is 139 pixels, 69 either side, rounded up to a
-#: multiple of its side_multiple (with 64, outputs near the cuts differed).
+#: input in strips (:class:`vision.networks.Strips`). Each output row of the network
+#: (:mod:`training.detector_model`: three stride-2 levels, dilations 2 and 4 at the
+#: coarsest, nearest-neighbour up-sampling) sees 139 input rows, up to 75 above and 69
+#: below its own; at a cut on a multiple of 8 a strip needs 69 rows above and 62 below
+#: (measured: with 64 the output rows just below each cut differed, with 72 none). 80
+#: is the next multiple of the side_multiple with room to spare.
+#: tests/test_vision_networks.py checks the shipped network's output bit for bit: a
+#: deeper network trained in its place fails it until this is raised.
 STRIP_MARGIN = 80
 #: The place round a crossing is looked at again closer (:func:`cords_near`): given to
 #: the network CLOSER_LOOK times larger than the first look (a pawn about 43 px wide, a

@@ -39,8 +39,10 @@ class Strips:
     Attributes
     ----------
     margin : int
-        Input rows each strip is given beyond its own on either side: at least half
-        the network's receptive field (then what it sees of each kept row is the same).
+        Input rows each strip is given beyond its own on either side: at least as
+        many as any output row's receptive field reaches beyond its own input row, up
+        and down (then what the network sees of each kept row is the same), and a
+        multiple of ``multiple``.
     stride : int
         Input rows per output row.
     multiple : int
@@ -89,8 +91,19 @@ class Network:
         self._input = self._session.get_inputs()[0].name
 
     def run(self, batch: NDArray[np.float32], strips: Strips | None = None) -> NDArray[np.float32]:
-        """The network's first output for an input (N, C, H, W) of float32; an input of
-        more than :data:`KEPT_HEAP_PIXELS` given in ``strips`` where those are given."""
+        """The network's first output for an input (N, C, H, W) of float32.
+
+        An input of more than :data:`KEPT_HEAP_PIXELS` per image is given in ``strips``
+        where those are given (only for a fully convolutional network whose receptive
+        field ``strips.margin`` covers).
+
+        Raises
+        ------
+        ValueError
+            When such an input cannot be cut where the whole input's grids line up
+            (its rows, or ``strips.margin``, not a multiple of ``strips.multiple``, or
+            ``strips.multiple`` not one of ``strips.stride``).
+        """
         large = batch.shape[-2] * batch.shape[-1] > KEPT_HEAP_PIXELS
         with memory.blocks_given_back() if large else contextlib.nullcontext():
             if large and strips is not None:
@@ -102,12 +115,16 @@ class Network:
         return np.asarray(self._session.run(None, feed)[0], np.float32)
 
     def _run_in_strips(self, batch: NDArray[np.float32], strips: Strips) -> NDArray[np.float32]:
+        """The output of ``batch`` run strip by strip: about :data:`STRIP_PIXELS` of its
+        rows a strip, each run with ``strips.margin`` rows more either side, and only
+        its own rows' output kept."""
         height, width = batch.shape[-2:]
         # Cut only where the whole input's grids (and its output rows) line up.
         lined_up = strips.margin % strips.multiple == 0 and strips.multiple % strips.stride == 0
         if height % strips.multiple or not lined_up:
             raise ValueError(
-                f"an input {height} rows high cannot be cut in strips of {strips}")
+                f"an input {height} rows high cannot be cut in strips of {strips}: its rows "
+                "and the margin must be multiples of strips.multiple, and that of the stride")
         count = math.ceil(height * width / STRIP_PIXELS)
         rows = strips.multiple * math.ceil(height / count / strips.multiple)
         output: NDArray[np.float32] | None = None
