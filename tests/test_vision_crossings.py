@@ -24,6 +24,8 @@ from vision.crossings import (
     SETTLE_FROM_WIDTHS,
     SETTLE_MOST_WIDTHS,
     SMOOTH_TRACE_WIDTHS,
+    TANGLE_STRAY_WIDTHS,
+    TANGLE_WIDTHS,
     _cord_course,
     _course_through,
     draw_settled,
@@ -535,3 +537,80 @@ def test_a_trace_smooth_once_settled_on_its_course_is_not_looked_at_on_the_maps(
     both = settle_crossings(kinked, WIDTH, cords=cords, cords_near=closer_look(cords, asked))
     assert asked == []
     assert np.array_equal(both.loops["red"].points, first.loops["red"].points)
+
+
+def _apart_circles(gap: float) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
+    """A red and a blue circle of RADIUS whose centres lie 2 * RADIUS - ``gap`` apart
+    (``gap`` > 0: they cross at a shallow angle; < 0: they pass ``-gap`` apart), and
+    where they cross (the upper crossing), or the red one's point nearest the blue."""
+    red_centre, blue_centre = (200.0, 300.0), (200.0 + 2 * RADIUS - gap, 300.0)
+    middle = min((red_centre[0] + blue_centre[0]) / 2, red_centre[0] + RADIUS)
+    lift = math.sqrt(RADIUS**2 - (middle - red_centre[0]) ** 2)
+    return circle(red_centre, 1600), circle(blue_centre, 1600), (middle, 300.0 - lift)
+
+
+def _s_kinked(points: np.ndarray, centre: tuple[float, float], at: tuple[float, float],
+              slope: float, spread: float) -> np.ndarray:
+    """The circle ``points`` pushed across, by ``slope`` times the distance along it
+    from ``at`` (one way before, the other way after), dying away over ``spread``: two
+    traces bridging a pawn that hides their crossing, each its own way."""
+    angles = np.arctan2(points[:, 1] - centre[1], points[:, 0] - centre[0])
+    at_angle = math.atan2(at[1] - centre[1], at[0] - centre[0])
+    along = RADIUS * ((angles - at_angle + math.pi) % (2 * math.pi) - math.pi)
+    across = -slope * along * np.exp(-((along / spread) ** 2))
+    radial = (points - centre) / np.linalg.norm(points - centre, axis=1)[:, None]
+    return points + across[:, None] * radial
+
+
+def _crossings(loops: Loops) -> np.ndarray:
+    met = ring_crossings(
+        LinearRing(loops.loops["red"].points), LinearRing(loops.loops["blue"].points)
+    )
+    assert met is not None
+    return met
+
+
+def test_traces_tangled_where_their_cords_cross_once_are_laid_to_cross_once() -> None:
+    red, blue, crossing = _apart_circles(20.0)
+    red = _s_kinked(red, (200.0, 300.0), crossing, 1.5, 3 * WIDTH)
+    tangled = Loops({"red": Loop("red", red, None), "blue": Loop("blue", blue, None)}, [])
+    near = [xy for xy in _crossings(tangled) if math.dist(xy, crossing) < 4 * WIDTH]
+    assert len(near) == 3  # the tangle, within TANGLE_WIDTHS of each other
+    assert max(math.dist(a, b) for a in near for b in near) < TANGLE_WIDTHS * WIDTH
+    settled = settle_crossings(tangled, WIDTH)
+    after = _crossings(settled)
+    assert len(after) == 2  # the tangle's one crossing, and the circles' lower one
+    assert min(math.dist(xy, crossing) for xy in after) < WIDTH
+    # Away from the tangle both loops keep their traces.
+    for colour in ("red", "blue"):
+        far = np.linalg.norm(tangled.loops[colour].points - crossing, axis=1) > 10 * WIDTH
+        assert np.array_equal(settled.loops[colour].points[far], tangled.loops[colour].points[far])
+
+
+def test_a_lens_too_small_for_a_pawn_is_undone_where_the_courses_do_not_cross() -> None:
+    red, blue, near_point = _apart_circles(-2 * WIDTH)  # two widths apart at the closest
+    bump = pushed(red, (200.0, 300.0), near_point, 3 * WIDTH, 1.5 * WIDTH)
+    lens = Loops({"red": Loop("red", bump, None), "blue": Loop("blue", blue, None)}, [])
+    met = _crossings(lens)
+    assert len(met) == 2 and math.dist(met[0], met[1]) < TANGLE_WIDTHS * WIDTH
+    assert len(_crossings(settle_crossings(lens, WIDTH))) == 0
+
+
+def test_crossings_apart_and_a_tangle_on_a_wandering_trace_are_left() -> None:
+    # Two crossings far enough apart to hold a pawn are the cords': no tangle.
+    red, blue, crossing = _apart_circles(20.0)
+    plain = Loops({"red": Loop("red", red, None), "blue": Loop("blue", blue, None)}, [])
+    assert settle_crossings(plain, WIDTH) is plain
+    # A tangle on a trace that wanders about any smooth course (a cord traced along
+    # shadows, bent round pawns): its fit says nothing of where the cord runs.
+    kinked = _s_kinked(red, (200.0, 300.0), crossing, 1.5, 3 * WIDTH)
+    angles = np.arctan2(kinked[:, 1] - 300.0, kinked[:, 0] - 200.0)
+    wander = 3 * WIDTH * np.sin(angles * RADIUS / (2 * WIDTH))
+    wander *= 1 - np.exp(-((np.linalg.norm(kinked - crossing, axis=1) / (5 * WIDTH)) ** 2))
+    radial = (kinked - (200.0, 300.0)) / RADIUS
+    wandering = kinked + wander[:, None] * radial
+    course = _course_through(wandering, crossing, WIDTH)
+    assert course is not None and course[1].stray > TANGLE_STRAY_WIDTHS * WIDTH
+    loops = Loops({"red": Loop("red", wandering, None), "blue": Loop("blue", blue, None)}, [])
+    assert len(_crossings(loops)) == 4
+    assert len(_crossings(settle_crossings(loops, WIDTH))) == 4

@@ -162,6 +162,18 @@ CORD_AGAIN_WITHIN_WIDTHS = 0.25
 #: reaches CORD_REACH_WIDTHS, so 1.5 widths are left before the part's edge, where the
 #: network sees only the part's border repeated. (Not varied.)
 NEAR_MARGIN_WIDTHS = 3.0
+#: Crossings of one pair of loops nearer each other than this many string widths (each
+#: to the next, about two thirds of a pawn's width) are a tangle of the traces, not of
+#: the cords: two cords that cross twice that near make a field no pawn fits in, and the
+#: generator's 9000 truths hold no two crossings of a pair nearer than 1.7 pawn widths.
+#: Under a pawn standing where two cords cross, the two traces bridge the hidden
+#: stretch each its own way and may cross there three times (1270182, 1170593).
+TANGLE_WIDTHS = 7.0
+#: A tangle is undone where both loops' courses through it are fitted (as a crossing's
+#: are) keeping within this many string widths of their parabolas: a trace kinked
+#: through a tangle strays more than one laid smooth (0.77 and 1.04 widths on those two
+#: photos), one bent round a pawn more still (2.7, 1170302).
+TANGLE_STRAY_WIDTHS = 1.5
 
 
 @dataclass(frozen=True)
@@ -236,7 +248,10 @@ def settle_crossings(
 ) -> Loops:
     """The loops, each laid on its smooth course round the crossings where its trace
     was kinked aside, then on the course its cord map shows where the two traces do
-    not run smooth through the crossing (see the module's docstring).
+    not run smooth through the crossing (see the module's docstring). First, where two
+    traces cross two or more times within :data:`TANGLE_WIDTHS` of each other, both are
+    laid on their smooth courses through the tangle, which cross as the cords do
+    (:func:`_untangle_each`).
 
     Parameters
     ----------
@@ -275,6 +290,7 @@ def settle_crossings(
         string_width = min(string_width, pawn_width / PAWN_IN_STRING_WIDTHS)
     points = {colour: np.asarray(loop.points, float) for colour, loop in loops.loops.items()}
     rings = {colour: LinearRing(p) for colour, p in points.items()}
+    untangled = _untangle_each(points, rings, string_width)
     order = _crossing_order(rings)
     if order is None:
         return loops  # two loops along each other: arrange refuses them, not this step
@@ -318,7 +334,7 @@ def settle_crossings(
         now = met[np.argmin(np.linalg.norm(met - xy, axis=1))]
         return laid if math.dist(now, starts[0]) <= CORD_SETTLE_MOST_WIDTHS * string_width else None
 
-    changed = _settle_each(points, rings, order, on_traces)
+    changed = untangled | _settle_each(points, rings, order, on_traces)
     if cords or cords_near is not None:
         moves: list[Move] = []
         changed |= _settle_each(points, rings, order, on_cord_maps, moves)
@@ -333,6 +349,94 @@ def settle_crossings(
         for colour, loop in loops.loops.items()
     }
     return replace(loops, loops=settled)
+
+
+def _untangle_each(
+    points: dict[str, Points], rings: dict[str, LinearRing], width: float
+) -> set[str]:
+    """Each tangle of each pair of loops (a, b) undone (:func:`_untangled`), in place in
+    ``points`` and ``rings``; the colours laid anew."""
+    changed: set[str] = set()
+    for a, b in itertools.combinations(sorted(points), 2):
+        met = ring_crossings(rings[a], rings[b])
+        if met is None:
+            continue
+        for tangle in _tangles(met, TANGLE_WIDTHS * width):
+            laid = _untangled(points, rings, (a, b), tangle, width)
+            if laid is None:
+                continue
+            points[a], points[b] = laid
+            rings[a], rings[b] = LinearRing(laid[0]), LinearRing(laid[1])
+            changed |= {a, b}
+    return changed
+
+
+def _tangles(met: NDArray[np.float64], reach: float) -> list[NDArray[np.float64]]:
+    """The groups of two or more of the crossings ``met`` each within ``reach`` of
+    another of its group (a chain), as arrays of their points."""
+    group = list(range(len(met)))  # each crossing's group: the least index in it
+
+    for i, j in itertools.combinations(range(len(met)), 2):
+        if np.linalg.norm(met[i] - met[j]) < reach and group[i] != group[j]:
+            old, new = max(group[i], group[j]), min(group[i], group[j])
+            group = [new if g == old else g for g in group]
+    members: dict[int, list[int]] = {}
+    for k, g in enumerate(group):
+        members.setdefault(g, []).append(k)
+    return [met[ks] for ks in members.values() if len(ks) >= 2]
+
+
+def _untangled(
+    points: dict[str, Points],
+    rings: dict[str, LinearRing],
+    pair: tuple[str, str],
+    tangle: NDArray[np.float64],
+    width: float,
+) -> tuple[Points, Points] | None:
+    """The pair of loops laid on their fits through ``tangle`` (crossings of theirs),
+    or None where that does not undo it. Undone, the pair crosses there as often as the
+    fits do, fewer times than before by an even number (two closed loops cross an even
+    number of times), and nothing else changes: both loops stay simple and every other
+    pair of loops crosses where it did."""
+    centre = tangle.mean(axis=0)
+    spread = float(np.linalg.norm(tangle - centre, axis=1).max())
+    courses = [_course_through(points[colour], centre, width) for colour in pair]
+    if any(c is None or c[1].stray > TANGLE_STRAY_WIDTHS * width for c in courses):
+        return None
+    stretches = [c[0] for c in courses if c is not None]
+    fits = [c[1] for c in courses if c is not None]
+    beyond, spacing = DRAWN_BEYOND_WIDTHS * width, width / 4
+    met = LineString(fits[0].drawn(beyond, spacing)).intersection(
+        LineString(fits[1].drawn(beyond, spacing))
+    )
+    centre_point, near = ShapelyPoint(centre), spread + LAID_WIDTHS * width
+    parts = getattr(met, "geoms", [met])
+    meets = [g for g in parts if g.geom_type == "Point" and g.distance(centre_point) <= near]
+    undone = len(tangle) - len(meets)
+    if undone <= 0 or undone % 2:
+        return None
+    laid = tuple(
+        _laid(points[colour], stretch, fit, centre, width, spread / width + LAID_WIDTHS)
+        for colour, stretch, fit in zip(pair, stretches, fits, strict=True)
+    )
+    tried = {**rings, pair[0]: LinearRing(laid[0]), pair[1]: LinearRing(laid[1])}
+    if not (tried[pair[0]].is_simple and tried[pair[1]].is_simple):
+        return None
+    for a, b in itertools.combinations(sorted(rings), 2):
+        before, after = ring_crossings(rings[a], rings[b]), ring_crossings(tried[a], tried[b])
+        if before is None or after is None:
+            return None
+        expected = len(before) - (undone if {a, b} == set(pair) else 0)
+        if len(after) != expected:
+            return None
+        if {a, b} != set(pair) and not _same_places(before, after, width):
+            return None
+    return laid[0], laid[1]
+
+
+def _same_places(before: NDArray[np.float64], after: NDArray[np.float64], width: float) -> bool:
+    """Whether each crossing ``after`` lies within a string width of one ``before``."""
+    return all(float(np.linalg.norm(before - xy, axis=1).min()) <= width for xy in after)
 
 
 def _settle_each(
@@ -567,13 +671,15 @@ def _laid(
     fit: CourseFit,
     crossing: NDArray[np.float64],
     width: float,
+    laid_widths: float = LAID_WIDTHS,
 ) -> Points:
     """``points`` with those of ``stretch`` near ``crossing`` moved onto ``fit``: wholly
-    within :data:`LAID_WIDTHS`, less and less over :data:`BLEND_WIDTHS` beyond."""
+    within ``laid_widths`` string widths, less and less over :data:`BLEND_WIDTHS`
+    beyond."""
     laid = points.copy()
     near = points[stretch]
     distance = np.linalg.norm(near - crossing, axis=1) / width
-    share = np.clip((LAID_WIDTHS + BLEND_WIDTHS - distance) / BLEND_WIDTHS, 0.0, 1.0)
+    share = np.clip((laid_widths + BLEND_WIDTHS - distance) / BLEND_WIDTHS, 0.0, 1.0)
     laid[stretch] = near + share[:, None] * (fit.onto(near) - near)
     return laid
 
