@@ -614,3 +614,24 @@ def test_crossings_apart_and_a_tangle_on_a_wandering_trace_are_left() -> None:
     loops = Loops({"red": Loop("red", wandering, None), "blue": Loop("blue", blue, None)}, [])
     assert len(_crossings(loops)) == 4
     assert len(_crossings(settle_crossings(loops, WIDTH))) == 4
+
+
+def test_a_tangle_is_undone_only_where_a_third_loop_keeps_its_crossings() -> None:
+    red, blue, crossing = _apart_circles(20.0)
+    red = _s_kinked(red, (200.0, 300.0), crossing, 1.5, 3 * WIDTH)
+    for apart, undone in ((8.0, True), (1.0, False)):
+        # A green loop across both, ``apart`` string widths above the tangle.
+        green = circle((crossing[0], crossing[1] - RADIUS - apart * WIDTH), 1600)
+        loops = Loops(
+            {"red": Loop("red", red, None), "blue": Loop("blue", blue, None),
+             "green": Loop("green", green, None)},
+            [],
+        )
+        settled = settle_crossings(loops, WIDTH)
+        assert len(_crossings(settled)) == (2 if undone else 4)
+        for colour in ("red", "blue"):
+            before = ring_crossings(LinearRing(green), LinearRing(loops.loops[colour].points))
+            after = ring_crossings(LinearRing(green), LinearRing(settled.loops[colour].points))
+            assert before is not None and after is not None and len(before) == len(after) == 2
+            # Where it is undone, the third loop's crossings stay within a string width.
+            assert np.abs(np.sort(before, axis=0) - np.sort(after, axis=0)).max() < WIDTH

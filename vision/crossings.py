@@ -39,6 +39,15 @@ more where it was moved to (with a closer look there too): the maps are fitted w
 a band round the loops' course, and where a trace ran several string widths aside of
 its cord, the band holds the cord only away from the crossing, so the first fit meets
 short of where the cords cross.
+
+Before all that, a tangle is undone. Where a pawn stands on the place two cords cross,
+each trace bridges the hidden stretch its own way, and the two may cross there three
+times, or a cord bent round the pawn cross the other twice, a lens too small for any
+pawn. Crossings of one pair of loops chained nearer each other than
+:data:`TANGLE_WIDTHS` are such a tangle: both loops are laid on their fits through it,
+where those keep near their traces and cross fewer times than the traces do, by an even
+number (two closed loops cross an even number of times). This is the one step that
+changes the board's layout: it takes away crossings the cords do not make.
 """
 
 from __future__ import annotations
@@ -163,16 +172,17 @@ CORD_AGAIN_WITHIN_WIDTHS = 0.25
 #: network sees only the part's border repeated. (Not varied.)
 NEAR_MARGIN_WIDTHS = 3.0
 #: Crossings of one pair of loops nearer each other than this many string widths (each
-#: to the next, about two thirds of a pawn's width) are a tangle of the traces, not of
-#: the cords: two cords that cross twice that near make a field no pawn fits in, and the
-#: generator's 9000 truths hold no two crossings of a pair nearer than 1.7 pawn widths.
-#: Under a pawn standing where two cords cross, the two traces bridge the hidden
-#: stretch each its own way and may cross there three times (1270182, 1170593).
+#: to the next; a pawn is about eight) are a tangle of the traces, not of the cords: two
+#: cords that cross twice within that make a field no pawn fits in, and the generator's
+#: 9000 truths hold no two crossings of a pair nearer than 1.7 pawn widths. Under a
+#: pawn standing where two cords cross, the two traces bridge the hidden stretch each
+#: its own way and may cross there three times (1270182, 1170593: 2.5 and 2.9 widths
+#: from their middle). Set from those, not varied.
 TANGLE_WIDTHS = 7.0
 #: A tangle is undone where both loops' courses through it are fitted (as a crossing's
-#: are) keeping within this many string widths of their parabolas: a trace kinked
-#: through a tangle strays more than one laid smooth (0.77 and 1.04 widths on those two
-#: photos), one bent round a pawn more still (2.7, 1170302).
+#: are) keeping within this many string widths of their parabolas (root mean square):
+#: the kinked trace through those two tangles strays 0.77 and 1.04 widths from its
+#: parabola, one bent round a pawn 2.7 (1170302, left). Set from those, not varied.
 TANGLE_STRAY_WIDTHS = 1.5
 
 
@@ -431,7 +441,25 @@ def _untangled(
             return None
         if {a, b} != set(pair) and not _same_places(before, after, width):
             return None
+    # Nor does any loop meet the others in another order along it (the pair, each other
+    # aside: a crossing of theirs is what goes).
+    order, now = _crossing_order(rings), _crossing_order(tried)
+    if order is None or now is None or _without(order, pair) != _without(now, pair):
+        return None
     return laid[0], laid[1]
+
+
+def _without(
+    order: dict[str, tuple[str, ...]], pair: tuple[str, str]
+) -> dict[str, tuple[str, ...]]:
+    """``order`` (:func:`_crossing_order`) with each of ``pair``'s crossings of the other
+    left out, each sequence from the smallest of its rotations again."""
+    kept = {}
+    for colour, sequence in order.items():
+        other = pair[1] if colour == pair[0] else pair[0] if colour == pair[1] else None
+        rest = tuple(c for c in sequence if c != other)
+        kept[colour] = min((rest[i:] + rest[:i] for i in range(len(rest))), default=())
+    return kept
 
 
 def _same_places(before: NDArray[np.float64], after: NDArray[np.float64], width: float) -> bool:
