@@ -415,13 +415,8 @@ def _untangled(
         return None
     stretches = [c[0] for c in courses if c is not None]
     fits = [c[1] for c in courses if c is not None]
-    beyond, spacing = DRAWN_BEYOND_WIDTHS * width, width / 4
-    met = LineString(fits[0].drawn(beyond, spacing)).intersection(
-        LineString(fits[1].drawn(beyond, spacing))
-    )
     centre_point, near = ShapelyPoint(centre), spread + LAID_WIDTHS * width
-    parts = getattr(met, "geoms", [met])
-    meets = [g for g in parts if g.geom_type == "Point" and g.distance(centre_point) <= near]
+    meets = [g for g in _meetings(fits, width) if g.distance(centre_point) <= near]
     undone = len(tangle) - len(meets)
     if undone <= 0 or undone % 2:
         return None
@@ -457,8 +452,7 @@ def _without(
     kept = {}
     for colour, sequence in order.items():
         other = pair[1] if colour == pair[0] else pair[0] if colour == pair[1] else None
-        rest = tuple(c for c in sequence if c != other)
-        kept[colour] = min((rest[i:] + rest[:i] for i in range(len(rest))), default=())
+        kept[colour] = _smallest_rotation(tuple(c for c in sequence if c != other))
     return kept
 
 
@@ -678,15 +672,21 @@ def _fit(points: Points, weights: NDArray[np.float64] | None = None) -> CourseFi
     return CourseFit(origin, along, across, coefficients, (float(t.min()), float(t.max())), stray)
 
 
-def _meeting(
-    fits: list[CourseFit], crossing: NDArray[np.float64], width: float
-) -> NDArray[np.float64] | None:
-    """Where the two fits cross, nearest ``crossing``; None where they do not."""
+def _meetings(fits: list[CourseFit], width: float) -> list[ShapelyPoint]:
+    """Every point where the two fits cross (each drawn :data:`DRAWN_BEYOND_WIDTHS`
+    beyond its stretch)."""
     beyond, spacing = DRAWN_BEYOND_WIDTHS * width, width / 4
     met = LineString(fits[0].drawn(beyond, spacing)).intersection(
         LineString(fits[1].drawn(beyond, spacing))
     )
-    found = [g for g in getattr(met, "geoms", [met]) if g.geom_type == "Point" and not g.is_empty]
+    return [g for g in getattr(met, "geoms", [met]) if g.geom_type == "Point" and not g.is_empty]
+
+
+def _meeting(
+    fits: list[CourseFit], crossing: NDArray[np.float64], width: float
+) -> NDArray[np.float64] | None:
+    """Where the two fits cross, nearest ``crossing``; None where they do not."""
+    found = _meetings(fits, width)
     if not found:
         return None
     nearest = min(found, key=lambda g: g.distance(ShapelyPoint(crossing)))
@@ -727,10 +727,13 @@ def _crossing_order(rings: dict[str, LinearRing]) -> dict[str, tuple[str, ...]] 
     order = {}
     for colour, along in met.items():
         sequence = tuple(other for _, other in sorted(along))
-        order[colour] = min(
-            (sequence[i:] + sequence[:i] for i in range(len(sequence))), default=()
-        )
+        order[colour] = _smallest_rotation(sequence)
     return order
+
+
+def _smallest_rotation(sequence: tuple[str, ...]) -> tuple[str, ...]:
+    """The smallest of the sequence's rotations: a loop's crossings have no first one."""
+    return min((sequence[i:] + sequence[:i] for i in range(len(sequence))), default=())
 
 
 def _laid_anew(loop: Loop, points: Points, ring: LinearRing) -> Loop:
