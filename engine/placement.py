@@ -226,6 +226,8 @@ class BoardGeometry:
         self._sector_field = self._sector_fields()
         #: (crossing, sector, pawn radius) -> the corner's spot (see :meth:`_corner_spot`).
         self._spots: dict[tuple[int, int, float], Point] = {}
+        #: field -> its centre (see :meth:`field_centre`), asked for by several steps.
+        self._centres: dict[int, Point] = {}
 
     # --- point location ---------------------------------------------------------------
 
@@ -521,9 +523,11 @@ class BoardGeometry:
         """The point of a bounded field furthest from its boundary: where a ghost stands."""
         if field_id not in self._polygons:
             raise BoardError(f"field {field_id} is the outer field or unknown; it has no centre")
-        polygon = self._polygons[field_id]
-        centre = polylabel(polygon, tolerance=polygon.length * 1e-3)
-        return (centre.x, centre.y)
+        if field_id not in self._centres:
+            polygon = self._polygons[field_id]
+            centre = polylabel(polygon, tolerance=polygon.length * 1e-3)
+            self._centres[field_id] = (centre.x, centre.y)
+        return self._centres[field_id]
 
     def clearance_of(self, field_id: int) -> float:
         """Radius of the largest circle inside a bounded field."""

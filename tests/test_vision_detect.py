@@ -40,6 +40,7 @@ from vision.combine import (
     AWAY_DEMON,
     BESIDE_GHOST_DEMON,
     CENTRE_REACH,
+    CENTRE_RING,
     CENTRED_GHOST_FROM,
     CENTRED_GHOST_SCORE,
     CHECKED_ALONG,
@@ -79,6 +80,7 @@ from vision.combine import (
     OWN_CORD_KNOT_SCORE,
     PAWN_BASE_WIDTHS,
     PAWN_CUT_SCORE,
+    RING_FROM,
     RULES_GHOST_REACH,
     RULES_GHOST_SCORE,
     STRONGER_BY,
@@ -93,6 +95,7 @@ from vision.combine import (
     WEAK_SEEN,
     _away_from_demons,
     add_centred_ghosts,
+    add_checked_centre_ghosts,
     add_cornered_demons,
     combine_knots,
     combine_pawns,
@@ -1470,6 +1473,112 @@ def test_the_ghost_checker_adds_no_ghost_beside_a_ghost_nor_outside_the_field_as
     kept = add_centred_ghosts(geometry, nothing, Detections([outside], WIDTH), unconfirmed,
                               None, checker_with({centre: 0.99, outside.xy: 0.99}, []))
     assert kept == nothing
+
+
+def test_the_checkers_yes_at_an_empty_fields_centre_takes_a_ghost_the_views_confirm() -> None:
+    """A field in which no ghost was read, and which neither the detector nor the colour
+    rules mark (a ghost standing on a cord on a white table: 1280185), takes a ghost at
+    its centre where the ghost checker's odds there reach CHECKED_GHOST and the eight
+    views' mean of a ghost there reaches CENTRED_GHOST_SCORE; with odds at the centre
+    from RING_FROM it is asked again round the centre (CENTRE_RING pawn widths), and the
+    likeliest place inside the field counts. Not where either cue falls short, nor at a
+    pawn read, nor within CLEAR_OF_GHOST of a ghost; a field with its ghost is not asked."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    bounded = [f.id for f in board.fields if not f.outer]
+    first = max(bounded, key=geometry.clearance_of)
+    assert geometry.clearance_of(first) > 1.5 * WIDTH, "room round the centre for the ring"
+    centre = geometry.field_centre(first)
+    nothing = Pawns([], WIDTH, [])
+    marks = Detections([], WIDTH)
+    looked: list[Detection] = []
+    confirmed = looked_at_as(CENTRED_GHOST_SCORE + 0.05, looked)
+    asked: list[list[Point]] = []
+
+    def odds_near(target: Point, odds: float, at_centre: float = 0.0):
+        """Odds ``odds`` within a tenth of a width of ``target``, ``at_centre`` at the
+        first field's centre, 0 elsewhere."""
+
+        def ghost_odds(places: list[Point]) -> list[float]:
+            asked.append(list(places))
+            return [
+                odds if math.dist(p, target) < 0.1 * WIDTH
+                else at_centre if p == centre else 0.0
+                for p in places
+            ]
+
+        return ghost_odds
+
+    read = add_checked_centre_ghosts(geometry, nothing, marks, confirmed,
+                                     odds_near(centre, CHECKED_GHOST + 0.01))
+    assert [(p.kind, p.foot, p.confidence) for p in read.pawns] == [
+        (GHOST, centre, round(CENTRED_GHOST_SCORE + 0.05, 2))]
+    assert "ghost checker" in read.warnings[0].text and read.warnings[0].at == centre
+    assert sorted(asked[0]) == sorted(geometry.field_centre(f) for f in bounded)
+    assert [m.xy for m in looked] == [centre]
+    # Either cue short: no ghost.
+    unconfirmed = looked_at_as(CENTRED_GHOST_SCORE - 0.01, [])
+    assert add_checked_centre_ghosts(geometry, nothing, marks, unconfirmed,
+                                     odds_near(centre, 1.0)) == nothing
+    assert add_checked_centre_ghosts(geometry, nothing, marks, confirmed,
+                                     odds_near(centre, CHECKED_GHOST - 0.01)) == nothing
+    # A ghost's foot off the centre: the ring round it finds it where the centre's odds
+    # reach RING_FROM, and is not asked below.
+    off = (centre[0] + CENTRE_RING * WIDTH, centre[1])
+    asked.clear()
+    read = add_checked_centre_ghosts(geometry, nothing, marks, confirmed,
+                                     odds_near(off, 0.97, at_centre=RING_FROM))
+    [ghost] = read.pawns
+    assert math.dist(ghost.foot, off) < 1e-6 and len(asked) == 2 and len(asked[1]) == 6
+    asked.clear()
+    assert add_checked_centre_ghosts(geometry, nothing, marks, confirmed,
+                                     odds_near(off, 0.97, at_centre=RING_FROM - 0.01)) == nothing
+    assert len(asked) == 1
+    # A pawn read at the place, or a ghost within CLEAR_OF_GHOST of it (across a string:
+    # in its own field the field is not asked about), keeps the ghost out.
+    sure = odds_near(centre, 1.0)
+    demon = Pawns([seen("red", (centre[0] + 0.4 * WIDTH, centre[1]))], WIDTH, [])
+    assert add_checked_centre_ghosts(geometry, demon, marks, confirmed, sure) == demon
+    beside = Pawns([seen("red", (centre[0] + 0.6 * WIDTH, centre[1]))], WIDTH, [])
+    assert len(add_checked_centre_ghosts(geometry, beside, marks, confirmed, sure).pawns) == 2
+    ghost_near = Pawns([seen("white", (centre[0] + 0.8 * WIDTH, centre[1]))], WIDTH, [])
+    assert geometry.field_at(ghost_near.pawns[0].foot) == first
+    asked.clear()
+    assert add_checked_centre_ghosts(geometry, ghost_near, marks, confirmed, sure) == ghost_near
+    assert centre not in asked[0]
+    # Across a string from a narrow field's centre, a ghost within CLEAR_OF_GHOST of it.
+    narrow = next(f for f in bounded if 0.6 * WIDTH < geometry.clearance_of(f) < 0.8 * WIDTH)
+    narrow_centre = geometry.field_centre(narrow)
+    reach = geometry.clearance_of(narrow) + 0.05 * WIDTH
+    across = [
+        (narrow_centre[0] + reach * math.cos(a), narrow_centre[1] + reach * math.sin(a))
+        for a in np.linspace(0, 2 * math.pi, 72, endpoint=False)
+    ]
+    other_field = Pawns(
+        [seen("white", next(xy for xy in across if geometry.field_at(xy) != narrow))], WIDTH, [])
+    assert math.dist(other_field.pawns[0].foot, narrow_centre) < CLEAR_OF_GHOST * WIDTH
+    at_narrow = odds_near(narrow_centre, 1.0)
+    assert add_checked_centre_ghosts(geometry, other_field, marks, confirmed,
+                                     at_narrow) == other_field
+    assert [p.foot for p in add_checked_centre_ghosts(
+        geometry, nothing, marks, confirmed, at_narrow).pawns] == [narrow_centre]
+    # Round the centre of a field narrower than the ring, only the places inside it are
+    # asked about.
+    tiny = min(bounded, key=geometry.clearance_of)
+    assert geometry.clearance_of(tiny) < CENTRE_RING * WIDTH
+    tiny_centre = geometry.field_centre(tiny)
+
+    def round_tiny(places: list[Point]) -> list[float]:
+        asked.append(list(places))
+        return [
+            RING_FROM if p == tiny_centre
+            else 1.0 if abs(math.dist(p, tiny_centre) - CENTRE_RING * WIDTH) < 1e-6 else 0.0
+            for p in places
+        ]
+
+    asked.clear()
+    [ghost] = add_checked_centre_ghosts(geometry, nothing, marks, confirmed, round_tiny).pawns
+    assert geometry.field_at(ghost.foot) == tiny and 0 < len(asked[1]) < 6
 
 
 def test_a_ghost_the_rules_saw_at_the_centre_of_an_empty_field_is_looked_at_again() -> None:

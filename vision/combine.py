@@ -870,19 +870,12 @@ def add_centred_ghosts(
                 unconfirmed.append((field.id, centre, *marked[0]))
     text = "a ghost at {{at}} seen faintly, taken for the centre of its field"
     pawns = _with_added(pawns, added, text)
-    if ghost_odds is None:
+    if ghost_odds is None or not unconfirmed:
         return pawns
-    if unconfirmed:
-        pawns = _with_added(
-            pawns,
-            _checked_ghosts(geometry, pawns, unconfirmed, ghost_odds, width),
-            "a ghost at {{at}} seen faintly, and by the ghost checker, at the centre of its field",
-        )
     return _with_added(
         pawns,
-        _checked_centres(geometry, pawns, look_again, ghost_odds, width),
-        "a ghost at {{at}} seen by the ghost checker at the centre of its field, and faintly "
-        "by the detector",
+        _checked_ghosts(geometry, pawns, unconfirmed, ghost_odds, width),
+        "a ghost at {{at}} seen faintly, and by the ghost checker, at the centre of its field",
     )
 
 
@@ -996,28 +989,50 @@ def _checked_ghosts(
     return checked
 
 
-def _checked_centres(
+def add_checked_centre_ghosts(
     geometry: BoardGeometry,
     pawns: Pawns,
+    detections: Detections,
     look_again: Callable[[Detection], Detection],
     ghost_odds: Callable[[list[Point]], Sequence[float]],
-    width: float,
-) -> list[SeenPawn]:
-    """The ghosts the checker sees at the centre of a bounded field in which no ghost of
-    ``pawns`` stands, and the detector's eight views confirm (:data:`CENTRE_RING`).
+) -> Pawns:
+    """``pawns`` with a ghost at the centre of each bounded field in which none stands
+    where the ghost checker sees one and the detector's eight views confirm it.
 
-    The place asked about is the field's centre and, where the odds there reach
-    :data:`RING_FROM`, six places :data:`CENTRE_RING` pawn widths round it inside the
-    field; the likeliest whose odds reach :data:`CHECKED_GHOST`, with no pawn read
-    within half a pawn width (that pawn is what the checker saw) and no ghost within
-    :data:`vision.ghost_check.CLEAR_OF_GHOST` widths (where the checker was taught
-    neither yes nor no), takes a ghost where the views' mean of one there reaches
-    :data:`CENTRED_GHOST_SCORE`. Its confidence is that mean.
+    Run after :func:`add_centred_ghosts`, which looks only where the detector marked a
+    ghost, however faintly, or the colour rules saw one: a ghost standing on a cord on
+    a white table may be marked by neither (1280185). The checker is asked at each such
+    field's centre and, where its odds there reach :data:`RING_FROM`, at six places
+    :data:`CENTRE_RING` pawn widths round it inside the field; the likeliest place
+    whose odds reach :data:`CHECKED_GHOST`, with no pawn within half a pawn width (that
+    pawn is what the checker saw) and no ghost within
+    :data:`vision.ghost_check.CLEAR_OF_GHOST` widths (where it was taught neither yes
+    nor no), takes a ghost where the views' mean of one there reaches
+    :data:`CENTRED_GHOST_SCORE`.
+
+    Parameters
+    ----------
+    geometry : BoardGeometry
+        Of the board the loops make, working pixels.
+    pawns : Pawns
+        The pawns read so far.
+    detections : Detections
+        The detector's marks (for the pawn width it looked for).
+    look_again : callable
+        :func:`vision.detect.look_again` bound to the photo.
+    ghost_odds : callable
+        :func:`vision.ghost_check.ghost_odds` bound to the photo.
+
+    Returns
+    -------
+    Pawns
+        With each added ghost's views' mean as its confidence, and a warning at it.
     """
+    width = detections.pawn_width
     with_ghost = {geometry.field_at(p.foot) for p in pawns.pawns if p.kind == GHOST}
     empty = [f.id for f in geometry.board.fields if not f.outer and f.id not in with_ghost]
     if not empty:
-        return []
+        return pawns
     centres = [geometry.field_centre(field) for field in empty]
     found: list[SeenPawn] = []
     for field, centre, odds in zip(empty, centres, ghost_odds(centres), strict=True):
@@ -1038,7 +1053,8 @@ def _checked_centres(
         mean = look_again(Detection(GHOST, WHITE, place, 0.0)).score
         if mean >= CENTRED_GHOST_SCORE:
             found.append(SeenPawn(GHOST, WHITE, place, width, round(mean, 2)))
-    return found
+    text = "a ghost at {{at}} seen by the ghost checker at the centre of its field"
+    return _with_added(pawns, found, text + ", and faintly by the detector")
 
 
 def _round(centre: Point, radius: float, count: int = 6) -> list[Point]:

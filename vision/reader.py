@@ -39,6 +39,7 @@ from vision.colour import LABEL_RGB, ColourMasks, bounding_box, classify_colours
 from vision.combine import (
     CORD_SURE,
     add_centred_ghosts,
+    add_checked_centre_ghosts,
     add_cornered_demons,
     combine_knots,
     combine_pawns,
@@ -449,17 +450,16 @@ def _read_photo(
 
         # Only now are the fields known: a ghost stands in a field's centre.
         combined = pawns
-        pawns = stage(
-            "ghosts",
-            lambda: add_centred_ghosts(
-                geometry,
-                combined,
-                marks,
-                look_again_at,
-                seen,
-                ghost_odds_here,
-            ),
-        )
+
+        def ghosts() -> Pawns:
+            marked = add_centred_ghosts(
+                geometry, combined, marks, look_again_at, seen, ghost_odds_here
+            )
+            return add_checked_centre_ghosts(
+                geometry, marked, marks, look_again_at, ghost_odds_here
+            )
+
+        pawns = stage("ghosts", ghosts)
         with_ghosts = pawns
         pawns = stage(
             "demons",
