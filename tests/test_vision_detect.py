@@ -1495,7 +1495,9 @@ def test_the_checkers_yes_at_an_empty_fields_centre_takes_a_ghost_the_views_conf
     confirmed = looked_at_as(CENTRED_GHOST_SCORE + 0.05, looked)
     asked: list[list[Point]] = []
 
-    def odds_near(target: Point, odds: float, at_centre: float = 0.0):
+    def odds_near(
+        target: Point, odds: float, at_centre: float = 0.0
+    ) -> Callable[[list[Point]], list[float]]:
         """Odds ``odds`` within a tenth of a width of ``target``, ``at_centre`` at the
         first field's centre, 0 elsewhere."""
 
@@ -1534,6 +1536,10 @@ def test_the_checkers_yes_at_an_empty_fields_centre_takes_a_ghost_the_views_conf
     assert add_checked_centre_ghosts(geometry, nothing, marks, confirmed,
                                      odds_near(off, 0.97, at_centre=RING_FROM - 0.01)) == nothing
     assert len(asked) == 1
+    # Sure at the centre and surer round it: the surer place.
+    [ghost] = add_checked_centre_ghosts(geometry, nothing, marks, confirmed, odds_near(
+        off, 0.97, at_centre=CHECKED_GHOST + 0.02)).pawns
+    assert math.dist(ghost.foot, off) < 1e-6
     # A pawn read at the place, or a ghost within CLEAR_OF_GHOST of it (across a string:
     # in its own field the field is not asked about), keeps the ghost out.
     sure = odds_near(centre, 1.0)
@@ -1562,6 +1568,20 @@ def test_the_checkers_yes_at_an_empty_fields_centre_takes_a_ghost_the_views_conf
                                      at_narrow) == other_field
     assert [p.foot for p in add_checked_centre_ghosts(
         geometry, nothing, marks, confirmed, at_narrow).pawns] == [narrow_centre]
+    # Two fields whose centres lie within CLEAR_OF_GHOST of each other (for pawns this
+    # wide), both sure: the likelier takes the ghost, which keeps the other clear.
+    wide = 60.0
+    pairs = [(a, b) for a in bounded for b in bounded if a < b and math.dist(
+        geometry.field_centre(a), geometry.field_centre(b)) < CLEAR_OF_GHOST * wide]
+    assert pairs, "two fields' centres near each other"
+    near_a, near_b = (geometry.field_centre(f) for f in pairs[0])
+    for likelier, other in ((near_a, near_b), (near_b, near_a)):
+        def both_sure(places: list[Point], likelier=likelier, other=other) -> list[float]:
+            return [0.99 if p == likelier else 0.95 if p == other else 0.0 for p in places]
+
+        read = add_checked_centre_ghosts(geometry, nothing, Detections([], wide), confirmed,
+                                         both_sure)
+        assert [p.foot for p in read.pawns] == [likelier]
     # Round the centre of a field narrower than the ring, only the places inside it are
     # asked about.
     tiny = min(bounded, key=geometry.clearance_of)

@@ -957,7 +957,8 @@ def _checked_ghosts(
     The checker is the second cue: the detector's faint mark, or a ghost the colour
     rules saw, and its odds agree. (Asked alone about every empty field's centre, a
     first checker added ghosts where none stood on 2 of 840 generated photos and 1 of
-    the 18 dev photos, for 1 board won.)
+    the 18 dev photos, for 1 board won; :func:`add_checked_centre_ghosts` asks there
+    with the views' mean from 0.2 as the second cue.)
     It is asked at the centre and at the mark, as its odds fall as a ghost's foot
     moves from the crop's middle, and the likelier of the two counts. A ghost is added
     only inside the field asked about, in which no ghost stands yet, and not within
@@ -996,7 +997,7 @@ def add_checked_centre_ghosts(
     look_again: Callable[[Detection], Detection],
     ghost_odds: Callable[[list[Point]], Sequence[float]],
 ) -> Pawns:
-    """``pawns`` with a ghost at the centre of each bounded field in which none stands
+    """``pawns`` with a ghost near the centre of each bounded field in which none stands
     where the ghost checker sees one and the detector's eight views confirm it.
 
     Run after :func:`add_centred_ghosts`, which looks only where the detector marked a
@@ -1008,7 +1009,11 @@ def add_checked_centre_ghosts(
     pawn is what the checker saw) and no ghost within
     :data:`vision.ghost_check.CLEAR_OF_GHOST` widths (where it was taught neither yes
     nor no), takes a ghost where the views' mean of one there reaches
-    :data:`CENTRED_GHOST_SCORE`.
+    :data:`CENTRED_GHOST_SCORE`. The fields are taken likeliest first (by the odds at
+    their centres), so a ghost added keeps the next one's place clear as one read does.
+    That 0.9 widths, not :data:`CHECKER_CLEAR_OF_GHOST` as for a mark: the views' mean
+    asked here is the stricter second cue, and it is the place's own (1270070: a ghost
+    1.7 widths from one read, 0.26 in the mean).
 
     Parameters
     ----------
@@ -1034,15 +1039,17 @@ def add_checked_centre_ghosts(
     if not empty:
         return pawns
     centres = [geometry.field_centre(field) for field in empty]
+    at_centres = zip(ghost_odds(centres), centres, empty, strict=True)
     found: list[SeenPawn] = []
-    for field, centre, odds in zip(empty, centres, ghost_odds(centres), strict=True):
+    for odds, centre, field in sorted(at_centres, key=lambda asked: -asked[0]):
         asked = [(odds, centre)]
         if odds >= RING_FROM:
             ring = [
-                place for place in _round(centre, CENTRE_RING * width)
+                place for place in _places_round(centre, CENTRE_RING * width)
                 if geometry.field_at(place) == field
             ]
-            asked += zip(ghost_odds(ring), ring, strict=True) if ring else []
+            if ring:
+                asked += zip(ghost_odds(ring), ring, strict=True)
         sure = [
             (odds, place) for odds, place in asked
             if odds >= CHECKED_GHOST and _clear_for_a_ghost(place, pawns.pawns + found, width)
@@ -1053,11 +1060,11 @@ def add_checked_centre_ghosts(
         mean = look_again(Detection(GHOST, WHITE, place, 0.0)).score
         if mean >= CENTRED_GHOST_SCORE:
             found.append(SeenPawn(GHOST, WHITE, place, width, round(mean, 2)))
-    text = "a ghost at {{at}} seen by the ghost checker at the centre of its field"
-    return _with_added(pawns, found, text + ", and faintly by the detector")
+    text = "a ghost at {{at}} seen by the ghost checker near its field's centre, and faintly "
+    return _with_added(pawns, found, text + "in the detector's eight views")
 
 
-def _round(centre: Point, radius: float, count: int = 6) -> list[Point]:
+def _places_round(centre: Point, radius: float, count: int = 6) -> list[Point]:
     """``count`` places evenly round ``centre`` at ``radius``."""
     return [
         (centre[0] + radius * math.cos(angle), centre[1] + radius * math.sin(angle))
