@@ -578,7 +578,12 @@ def combine_pawns(
         confirmed_in_views = False  # a ghost the eight views chose: not looked at twice
         if mark.colour != pawn.colour:
             if mark.score >= SURE_COLOUR:
-                pawn = replace(pawn, kind=mark.kind, colour=mark.colour)
+                kept = _ghost_kept(pawn, mark, detections, width, look_again, table_hue_colour)
+                if kept is None:
+                    pawn = replace(pawn, kind=mark.kind, colour=mark.colour)
+                else:
+                    confidence = kept.score
+                    confirmed_in_views = True
             elif mark.kind == GHOST and not _marked_as(pawn, mark.xy, detections, width):
                 pawn = replace(pawn, kind=GHOST, colour=WHITE)
                 confidence = mark.score
@@ -767,6 +772,36 @@ def _likelier_ghost(
         return None
     own = look_again(Detection(pawn.kind, pawn.colour, mark.xy, 0.0))
     return ghost if ghost.score > own.score else None
+
+
+def _ghost_kept(
+    pawn: SeenPawn,
+    mark: Detection,
+    detections: Detections,
+    width: float,
+    look_again: Callable[[Detection], Detection] | None,
+    table_hue_colour: str | None,
+) -> Detection | None:
+    """The ghost the colour rules read at ``mark``, scored again, where the detector's
+    stronger mark there is a demon but it marks a ghost there too and the eight views
+    mark the ghost more (:func:`_likelier_ghost`); else None.
+
+    The mirror of a rules' demon the views turn into a ghost: under a harsh side light
+    on the blue mat a ghost's shaded side reads yellow to the detector (1290170: a ghost
+    marked 0.54 as a yellow demon and 0.38 as a ghost, 0.46 and 0.34 in the views; the
+    colour rules and the ghost checker sure of a ghost). A demon of the table's hue is
+    not put in question: against its table it looks pale in every view.
+    """
+    if (
+        pawn.kind != GHOST
+        or mark.kind != DEMON
+        or look_again is None
+        or mark.colour == table_hue_colour
+        or not _marked_as(pawn, mark.xy, detections, width)
+    ):
+        return None
+    as_read = replace(pawn, kind=DEMON, colour=mark.colour)
+    return _likelier_ghost(as_read, replace(mark, kind=GHOST, colour=WHITE), look_again)
 
 
 def _touching_doubt(looked: Detection, pawns: list[SeenPawn], width: float) -> bool:
