@@ -1057,6 +1057,41 @@ def test_a_pawn_both_see_is_a_ghost_where_the_eight_views_mark_a_ghost_more() ->
     assert (pawn.kind, pawn.colour) == (DEMON, "yellow")
 
 
+def test_a_ghost_both_see_stays_a_ghost_where_the_eight_views_mark_the_ghost_more() -> None:
+    # The mirror: a ghost under a harsh side light on the blue mat, sure to the colour
+    # rules, marked surer as a yellow demon by the detector, and as a ghost too (1290170).
+    pawns = Pawns([seen("white", (100.0, 100.0), confidence=1.0)], WIDTH, [])
+    demon_at = (104.0, 108.0)
+    marks = Detections(
+        [mark("yellow", demon_at, SURE_COLOUR + 0.04), mark("white", (101.0, 103.0), 0.38)],
+        WIDTH,
+    )
+    looked: list[Detection] = []
+    ghostlier = looked_at_by_colour({"white": 0.46, "yellow": 0.34}, looked)
+    [pawn] = combine_pawns(pawns, marks, ghostlier).pawns
+    assert (pawn.kind, pawn.colour, pawn.foot, pawn.confidence) == (GHOST, "white", demon_at, 0.46)
+    assert sorted((m.kind, m.colour, m.xy) for m in looked) == [
+        (DEMON, "yellow", demon_at), (GHOST, "white", demon_at)
+    ]
+    # The views marking the demon as much or more, or the ghost under
+    # LIKELIER_GHOST_SCORE, or no ghost mark there, or no second look: the demon.
+    for scores in (
+        {"white": 0.34, "yellow": 0.46},
+        {"white": 0.4, "yellow": 0.4},
+        {"white": LIKELIER_GHOST_SCORE - 0.01, "yellow": 0.1},
+    ):
+        [pawn] = combine_pawns(pawns, marks, looked_at_by_colour(scores, [])).pawns
+        assert (pawn.kind, pawn.colour) == (DEMON, "yellow"), scores
+    no_ghost_mark = Detections([marks.found[0]], WIDTH)
+    [pawn] = combine_pawns(pawns, no_ghost_mark, ghostlier).pawns
+    assert (pawn.kind, pawn.colour) == (DEMON, "yellow")
+    [pawn] = combine_pawns(pawns, marks).pawns
+    assert (pawn.kind, pawn.colour) == (DEMON, "yellow")
+    # A demon of the table's hue is not put in question (it looks pale on its table).
+    [pawn] = combine_pawns(pawns, marks, ghostlier, table_hue_colour="yellow").pawns
+    assert (pawn.kind, pawn.colour) == (DEMON, "yellow")
+
+
 def test_a_demon_of_the_tables_hue_is_not_turned_into_a_ghost_by_the_views() -> None:
     # A green demon on green felt looks pale against it: the views mark a ghost there
     # more than the demon, and the demon stands (dev_0015).
