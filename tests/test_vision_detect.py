@@ -1087,8 +1087,20 @@ def test_a_ghost_both_see_stays_a_ghost_where_the_eight_views_mark_the_ghost_mor
     assert (pawn.kind, pawn.colour) == (DEMON, "yellow")
     [pawn] = combine_pawns(pawns, marks).pawns
     assert (pawn.kind, pawn.colour) == (DEMON, "yellow")
-    # A demon of the table's hue is not put in question (it looks pale on its table).
-    [pawn] = combine_pawns(pawns, marks, ghostlier, table_hue_colour="yellow").pawns
+    # A demon of the table's hue is not put in question (it looks pale on its table);
+    # one of another hue is.
+    asked: list[Detection] = []
+    pale = looked_at_by_colour({"white": 0.46, "yellow": 0.34}, asked)
+    [pawn] = combine_pawns(pawns, marks, pale, table_hue_colour="yellow").pawns
+    assert (pawn.kind, pawn.colour, pawn.confidence) == (DEMON, "yellow", 1.0)
+    assert not any(m.xy == demon_at for m in asked)
+    [pawn] = combine_pawns(pawns, marks, ghostlier, table_hue_colour="blue").pawns
+    assert (pawn.kind, pawn.colour) == (GHOST, "white")
+    # A rules' demon of another colour, marked faintly as itself too, takes the sure
+    # mark's, as before.
+    red = Pawns([seen("red", (100.0, 100.0), confidence=1.0)], WIDTH, [])
+    also_red = Detections([*marks.found, mark("red", (102.0, 104.0), 0.3)], WIDTH)
+    [pawn] = combine_pawns(red, also_red, ghostlier).pawns
     assert (pawn.kind, pawn.colour) == (DEMON, "yellow")
 
 

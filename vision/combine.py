@@ -533,8 +533,11 @@ def combine_pawns(
         it less than :data:`KEEP_SCORE`; one the rules read as a demon turns into a
         ghost where the views mark the detector's unsure ghost there more, and at
         least :data:`LIKELIER_GHOST_SCORE` (:func:`_likelier_ghost`), unless the
-        demon is of the table's hue (``table_hue_colour``). Ghost marks are looked at
-        again from the fainter :data:`FAINT_GHOST_FROM`.
+        demon is of the table's hue (``table_hue_colour``); one the rules read as a
+        ghost, at which the detector's sure mark is a demon, stays a ghost where it
+        marks a ghost there too and the views mark that more, on the same terms
+        (:func:`_ghost_kept`). Ghost marks are looked at again from the fainter
+        :data:`FAINT_GHOST_FROM`.
     table_hue_colour : str, optional
         The line colour whose hue an even table has
         (:attr:`vision.colour.ColourMasks.table_hue_colour`). A demon of that colour is
@@ -570,10 +573,11 @@ def combine_pawns(
             continue
         taken.add(index)
         mark = marks[index]
-        # The foot is the detector's; so are the kind and colour where it is sure, and
-        # a ghost's where it marks no pawn of the rules' kind and colour there at all
-        # (then the pawn is only as sure as that mark) or the eight views mark the
-        # ghost more (then as sure as their mean).
+        # The foot is the detector's; so are the kind and colour where it is sure (but
+        # a rules' ghost the eight views mark more than the sure demon stays one, as
+        # sure as their mean), and a ghost's where it marks no pawn of the rules' kind
+        # and colour there at all (then the pawn is only as sure as that mark) or the
+        # eight views mark the ghost more (then as sure as their mean).
         confidence = max(pawn.confidence, mark.score)
         confirmed_in_views = False  # a ghost the eight views chose: not looked at twice
         if mark.colour != pawn.colour:
@@ -761,7 +765,9 @@ def _likelier_ghost(
     :data:`LIKELIER_GHOST_SCORE`; else None.
 
     The detector's strongest mark at a pawn the rules read as a demon is a ghost, but
-    under :data:`SURE_COLOUR`, and it marks the rules' demon there too, more faintly: a
+    under :data:`SURE_COLOUR`, and it marks the rules' demon there too, more faintly (or,
+    from :func:`_ghost_kept`, the other way round: ``pawn`` the detector's sure demon at
+    a rules' ghost, ``mark`` its ghost mark there): a
     ghost under a warm lamp looks yellow to both (290175, 360157: a ghost marked 0.48
     and 0.50 beside a yellow demon's 0.29 and 0.35; in the eight views 0.50 and 0.57
     against 0.23 and 0.22). Where the two are alike in every view (300197: 0.39 as a
