@@ -62,6 +62,7 @@ import cv2
 import numpy as np
 import shapely
 from numpy.typing import NDArray
+from scipy.cluster.hierarchy import fcluster, linkage  # type: ignore[import-untyped]
 from shapely.geometry import LinearRing, LineString
 from shapely.geometry import Point as ShapelyPoint
 
@@ -383,17 +384,13 @@ def _untangle_each(
 
 def _tangles(met: NDArray[np.float64], reach: float) -> list[NDArray[np.float64]]:
     """The groups of two or more of the crossings ``met`` each within ``reach`` of
-    another of its group (a chain), as arrays of their points."""
-    group = list(range(len(met)))  # each crossing's group: the least index in it
-
-    for i, j in itertools.combinations(range(len(met)), 2):
-        if np.linalg.norm(met[i] - met[j]) < reach and group[i] != group[j]:
-            old, new = max(group[i], group[j]), min(group[i], group[j])
-            group = [new if g == old else g for g in group]
-    members: dict[int, list[int]] = {}
-    for k, g in enumerate(group):
-        members.setdefault(g, []).append(k)
-    return [met[ks] for ks in members.values() if len(ks) >= 2]
+    another of its group (a chain: single linkage cut at ``reach``), as arrays of their
+    points."""
+    if len(met) < 2:
+        return []
+    groups = fcluster(linkage(met, method="single"), reach, criterion="distance")
+    labels, counts = np.unique(groups, return_counts=True)
+    return [met[groups == g] for g, count in zip(labels, counts, strict=True) if count >= 2]
 
 
 def _untangled(
