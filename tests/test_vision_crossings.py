@@ -13,11 +13,16 @@ from shapely.geometry import Point as ShapelyPoint
 
 from engine.geometry import ring_crossings
 from vision.crossings import (
+    BLEND_WIDTHS,
     CORD_AGAIN_FROM_WIDTHS,
     CORD_HOLE_WIDTHS,
     CORD_REACH_WIDTHS,
     CORD_STRAY_WIDTHS,
     FIT_STRAY_WIDTHS,
+    KINK_CHORD_WIDTHS,
+    KINK_DEGREES,
+    KINK_HOLE_WIDTHS,
+    KINK_NEAR_WIDTHS,
     LEAST_ANGLE_DEG,
     NEAR_MARGIN_WIDTHS,
     PAWN_IN_STRING_WIDTHS,
@@ -28,6 +33,7 @@ from vision.crossings import (
     TANGLE_WIDTHS,
     _cord_course,
     _course_through,
+    _kinks,
     draw_settled,
     settle_crossings,
 )
@@ -215,6 +221,79 @@ def test_cords_crossing_at_a_shallow_angle_are_not_settled() -> None:
     red = pushed(red, (0.0, 0.0), tuple(meet), 0.5 * WIDTH, 1.5 * WIDTH)
     shallow = Loops({"red": Loop("red", red, None), "blue": Loop("blue", blue, None)}, [])
     assert settle_crossings(shallow, WIDTH) is shallow
+
+
+def _kinked(points: np.ndarray, crossing: np.ndarray, width: float) -> bool:
+    """Whether the loop ``points`` turns by KINK_DEGREES or more within KINK_NEAR_WIDTHS
+    of ``crossing``."""
+    near = np.linalg.norm(_kinks(points, width) - crossing, axis=1) <= KINK_NEAR_WIDTHS * width
+    return bool(near.any())
+
+
+def kinked_to_a_pawn() -> np.ndarray:
+    """The red circle pulled five string widths outward at the crossing, over two
+    either side: a trace drawn to a pawn of its colour beside the crossing."""
+    return pushed(circle(RED_CENTRE), RED_CENTRE, CROSSING, 5 * WIDTH, 2 * WIDTH)
+
+
+def test_a_trace_kinked_to_a_pawn_is_laid_on_its_course_fitted_without_the_kink() -> None:
+    kinked = loops_of(kinked_to_a_pawn())
+    old = read_crossing(kinked)
+    assert math.dist(old, CROSSING) > 4 * WIDTH
+    # Its course with the kink in is no smooth curve: the first pass leaves it.
+    assert stray_round_the_crossing(kinked.loops["red"].points, old) > FIT_STRAY_WIDTHS
+    assert _kinked(kinked.loops["red"].points, old, WIDTH)
+    settled = settle_crossings(kinked, WIDTH)
+    new = read_crossing(settled)
+    assert math.dist(new, CROSSING) < 0.1 * WIDTH
+    assert not _kinked(settled.loops["red"].points, new, WIDTH)
+    # The other loop is not kinked and keeps its trace; the kinked one keeps its trace
+    # away from the hole and the easing beyond it.
+    assert np.array_equal(settled.loops["blue"].points, kinked.loops["blue"].points)
+    red = settled.loops["red"].points
+    far = np.linalg.norm(red - CROSSING, axis=1) > (KINK_HOLE_WIDTHS + BLEND_WIDTHS + 1) * WIDTH
+    before = {tuple(xy) for xy in kinked.loops["red"].points.tolist()}
+    assert far.sum() > len(red) / 2
+    assert all(tuple(xy) in before for xy in red[far].tolist())
+
+
+def test_a_kinked_trace_whose_course_round_the_kink_is_no_smooth_curve_stays() -> None:
+    """Where the trace wanders about its course beyond the kink too (a cord traced
+    along shadows), the fit without the kink says nothing of where the cord runs."""
+    points = kinked_to_a_pawn()
+    angles = np.arctan2(points[:, 1] - RED_CENTRE[1], points[:, 0] - RED_CENTRE[0])
+    wander = 1.5 * FIT_STRAY_WIDTHS * WIDTH * math.sqrt(2) * np.sin(angles * RADIUS / (2 * WIDTH))
+    wander *= 1 - np.exp(-((np.linalg.norm(points - CROSSING, axis=1) / (4 * WIDTH)) ** 2))
+    radial = (points - RED_CENTRE) / np.linalg.norm(points - RED_CENTRE, axis=1)[:, None]
+    wandering = loops_of(points + wander[:, None] * radial)
+    assert _kinked(wandering.loops["red"].points, read_crossing(wandering), WIDTH)
+    assert settle_crossings(wandering, WIDTH) is wandering
+
+
+def test_a_kinked_crossing_is_moved_no_farther_than_the_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    kinked = loops_of(kinked_to_a_pawn())
+    move = math.dist(read_crossing(kinked), CROSSING) / WIDTH
+    monkeypatch.setattr("vision.crossings.KINK_SETTLE_MOST_WIDTHS", 0.9 * move)
+    assert settle_crossings(kinked, WIDTH) is kinked
+    monkeypatch.setattr("vision.crossings.KINK_SETTLE_MOST_WIDTHS", 1.1 * move)
+    assert settle_crossings(kinked, WIDTH) is not kinked
+
+
+def test_a_cord_bending_less_than_the_kink_angle_is_not_kinked() -> None:
+    """On a circle, the chords KINK_CHORD_WIDTHS before and after a point turn by (about)
+    their length over the radius: a tight bend of a cord is no kink, a tighter one is."""
+    turning = math.radians(KINK_DEGREES)
+    chord = KINK_CHORD_WIDTHS * WIDTH
+    for radius, kinked in ((1.3 * chord / turning, False), (0.8 * chord / turning, True)):
+        angles = np.linspace(0, 2 * math.pi, 200, endpoint=False)
+        ring = radius * np.column_stack([np.cos(angles), np.sin(angles)])
+        assert _kinked(ring, ring[0], WIDTH) is kinked
+    # Nor is a crossing farther from the kink than KINK_NEAR_WIDTHS.
+    points = kinked_to_a_pawn()
+    far_off = along_the_circle(RED_CENTRE, RADIUS, CROSSING, 15 * WIDTH)
+    assert not _kinked(points, np.asarray(far_off), WIDTH)
 
 
 # On the cord maps.

@@ -40,6 +40,14 @@ a band round the loops' course, and where a trace ran several string widths asid
 its cord, the band holds the cord only away from the crossing, so the first fit meets
 short of where the cords cross.
 
+Last, a trace still kinked at a crossing (turning sharply within a few string widths of
+it, as no cord does) was pulled to a pawn of its colour standing beside the crossing, or
+round one: the blue cord on the blue mat to a blue demon, which the colour rules and the
+cord map both take in with the cord. Its own fit bends with the kink and is not trusted,
+and the cord maps mark the pawn as well; the course is fitted without the kink (the
+stretch round it, left out within :data:`KINK_HOLE_WIDTHS` of the crossing), and the
+trace laid on that.
+
 Before all that, a tangle is undone. Where a pawn stands on the place two cords cross,
 each trace bridges the hidden stretch its own way, and the two may cross there three
 times, or a cord bent round the pawn cross the other twice, a lens too small for any
@@ -69,7 +77,7 @@ from shapely.geometry import Point as ShapelyPoint
 from engine.geometry import ring_crossings
 from vision.colour import LABEL_RGB
 from vision.detect import CordsNear
-from vision.trace import Loop, Loops, Points, leaving
+from vision.trace import Loop, Loops, Points, leaving, resample_closed
 
 #: Each loop's course within this many string widths of a crossing is fitted (its
 #: stretch through the crossing only, not another pass of the loop nearby).
@@ -185,6 +193,24 @@ TANGLE_WIDTHS = 7.0
 #: the kinked trace through those two tangles strays 0.77 and 1.04 widths from its
 #: parabola, one bent round a pawn 2.7 (1170302, left). Set from those, not varied.
 TANGLE_STRAY_WIDTHS = 1.5
+#: A trace turns by KINK_DEGREES or more (between its chords KINK_CHORD_WIDTHS string
+#: widths before and after a point) within KINK_NEAR_WIDTHS of a crossing: it is kinked
+#: there, pulled off its cord to a pawn of its colour beside the crossing (a blue demon
+#: on the blue mat, a green one on felt, a red one against the red cord) or round one.
+#: A cord never bends so: the generator's 1600 cords of two fresh sets turn at most 42
+#: degrees so measured, away from their knots. Its course is then fitted without the
+#: kink: to its stretch within KINK_REACH_WIDTHS of the crossing, leaving out what lies
+#: within KINK_HOLE_WIDTHS; trusted, as a course is, where that keeps within
+#: FIT_STRAY_WIDTHS of the fit with points on both sides, and the trace is laid on it within
+#: the hole, the crossing moved at most KINK_SETTLE_MOST_WIDTHS. Chosen offline on the
+#: readings of two fresh sets (1320000, 1330000: 5700 crossings, 10 with a kink that
+#: near, 8 of them read 1.5 string widths or more aside): see docs/reader-history.md.
+KINK_DEGREES = 60.0
+KINK_CHORD_WIDTHS = 3
+KINK_NEAR_WIDTHS = 5.0
+KINK_HOLE_WIDTHS = 8.0
+KINK_REACH_WIDTHS = 18.0
+KINK_SETTLE_MOST_WIDTHS = 10.0
 
 
 @dataclass(frozen=True)
@@ -224,6 +250,13 @@ class CourseFit:
         low, high = self.extent
         count = max(int(math.ceil((high - low + 2 * beyond) / spacing)) + 1, 2)
         return self._at(np.linspace(low - beyond, high + beyond, count))
+
+    def between(self, start: Points, end: Points, spacing: float) -> Points:
+        """The parabola as a polyline from where ``start`` lies along it to where
+        ``end`` does (both ends included), points about ``spacing`` apart."""
+        low, high = ((np.array([start, end]) - self.origin) @ self.along).tolist()
+        count = max(int(math.ceil(abs(high - low) / spacing)) + 1, 2)
+        return self._at(np.linspace(low, high, count))
 
     def direction_at(self, xy: NDArray[np.float64]) -> NDArray[np.float64]:
         """The parabola's unit tangent where it passes nearest ``xy``."""
@@ -353,6 +386,21 @@ def settle_crossings(
         moved_far.extend(m for m in moves if math.dist(m.before, m.after) >= far)
         if moved_far:
             changed |= _settle_each(points, rings, order, again_on_cord_maps)
+    # Last, a trace still kinked at a crossing is laid on its course fitted without the
+    # kink (neither its own fit, which the kink bends, nor the cord maps, which mark the
+    # pawn it was pulled to as cord too, put it right).
+    kinks: dict[str, tuple[Points, Points]] = {}  # colour: (its points, their kinks)
+
+    def kinks_of(colour: str) -> Points:
+        known = kinks.get(colour)
+        if known is None or known[0] is not points[colour]:
+            known = kinks[colour] = (points[colour], _kinks(points[colour], string_width))
+        return known[1]
+
+    def unkinked(a: str, b: str, xy: NDArray[np.float64]) -> tuple[Points, Points] | None:
+        return _unkinked((points[a], points[b]), (kinks_of(a), kinks_of(b)), xy, string_width)
+
+    changed |= _settle_each(points, rings, order, unkinked)
     if not changed:
         return loops
     settled = {
@@ -510,6 +558,110 @@ def _settled(
     stretches, fits = [c[0] for c in trusted], [c[1] for c in trusted]
     least, most = SETTLE_FROM_WIDTHS, SETTLE_MOST_WIDTHS
     return _laid_where_fits_meet((a, b), stretches, fits, crossing, width, least, most)
+
+
+def _unkinked(
+    loops: tuple[Points, Points],
+    kinks: tuple[Points, Points],
+    crossing: NDArray[np.float64],
+    width: float,
+) -> tuple[Points, Points] | None:
+    """The two loops, each one kinked at ``crossing`` (one of its ``kinks``, see
+    :func:`_kinks`, within :data:`KINK_NEAR_WIDTHS`) laid on its course fitted without
+    the kink (:func:`_course_round_kink`), the other left as it is; None where neither
+    is kinked, a kinked one's course is not trusted, or it meets the other loop's
+    course (its fit through the crossing, trusted as in :func:`_settled`) farther than
+    :data:`KINK_SETTLE_MOST_WIDTHS` or at under :data:`LEAST_ANGLE_DEG`."""
+    kinked = [_kinked_near(found, crossing, width) for found in kinks]
+    if not any(kinked):
+        return None
+    courses = [
+        _course_round_kink(points, crossing, width)
+        if kink
+        else _course_through(points, crossing, width)
+        for points, kink in zip(loops, kinked, strict=True)
+    ]
+    trusted = [
+        c for c, kink in zip(courses, kinked, strict=True)
+        if c is not None and (kink or c[1].stray < FIT_STRAY_WIDTHS * width)
+    ]
+    if len(trusted) < 2:
+        return None  # (so trusted[i] is the course of the i-th loop)
+    fits = [c[1] for c in trusted]
+    meet = _meeting(fits, crossing, width)
+    if meet is None or np.linalg.norm(meet - crossing) > KINK_SETTLE_MOST_WIDTHS * width:
+        return None
+    cosine = abs(float(fits[0].direction_at(meet) @ fits[1].direction_at(meet)))
+    if cosine > math.cos(math.radians(LEAST_ANGLE_DEG)):
+        return None
+    laid = tuple(
+        _laid_over_kink(points, c[0], c[1], crossing, width) if kink else points
+        for points, c, kink in zip(loops, trusted, kinked, strict=True)
+    )
+    return laid[0], laid[1]
+
+
+def _kinks(points: Points, width: float) -> Points:
+    """The places where the closed polyline turns by :data:`KINK_DEGREES` or more (the
+    turn between its chords :data:`KINK_CHORD_WIDTHS` string widths before and after a
+    point, on the loop resampled a width apart)."""
+    even = resample_closed(points, width)
+    before = even - np.roll(even, KINK_CHORD_WIDTHS, axis=0)
+    after = np.roll(even, -KINK_CHORD_WIDTHS, axis=0) - even
+    lengths = np.linalg.norm(before, axis=1) * np.linalg.norm(after, axis=1)
+    cosine = (before * after).sum(axis=1) / np.maximum(lengths, 1e-9)
+    return np.asarray(even[cosine <= math.cos(math.radians(KINK_DEGREES))])
+
+
+def _kinked_near(kinks: Points, crossing: NDArray[np.float64], width: float) -> bool:
+    """Whether one of ``kinks`` lies within :data:`KINK_NEAR_WIDTHS` of ``crossing``."""
+    return bool((np.linalg.norm(kinks - crossing, axis=1) <= KINK_NEAR_WIDTHS * width).any())
+
+
+def _course_round_kink(
+    points: Points, crossing: NDArray[np.float64], width: float
+) -> tuple[NDArray[np.intp], CourseFit] | None:
+    """The loop's stretch within :data:`KINK_REACH_WIDTHS` of ``crossing`` and the
+    parabola fitted to it without its points within :data:`KINK_HOLE_WIDTHS`; None
+    where that keeps :data:`FIT_STRAY_WIDTHS` or more from the fit, or leaves fewer
+    than :data:`LEAST_STRETCH_POINTS` points or none on a side of the crossing."""
+    stretch = _stretch(points, crossing, KINK_REACH_WIDTHS * width)
+    if stretch is None:
+        return None
+    near = points[stretch]
+    outside = near[np.linalg.norm(near - crossing, axis=1) >= KINK_HOLE_WIDTHS * width]
+    if len(outside) < LEAST_STRETCH_POINTS:
+        return None
+    fit = _fit(outside)
+    if fit is None or fit.stray >= FIT_STRAY_WIDTHS * width:
+        return None
+    side = (outside - crossing) @ fit.along
+    if not ((side > 0).any() and (side < 0).any()):
+        return None
+    return stretch, fit
+
+
+def _laid_over_kink(
+    points: Points,
+    stretch: NDArray[np.intp],
+    fit: CourseFit,
+    crossing: NDArray[np.float64],
+    width: float,
+) -> Points:
+    """``points`` with the run of ``stretch`` from its first to its last point within
+    :data:`KINK_HOLE_WIDTHS` of ``crossing`` replaced by ``fit`` (drawn a string width
+    apart), eased onto it over :data:`BLEND_WIDTHS` beyond. The kink's points are not
+    moved across onto the fit, as :func:`_laid` does: a trace bent round a pawn runs
+    back and forth along it."""
+    eased = _laid(points, stretch, fit, crossing, width, KINK_HOLE_WIDTHS)
+    inside = np.flatnonzero(
+        np.linalg.norm(points[stretch] - crossing, axis=1) < KINK_HOLE_WIDTHS * width
+    )
+    first, last = int(stretch[inside[0]]), int(stretch[inside[-1]])
+    count = len(points)
+    rest = eased[(last + 1 + np.arange((first - last - 1) % count)) % count]
+    course = fit.between(points[first], points[last], max(width, 1.0))
+    return np.asarray(np.vstack([rest, course]))
 
 
 def _runs_smooth(a: Points, b: Points, crossing: NDArray[np.float64], width: float) -> bool:
