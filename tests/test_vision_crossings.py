@@ -19,10 +19,10 @@ from vision.crossings import (
     CORD_REACH_WIDTHS,
     CORD_STRAY_WIDTHS,
     FIT_STRAY_WIDTHS,
-    KINK_CHORD_WIDTHS,
+    KINK_CHORD_POINTS,
     KINK_DEGREES,
     KINK_HOLE_WIDTHS,
-    KINK_NEAR_WIDTHS,
+    KINK_PAWN_WIDTHS,
     LEAST_ANGLE_DEG,
     NEAR_MARGIN_WIDTHS,
     PAWN_IN_STRING_WIDTHS,
@@ -33,6 +33,7 @@ from vision.crossings import (
     TANGLE_WIDTHS,
     _cord_course,
     _course_through,
+    _kinked_near,
     _kinks,
     draw_settled,
     settle_crossings,
@@ -223,11 +224,25 @@ def test_cords_crossing_at_a_shallow_angle_are_not_settled() -> None:
     assert settle_crossings(shallow, WIDTH) is shallow
 
 
-def _kinked(points: np.ndarray, crossing: np.ndarray, width: float) -> bool:
+#: A pawn's reach that takes in every kink.
+ANY_REACH = 1e6
+
+
+def _kinked(points: np.ndarray, crossing: np.ndarray, feet: np.ndarray | None = None) -> bool:
     """Whether the loop ``points`` turns by KINK_DEGREES or more within KINK_NEAR_WIDTHS
-    of ``crossing``."""
-    near = np.linalg.norm(_kinks(points, width) - crossing, axis=1) <= KINK_NEAR_WIDTHS * width
-    return bool(near.any())
+    of ``crossing`` (and within a pawn's reach of one of ``feet``, where given)."""
+    if feet is None:
+        feet, reach = np.asarray([crossing]), ANY_REACH
+    else:
+        reach = KINK_PAWN_WIDTHS * PAWN_IN_STRING_WIDTHS * WIDTH
+    return _kinked_near(_kinks(points, WIDTH, feet, reach), crossing, WIDTH)
+
+
+#: Where the trace below is pulled to: a red pawn's foot five widths out from the crossing.
+PULLED_TO = np.asarray(CROSSING) + 5 * WIDTH * (
+    (np.asarray(CROSSING) - RED_CENTRE) / np.linalg.norm(np.asarray(CROSSING) - RED_CENTRE)
+)
+RED_PAWN = {"red": PULLED_TO[None]}
 
 
 def kinked_to_a_pawn() -> np.ndarray:
@@ -236,17 +251,26 @@ def kinked_to_a_pawn() -> np.ndarray:
     return pushed(circle(RED_CENTRE), RED_CENTRE, CROSSING, 5 * WIDTH, 2 * WIDTH)
 
 
-def test_a_trace_kinked_to_a_pawn_is_laid_on_its_course_fitted_without_the_kink() -> None:
-    kinked = loops_of(kinked_to_a_pawn())
+@pytest.mark.parametrize("turned", ["as it is", "rolled", "reversed"])
+def test_a_trace_kinked_to_a_pawn_is_laid_on_its_course_fitted_without_the_kink(
+    turned: str,
+) -> None:
+    points = kinked_to_a_pawn()
+    # (Wherever the loop's first point lies, and whichever way it runs.)
+    at = int(np.argmin(np.linalg.norm(points - CROSSING, axis=1)))
+    points = {"as it is": points, "rolled": np.roll(points, -at - 2, axis=0),
+              "reversed": points[::-1]}[turned]
+    kinked = loops_of(points)
     old = read_crossing(kinked)
     assert math.dist(old, CROSSING) > 4 * WIDTH
     # Its course with the kink in is no smooth curve: the first pass leaves it.
     assert stray_round_the_crossing(kinked.loops["red"].points, old) > FIT_STRAY_WIDTHS
-    assert _kinked(kinked.loops["red"].points, old, WIDTH)
-    settled = settle_crossings(kinked, WIDTH)
+    assert _kinked(kinked.loops["red"].points, old, RED_PAWN["red"])
+    settled = settle_crossings(kinked, WIDTH, pawn_feet=RED_PAWN)
     new = read_crossing(settled)
     assert math.dist(new, CROSSING) < 0.1 * WIDTH
-    assert not _kinked(settled.loops["red"].points, new, WIDTH)
+    assert not _kinked(settled.loops["red"].points, new)
+    assert LinearRing(settled.loops["red"].points).is_simple
     # The other loop is not kinked and keeps its trace; the kinked one keeps its trace
     # away from the hole and the easing beyond it.
     assert np.array_equal(settled.loops["blue"].points, kinked.loops["blue"].points)
@@ -255,6 +279,17 @@ def test_a_trace_kinked_to_a_pawn_is_laid_on_its_course_fitted_without_the_kink(
     before = {tuple(xy) for xy in kinked.loops["red"].points.tolist()}
     assert far.sum() > len(red) / 2
     assert all(tuple(xy) in before for xy in red[far].tolist())
+
+
+def test_a_kink_with_no_pawn_of_its_colour_beside_it_stays() -> None:
+    """A cord may bend sharply where it snagged: a kink is taken for a trace pulled
+    aside only beside a pawn of the loop's colour."""
+    kinked = loops_of(kinked_to_a_pawn())
+    assert settle_crossings(kinked, WIDTH) is kinked  # no pawns given
+    assert settle_crossings(kinked, WIDTH, pawn_feet={"blue": PULLED_TO[None]}) is kinked
+    far = PULLED_TO + (KINK_PAWN_WIDTHS * PAWN_IN_STRING_WIDTHS + 5) * WIDTH * np.array([0, -1])
+    assert settle_crossings(kinked, WIDTH, pawn_feet={"red": far[None]}) is kinked
+    assert settle_crossings(kinked, WIDTH, pawn_feet=RED_PAWN) is not kinked
 
 
 def test_a_kinked_trace_whose_course_round_the_kink_is_no_smooth_curve_stays() -> None:
@@ -266,8 +301,20 @@ def test_a_kinked_trace_whose_course_round_the_kink_is_no_smooth_curve_stays() -
     wander *= 1 - np.exp(-((np.linalg.norm(points - CROSSING, axis=1) / (4 * WIDTH)) ** 2))
     radial = (points - RED_CENTRE) / np.linalg.norm(points - RED_CENTRE, axis=1)[:, None]
     wandering = loops_of(points + wander[:, None] * radial)
-    assert _kinked(wandering.loops["red"].points, read_crossing(wandering), WIDTH)
-    assert settle_crossings(wandering, WIDTH) is wandering
+    assert _kinked(wandering.loops["red"].points, read_crossing(wandering), RED_PAWN["red"])
+    assert settle_crossings(wandering, WIDTH, pawn_feet=RED_PAWN) is wandering
+
+
+def test_a_kink_beside_a_crossing_read_in_its_place_leaves_the_loop() -> None:
+    """A kink a few widths along the loop from a crossing the trace reads in its place
+    (a knot's tail left on it, a pawn's rim): the course without it meets the other
+    loop where the loops cross already, and nothing is laid anew."""
+    beside = along_the_circle(RED_CENTRE, RADIUS, CROSSING, 3 * WIDTH)
+    points = pushed(circle(RED_CENTRE), RED_CENTRE, beside, 3 * WIDTH, 0.7 * WIDTH)
+    loops = loops_of(points)
+    assert math.dist(read_crossing(loops), CROSSING) < 0.1 * WIDTH
+    assert _kinked(points, np.asarray(CROSSING), np.asarray([beside]))
+    assert settle_crossings(loops, WIDTH, pawn_feet={"red": np.asarray([beside])}) is loops
 
 
 def test_a_kinked_crossing_is_moved_no_farther_than_the_limit(
@@ -276,24 +323,25 @@ def test_a_kinked_crossing_is_moved_no_farther_than_the_limit(
     kinked = loops_of(kinked_to_a_pawn())
     move = math.dist(read_crossing(kinked), CROSSING) / WIDTH
     monkeypatch.setattr("vision.crossings.KINK_SETTLE_MOST_WIDTHS", 0.9 * move)
-    assert settle_crossings(kinked, WIDTH) is kinked
+    assert settle_crossings(kinked, WIDTH, pawn_feet=RED_PAWN) is kinked
     monkeypatch.setattr("vision.crossings.KINK_SETTLE_MOST_WIDTHS", 1.1 * move)
-    assert settle_crossings(kinked, WIDTH) is not kinked
+    assert settle_crossings(kinked, WIDTH, pawn_feet=RED_PAWN) is not kinked
 
 
 def test_a_cord_bending_less_than_the_kink_angle_is_not_kinked() -> None:
-    """On a circle, the chords KINK_CHORD_WIDTHS before and after a point turn by (about)
-    their length over the radius: a tight bend of a cord is no kink, a tighter one is."""
+    """On a circle, the chords KINK_CHORD_POINTS points (string widths) before and after
+    a point turn by about their length over the radius: a tight bend of a cord is no
+    kink, a tighter one is."""
     turning = math.radians(KINK_DEGREES)
-    chord = KINK_CHORD_WIDTHS * WIDTH
+    chord = KINK_CHORD_POINTS * WIDTH
     for radius, kinked in ((1.3 * chord / turning, False), (0.8 * chord / turning, True)):
         angles = np.linspace(0, 2 * math.pi, 200, endpoint=False)
         ring = radius * np.column_stack([np.cos(angles), np.sin(angles)])
-        assert _kinked(ring, ring[0], WIDTH) is kinked
+        assert _kinked(ring, ring[0]) is kinked
     # Nor is a crossing farther from the kink than KINK_NEAR_WIDTHS.
     points = kinked_to_a_pawn()
     far_off = along_the_circle(RED_CENTRE, RADIUS, CROSSING, 15 * WIDTH)
-    assert not _kinked(points, np.asarray(far_off), WIDTH)
+    assert not _kinked(points, np.asarray(far_off))
 
 
 # On the cord maps.
@@ -664,6 +712,25 @@ def test_traces_tangled_where_their_cords_cross_once_are_laid_to_cross_once() ->
     for colour in ("red", "blue"):
         far = np.linalg.norm(tangled.loops[colour].points - crossing, axis=1) > 10 * WIDTH
         assert np.array_equal(settled.loops[colour].points[far], tangled.loops[colour].points[far])
+
+
+def test_a_tangle_bent_round_a_pawn_is_undone_on_its_course_without_the_kink() -> None:
+    """A trace bent round a pawn of its colour that stands where the cords cross kinks
+    there and crosses the other three times; its course with the bend in strays too
+    far to be trusted, and is fitted without the kink (1320148)."""
+    red, blue, crossing = _apart_circles(20.0)
+    red = _s_kinked(red, (200.0, 300.0), crossing, 3.0, 3 * WIDTH)
+    course = _course_through(red, np.asarray(crossing), WIDTH)
+    assert course is not None and course[1].stray > TANGLE_STRAY_WIDTHS * WIDTH
+    assert _kinked(red, np.asarray(crossing))
+    tangled = Loops({"red": Loop("red", red, None), "blue": Loop("blue", blue, None)}, [])
+    assert len([xy for xy in _crossings(tangled) if math.dist(xy, crossing) < 8 * WIDTH]) == 3
+    # Not without a pawn of the kinked loop's colour there...
+    assert len(_crossings(settle_crossings(tangled, WIDTH))) == 4
+    # ...which stands on the crossing.
+    after = _crossings(settle_crossings(tangled, WIDTH, pawn_feet={"red": np.asarray([crossing])}))
+    assert len(after) == 2
+    assert min(math.dist(xy, crossing) for xy in after) < 0.25 * WIDTH
 
 
 def test_a_lens_too_small_for_a_pawn_is_undone_where_the_courses_do_not_cross() -> None:

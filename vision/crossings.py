@@ -41,12 +41,12 @@ its cord, the band holds the cord only away from the crossing, so the first fit 
 short of where the cords cross.
 
 Last, a trace still kinked at a crossing (turning sharply within a few string widths of
-it, as no cord does) was pulled to a pawn of its colour standing beside the crossing, or
-round one: the blue cord on the blue mat to a blue demon, which the colour rules and the
-cord map both take in with the cord. Its own fit bends with the kink and is not trusted,
-and the cord maps mark the pawn as well; the course is fitted without the kink (the
-stretch round it, left out within :data:`KINK_HOLE_WIDTHS` of the crossing), and the
-trace laid on that.
+it, as a cord lying on a table hardly does) beside a pawn of its colour is most often one
+pulled to that pawn, or round it: the blue cord on the blue mat to a blue demon, which
+the colour rules and the cord map both take in with the cord. Its own fit bends with the
+kink and is not trusted, and the cord maps mark the pawn as well; the course is fitted
+without the kink (the stretch round it, left out within :data:`KINK_HOLE_WIDTHS` of the
+crossing), and the trace laid on that.
 
 Before all that, a tangle is undone. Where a pawn stands on the place two cords cross,
 each trace bridges the hidden stretch its own way, and the two may cross there three
@@ -193,20 +193,26 @@ TANGLE_WIDTHS = 7.0
 #: the kinked trace through those two tangles strays 0.77 and 1.04 widths from its
 #: parabola, one bent round a pawn 2.7 (1170302, left). Set from those, not varied.
 TANGLE_STRAY_WIDTHS = 1.5
-#: A trace turns by KINK_DEGREES or more (between its chords KINK_CHORD_WIDTHS string
-#: widths before and after a point) within KINK_NEAR_WIDTHS of a crossing: it is kinked
-#: there, pulled off its cord to a pawn of its colour beside the crossing (a blue demon
-#: on the blue mat, a green one on felt, a red one against the red cord) or round one.
-#: A cord never bends so: the generator's 1600 cords of two fresh sets turn at most 42
-#: degrees so measured, away from their knots. Its course is then fitted without the
-#: kink: to its stretch within KINK_REACH_WIDTHS of the crossing, leaving out what lies
-#: within KINK_HOLE_WIDTHS; trusted, as a course is, where that keeps within
-#: FIT_STRAY_WIDTHS of the fit with points on both sides, and the trace is laid on it within
-#: the hole, the crossing moved at most KINK_SETTLE_MOST_WIDTHS. Chosen offline on the
-#: readings of two fresh sets (1320000, 1330000: 5700 crossings, 10 with a kink that
-#: near, 8 of them read 1.5 string widths or more aside): see docs/reader-history.md.
+#: A trace turns by KINK_DEGREES or more (between its chords KINK_CHORD_POINTS points
+#: before and after a point, on the loop resampled a string width apart) within
+#: KINK_NEAR_WIDTHS of a crossing and within KINK_PAWN_WIDTHS pawn widths of a pawn of
+#: its colour: it is kinked there, pulled off its cord to that pawn beside the crossing
+#: (a blue demon on the blue mat, a green one on felt, a red one against the red cord)
+#: or round it. A cord lying on a table hardly bends so: the generator's 1600 cords of
+#: two fresh sets turn at most 42 degrees so measured, away from their knots (a real
+#: cord snagged on something might: hence the pawn asked for). Its course is then
+#: fitted without the kink: to its stretch within KINK_REACH_WIDTHS of the crossing,
+#: leaving out what lies within KINK_HOLE_WIDTHS; trusted, as a course is, where that
+#: keeps within FIT_STRAY_WIDTHS of the fit with points on both sides, and the trace is
+#: laid on it within the hole where that fit meets the other loop's course from
+#: SETTLE_FROM_WIDTHS to KINK_SETTLE_MOST_WIDTHS from where the loops cross. Chosen
+#: offline on the readings of two fresh sets (1320000, 1330000: 5700 crossings, 10 with
+#: a kink that near, 8 of them read 1.5 string widths or more aside, 9 with a demon of
+#: the kinked loop's colour 0.58-0.77 pawn widths from the kink): see
+#: docs/reader-history.md.
 KINK_DEGREES = 60.0
-KINK_CHORD_WIDTHS = 3
+KINK_CHORD_POINTS = 3
+KINK_PAWN_WIDTHS = 1.0
 KINK_NEAR_WIDTHS = 5.0
 KINK_HOLE_WIDTHS = 8.0
 KINK_REACH_WIDTHS = 18.0
@@ -251,9 +257,11 @@ class CourseFit:
         count = max(int(math.ceil((high - low + 2 * beyond) / spacing)) + 1, 2)
         return self._at(np.linspace(low - beyond, high + beyond, count))
 
-    def between(self, start: Points, end: Points, spacing: float) -> Points:
-        """The parabola as a polyline from where ``start`` lies along it to where
-        ``end`` does (both ends included), points about ``spacing`` apart."""
+    def between(
+        self, start: NDArray[np.float64], end: NDArray[np.float64], spacing: float
+    ) -> Points:
+        """The parabola as a polyline from where the point ``start`` lies along it to
+        where ``end`` does (both ends included), points about ``spacing`` apart."""
         low, high = ((np.array([start, end]) - self.origin) @ self.along).tolist()
         count = max(int(math.ceil(abs(high - low) / spacing)) + 1, 2)
         return self._at(np.linspace(low, high, count))
@@ -289,13 +297,16 @@ def settle_crossings(
     pawn_width: float | None = None,
     cords: Mapping[str, NDArray[np.uint8]] | None = None,
     cords_near: Callable[[tuple[float, float], float], CordsNear] | None = None,
+    pawn_feet: Mapping[str, Points] | None = None,
 ) -> Loops:
     """The loops, each laid on its smooth course round the crossings where its trace
     was kinked aside, then on the course its cord map shows where the two traces do
     not run smooth through the crossing (see the module's docstring). First, where two
     traces cross two or more times within :data:`TANGLE_WIDTHS` of each other, both are
     laid on their smooth courses through the tangle, which cross as the cords do
-    (:func:`_untangle_each`).
+    (:func:`_untangle_each`). Last, given ``pawn_feet``, a trace still kinked at a
+    crossing, beside a pawn of its colour, is laid on its course fitted without the
+    kink (:func:`_unkinked`).
 
     Parameters
     ----------
@@ -314,6 +325,11 @@ def settle_crossings(
         within ``reach`` of ``xy`` (:func:`vision.detect.cords_near`). Where given, each
         crossing is looked at closer too, and each cord's course round it fitted on
         the look whose map it fits more tightly.
+    pawn_feet : dict of colour to (N, 2) float, optional
+        The feet of the pawns read, by colour (working pixels): a trace is taken as
+        kinked only within :data:`KINK_PAWN_WIDTHS` pawn widths of one of its colour's
+        (``pawn_width``, or :data:`PAWN_IN_STRING_WIDTHS` string widths). Without them,
+        no trace is.
 
     Returns
     -------
@@ -334,7 +350,20 @@ def settle_crossings(
         string_width = min(string_width, pawn_width / PAWN_IN_STRING_WIDTHS)
     points = {colour: np.asarray(loop.points, float) for colour, loop in loops.loops.items()}
     rings = {colour: LinearRing(p) for colour, p in points.items()}
-    untangled = _untangle_each(points, rings, string_width)
+    reach = KINK_PAWN_WIDTHS * (pawn_width or PAWN_IN_STRING_WIDTHS * string_width)
+    kinks: dict[str, tuple[Points, Points]] = {}  # colour: (its points, their kinks)
+
+    def kinks_of(colour: str) -> Points:
+        # Found once for each course a loop is laid on (the points of the one before
+        # are kept here too, so a new course is never taken for it).
+        known = kinks.get(colour)
+        if known is None or known[0] is not points[colour]:
+            feet = np.asarray((pawn_feet or {}).get(colour, np.zeros((0, 2))), float)
+            found = _kinks(points[colour], string_width, feet.reshape(-1, 2), reach)
+            known = kinks[colour] = (points[colour], found)
+        return known[1]
+
+    untangled = _untangle_each(points, rings, string_width, kinks_of)
     order = _crossing_order(rings)
     if order is None:
         return loops  # two loops along each other: arrange refuses them, not this step
@@ -389,14 +418,6 @@ def settle_crossings(
     # Last, a trace still kinked at a crossing is laid on its course fitted without the
     # kink (neither its own fit, which the kink bends, nor the cord maps, which mark the
     # pawn it was pulled to as cord too, put it right).
-    kinks: dict[str, tuple[Points, Points]] = {}  # colour: (its points, their kinks)
-
-    def kinks_of(colour: str) -> Points:
-        known = kinks.get(colour)
-        if known is None or known[0] is not points[colour]:
-            known = kinks[colour] = (points[colour], _kinks(points[colour], string_width))
-        return known[1]
-
     def unkinked(a: str, b: str, xy: NDArray[np.float64]) -> tuple[Points, Points] | None:
         return _unkinked((points[a], points[b]), (kinks_of(a), kinks_of(b)), xy, string_width)
 
@@ -411,17 +432,21 @@ def settle_crossings(
 
 
 def _untangle_each(
-    points: dict[str, Points], rings: dict[str, LinearRing], width: float
+    points: dict[str, Points],
+    rings: dict[str, LinearRing],
+    width: float,
+    kinks_of: Callable[[str], Points],
 ) -> set[str]:
     """Each tangle of each pair of loops (a, b) undone (:func:`_untangled`), in place in
-    ``points`` and ``rings``; the colours laid anew."""
+    ``points`` and ``rings``; the colours laid anew. ``kinks_of(colour)``: where that
+    loop, as it now runs, is kinked (:func:`_kinks`)."""
     changed: set[str] = set()
     for a, b in itertools.combinations(sorted(points), 2):
         met = ring_crossings(rings[a], rings[b])
         if met is None:
             continue
         for tangle in _tangles(met, TANGLE_WIDTHS * width):
-            laid = _untangled(points, rings, (a, b), tangle, width)
+            laid = _untangled(points, rings, (a, b), tangle, width, kinks_of)
             if laid is None:
                 continue
             points[a], points[b] = laid
@@ -447,27 +472,44 @@ def _untangled(
     pair: tuple[str, str],
     tangle: NDArray[np.float64],
     width: float,
+    kinks_of: Callable[[str], Points],
 ) -> tuple[Points, Points] | None:
     """The pair of loops laid on their fits through ``tangle`` (crossings of theirs),
-    or None where that does not undo it. Undone, the pair crosses there as often as the
-    fits do, fewer times than before by an even number (two closed loops cross an even
-    number of times), and nothing else changes: both loops stay simple and every other
-    pair of loops crosses where it did."""
+    or None where that does not undo it. A loop whose fit strays too far, kinked there
+    (``kinks_of``, see :func:`_kinks`), is fitted without the kink instead. Undone, the
+    pair crosses there as often as the fits do, fewer times than before by an even
+    number (two closed loops cross an even number of times), and nothing else changes:
+    both loops stay simple and every other pair of loops crosses where it did."""
     centre = tangle.mean(axis=0)
     spread = float(np.linalg.norm(tangle - centre, axis=1).max())
-    courses = [_course_through(points[colour], centre, width) for colour in pair]
-    if any(c is None or c[1].stray > TANGLE_STRAY_WIDTHS * width for c in courses):
-        return None
-    stretches = [c[0] for c in courses if c is not None]
-    fits = [c[1] for c in courses if c is not None]
+    # The kinked loop's hole takes in the whole tangle.
+    hole = max(KINK_HOLE_WIDTHS, spread / width + LAID_WIDTHS)
+    courses, kinked = [], []
+    for colour in pair:
+        course = _course_through(points[colour], centre, width)
+        kink = False
+        if course is None or course[1].stray > TANGLE_STRAY_WIDTHS * width:
+            # A trace bent round a pawn of its colour there crosses the other cord three
+            # times (1320148): its course is fitted without the kink, as the last pass
+            # of settle_crossings fits one.
+            kink = _kinked_near(kinks_of(colour), centre, width)
+            course = _course_round_kink(points[colour], centre, width, hole) if kink else None
+        if course is None:
+            return None
+        courses.append(course)
+        kinked.append(kink)
+    stretches = [c[0] for c in courses]
+    fits = [c[1] for c in courses]
     centre_point, near = ShapelyPoint(centre), spread + LAID_WIDTHS * width
     meets = [g for g in _meetings(fits, width) if g.distance(centre_point) <= near]
     undone = len(tangle) - len(meets)
     if undone <= 0 or undone % 2:
         return None
     laid = tuple(
-        _laid(points[colour], stretch, fit, centre, width, spread / width + LAID_WIDTHS)
-        for colour, stretch, fit in zip(pair, stretches, fits, strict=True)
+        _laid_over_kink(points[colour], stretch, fit, centre, width, hole)
+        if kink
+        else _laid(points[colour], stretch, fit, centre, width, spread / width + LAID_WIDTHS)
+        for colour, stretch, fit, kink in zip(pair, stretches, fits, kinked, strict=True)
     )
     tried = {**rings, pair[0]: LinearRing(laid[0]), pair[1]: LinearRing(laid[1])}
     if not (tried[pair[0]].is_simple and tried[pair[1]].is_simple):
@@ -569,48 +611,55 @@ def _unkinked(
     """The two loops, each one kinked at ``crossing`` (one of its ``kinks``, see
     :func:`_kinks`, within :data:`KINK_NEAR_WIDTHS`) laid on its course fitted without
     the kink (:func:`_course_round_kink`), the other left as it is; None where neither
-    is kinked, a kinked one's course is not trusted, or it meets the other loop's
-    course (its fit through the crossing, trusted as in :func:`_settled`) farther than
-    :data:`KINK_SETTLE_MOST_WIDTHS` or at under :data:`LEAST_ANGLE_DEG`."""
+    is kinked, a kinked one's course is not trusted, or where it meets the other loop's
+    course (its fit through the crossing, trusted as in :func:`_settled`) is nearer
+    than :data:`SETTLE_FROM_WIDTHS` or farther than :data:`KINK_SETTLE_MOST_WIDTHS`
+    from ``crossing``, or at under :data:`LEAST_ANGLE_DEG`."""
     kinked = [_kinked_near(found, crossing, width) for found in kinks]
     if not any(kinked):
         return None
+    # (A kinked loop's course is trusted or not in _course_round_kink already.)
     courses = [
         _course_round_kink(points, crossing, width)
         if kink
         else _course_through(points, crossing, width)
         for points, kink in zip(loops, kinked, strict=True)
     ]
-    trusted = [
-        c for c, kink in zip(courses, kinked, strict=True)
-        if c is not None and (kink or c[1].stray < FIT_STRAY_WIDTHS * width)
-    ]
-    if len(trusted) < 2:
-        return None  # (so trusted[i] is the course of the i-th loop)
-    fits = [c[1] for c in trusted]
-    meet = _meeting(fits, crossing, width)
-    if meet is None or np.linalg.norm(meet - crossing) > KINK_SETTLE_MOST_WIDTHS * width:
+    if any(course is None for course in courses):
         return None
-    cosine = abs(float(fits[0].direction_at(meet) @ fits[1].direction_at(meet)))
-    if cosine > math.cos(math.radians(LEAST_ANGLE_DEG)):
+    fits = [course[1] for course in courses if course is not None]
+    straying = [fit.stray >= FIT_STRAY_WIDTHS * width for fit in fits]
+    if any(stray and not kink for stray, kink in zip(straying, kinked, strict=True)):
+        return None
+    least, most = SETTLE_FROM_WIDTHS, KINK_SETTLE_MOST_WIDTHS
+    if _fits_meet(fits, crossing, width, least, most) is None:
         return None
     laid = tuple(
-        _laid_over_kink(points, c[0], c[1], crossing, width) if kink else points
-        for points, c, kink in zip(loops, trusted, kinked, strict=True)
+        _laid_over_kink(points, course[0], course[1], crossing, width)
+        if kink and course is not None
+        else points
+        for points, course, kink in zip(loops, courses, kinked, strict=True)
     )
     return laid[0], laid[1]
 
 
-def _kinks(points: Points, width: float) -> Points:
+def _kinks(points: Points, width: float, feet: Points, reach: float) -> Points:
     """The places where the closed polyline turns by :data:`KINK_DEGREES` or more (the
-    turn between its chords :data:`KINK_CHORD_WIDTHS` string widths before and after a
-    point, on the loop resampled a width apart)."""
+    turn between its chords :data:`KINK_CHORD_POINTS` points before and after a point,
+    on the loop resampled ``width`` apart) within ``reach`` of one of ``feet`` (the
+    feet of the pawns of its colour)."""
+    if not len(feet):
+        return np.zeros((0, 2))
     even = resample_closed(points, width)
-    before = even - np.roll(even, KINK_CHORD_WIDTHS, axis=0)
-    after = np.roll(even, -KINK_CHORD_WIDTHS, axis=0) - even
+    before = even - np.roll(even, KINK_CHORD_POINTS, axis=0)
+    after = np.roll(even, -KINK_CHORD_POINTS, axis=0) - even
     lengths = np.linalg.norm(before, axis=1) * np.linalg.norm(after, axis=1)
     cosine = (before * after).sum(axis=1) / np.maximum(lengths, 1e-9)
-    return np.asarray(even[cosine <= math.cos(math.radians(KINK_DEGREES))])
+    turned = even[cosine <= math.cos(math.radians(KINK_DEGREES))]
+    if not len(turned):
+        return np.zeros((0, 2))
+    apart = np.linalg.norm(turned[:, None] - feet[None], axis=2).min(axis=1)
+    return np.asarray(turned[apart <= reach])
 
 
 def _kinked_near(kinks: Points, crossing: NDArray[np.float64], width: float) -> bool:
@@ -619,17 +668,17 @@ def _kinked_near(kinks: Points, crossing: NDArray[np.float64], width: float) -> 
 
 
 def _course_round_kink(
-    points: Points, crossing: NDArray[np.float64], width: float
+    points: Points, crossing: NDArray[np.float64], width: float, hole: float = KINK_HOLE_WIDTHS
 ) -> tuple[NDArray[np.intp], CourseFit] | None:
     """The loop's stretch within :data:`KINK_REACH_WIDTHS` of ``crossing`` and the
-    parabola fitted to it without its points within :data:`KINK_HOLE_WIDTHS`; None
+    parabola fitted to it without its points within ``hole`` string widths; None
     where that keeps :data:`FIT_STRAY_WIDTHS` or more from the fit, or leaves fewer
     than :data:`LEAST_STRETCH_POINTS` points or none on a side of the crossing."""
     stretch = _stretch(points, crossing, KINK_REACH_WIDTHS * width)
     if stretch is None:
         return None
     near = points[stretch]
-    outside = near[np.linalg.norm(near - crossing, axis=1) >= KINK_HOLE_WIDTHS * width]
+    outside = near[np.linalg.norm(near - crossing, axis=1) >= hole * width]
     if len(outside) < LEAST_STRETCH_POINTS:
         return None
     fit = _fit(outside)
@@ -647,20 +696,22 @@ def _laid_over_kink(
     fit: CourseFit,
     crossing: NDArray[np.float64],
     width: float,
+    hole: float = KINK_HOLE_WIDTHS,
 ) -> Points:
     """``points`` with the run of ``stretch`` from its first to its last point within
-    :data:`KINK_HOLE_WIDTHS` of ``crossing`` replaced by ``fit`` (drawn a string width
+    ``hole`` string widths of ``crossing`` replaced by ``fit`` (drawn a string width
     apart), eased onto it over :data:`BLEND_WIDTHS` beyond. The kink's points are not
     moved across onto the fit, as :func:`_laid` does: a trace bent round a pawn runs
-    back and forth along it."""
-    eased = _laid(points, stretch, fit, crossing, width, KINK_HOLE_WIDTHS)
-    inside = np.flatnonzero(
-        np.linalg.norm(points[stretch] - crossing, axis=1) < KINK_HOLE_WIDTHS * width
-    )
-    first, last = int(stretch[inside[0]]), int(stretch[inside[-1]])
+    back and forth along it. The fit is drawn between where the points just outside
+    the run lie along it (the kink's own may lie past each other)."""
+    inside = np.flatnonzero(np.linalg.norm(points[stretch] - crossing, axis=1) < hole * width)
+    if not len(inside):
+        return points
+    eased = _laid(points, stretch, fit, crossing, width, hole)
     count = len(points)
-    rest = eased[(last + 1 + np.arange((first - last - 1) % count)) % count]
-    course = fit.between(points[first], points[last], max(width, 1.0))
+    before, after = (int(stretch[inside[0]]) - 1) % count, (int(stretch[inside[-1]]) + 1) % count
+    rest = eased[(after + np.arange((before - after) % count + 1)) % count]
+    course = fit.between(eased[before], eased[after], max(width, 1.0))[1:-1]
     return np.asarray(np.vstack([rest, course]))
 
 
@@ -700,6 +751,25 @@ def _laid_where_fits_meet(
     where the fits meet; None where the fits do not meet, meet nearer than
     ``least_move`` string widths or farther than ``most_move``, or cross at under
     :data:`LEAST_ANGLE_DEG`."""
+    if _fits_meet(fits, crossing, width, least_move, most_move) is None:
+        return None
+    laid = tuple(
+        _laid(points, stretch, fit, crossing, width)
+        for points, stretch, fit in zip(loops, stretches, fits, strict=True)
+    )
+    return laid[0], laid[1]
+
+
+def _fits_meet(
+    fits: list[CourseFit],
+    crossing: NDArray[np.float64],
+    width: float,
+    least_move: float,
+    most_move: float,
+) -> NDArray[np.float64] | None:
+    """Where the two ``fits`` cross, nearest ``crossing``; None where they do not, or
+    cross nearer ``crossing`` than ``least_move`` string widths or farther than
+    ``most_move``, or at under :data:`LEAST_ANGLE_DEG`."""
     meet = _meeting(fits, crossing, width)
     if meet is None:
         return None
@@ -709,11 +779,7 @@ def _laid_where_fits_meet(
     cosine = abs(float(fits[0].direction_at(meet) @ fits[1].direction_at(meet)))
     if cosine > math.cos(math.radians(LEAST_ANGLE_DEG)):
         return None
-    laid = tuple(
-        _laid(points, stretch, fit, crossing, width)
-        for points, stretch, fit in zip(loops, stretches, fits, strict=True)
-    )
-    return laid[0], laid[1]
+    return meet
 
 
 def _settled_on_cords(

@@ -433,7 +433,12 @@ def _read_photo(
     loops = stage(
         "settle",
         lambda: settle_crossings(
-            traced_loops, separation.string_width, pawns.pawn_width, cords, closer
+            traced_loops,
+            separation.string_width,
+            pawns.pawn_width,
+            cords,
+            closer,
+            pawn_feet=_feet_by_colour(pawns),
         ),
     )
     board = stage("arrange", lambda: arrange(loops))
@@ -585,6 +590,14 @@ def mostly_guessed(loops: Loops) -> bool:
 def least_seen(loops: Loops) -> float:
     """The share seen (not bridged) of the loop of which least was seen."""
     return min((loop.seen for loop in loops.loops.values()), default=0.0)
+
+
+def _feet_by_colour(pawns: Pawns) -> dict[str, NDArray[np.float64]]:
+    """The feet of ``pawns``, by colour, each as an (N, 2) array."""
+    feet: dict[str, list[Point]] = {}
+    for pawn in pawns.pawns:
+        feet.setdefault(pawn.colour, []).append(pawn.foot)
+    return {colour: np.asarray(points, float).reshape(-1, 2) for colour, points in feet.items()}
 
 
 def longest_bridge_share(loop: Loop) -> float:
