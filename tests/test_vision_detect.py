@@ -64,6 +64,7 @@ from vision.combine import (
     FAINT_GHOST_CLEAR_OF_CROSSING,
     FAINT_GHOST_FROM,
     FAINT_TABLE_HUE_DEMON,
+    HIDDEN_GHOST_REACH,
     KEEP_SCORE,
     KNOT_CONTEST,
     KNOT_DOUBT,
@@ -97,6 +98,7 @@ from vision.combine import (
     add_centred_ghosts,
     add_checked_centre_ghosts,
     add_cornered_demons,
+    add_ghosts_behind_pawns,
     combine_knots,
     combine_pawns,
     knot_reach,
@@ -1646,6 +1648,95 @@ def test_the_checkers_yes_at_an_empty_fields_centre_takes_a_ghost_the_views_conf
     asked.clear()
     [ghost] = add_checked_centre_ghosts(geometry, nothing, marks, confirmed, round_tiny).pawns
     assert geometry.field_at(ghost.foot) == tiny and 0 < len(asked[1]) < 6
+
+
+def test_a_faint_ghost_mark_beside_a_pawn_is_a_ghost_half_hidden_when_both_cues_agree() -> None:
+    """A ghost mark from CENTRED_GHOST_FROM, clear of the pawns read and within
+    HIDDEN_GHOST_REACH pawn widths of one, is added where the checker's odds at it reach
+    CHECKED_GHOST and the views' mean CHECKED_GHOST_MEAN; not where either falls short,
+    far from every pawn, at a pawn, near a ghost read, or off the board."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    field = max((f.id for f in board.fields if not f.outer), key=geometry.clearance_of)
+    assert geometry.clearance_of(field) > 1.5 * WIDTH, "room for a demon and a ghost"
+    x, y = geometry.field_centre(field)
+    demon = seen("yellow", (x + 0.6 * WIDTH, y))
+    read = Pawns([demon], WIDTH, [])
+    behind = (x - 0.6 * WIDTH, y)
+    faint = Detections([mark("white", behind, CENTRED_GHOST_FROM + 0.02)], WIDTH)
+    looked: list[Detection] = []
+    confirmed = looked_at_as(CHECKED_GHOST_MEAN + 0.01, looked)
+    asked: list[list[Point]] = []
+
+    def odds(value: float) -> Callable[[list[Point]], list[float]]:
+        def ghost_odds(places: list[Point]) -> list[float]:
+            asked.append(list(places))
+            return [value] * len(places)
+
+        return ghost_odds
+
+    def hidden(
+        pawns: Pawns,
+        marks: Detections,
+        look: Callable[[Detection], Detection] = confirmed,
+        ghost_odds: Callable[[list[Point]], list[float]] | None = None,
+        foot_again: Callable[[Detection], Point | None] | None = None,
+    ) -> Pawns:
+        """add_ghosts_behind_pawns on ``geometry``, the checker sure by default."""
+        sure = odds(1.0) if ghost_odds is None else ghost_odds
+        return add_ghosts_behind_pawns(geometry, pawns, marks, look, sure, foot_again)
+
+    added = hidden(read, faint, ghost_odds=odds(CHECKED_GHOST + 0.01))
+    assert [(p.kind, p.foot) for p in added.pawns] == [(DEMON, demon.foot), (GHOST, behind)]
+    assert added.pawns[1].confidence == round(CHECKED_GHOST_MEAN + 0.01, 2)
+    assert "half hidden" in added.warnings[0].text and added.warnings[0].at == behind
+    assert asked == [[behind]] and [m.xy for m in looked] == [behind]
+    # Either cue short: no ghost.
+    assert hidden(read, faint, ghost_odds=odds(CHECKED_GHOST - 0.01)) == read
+    unseen = looked_at_as(CHECKED_GHOST_MEAN - 0.01, [])
+    assert hidden(read, faint, unseen) == read
+    # A mark fainter than CENTRED_GHOST_FROM, or a demon's, is not asked about.
+    fainter = Detections([mark("white", behind, CENTRED_GHOST_FROM - 0.01)], WIDTH)
+    demons = Detections([mark("red", behind, 0.3)], WIDTH)
+    asked.clear()
+    assert hidden(read, fainter) == read
+    assert hidden(read, demons) == read
+    assert asked == []
+    # Farther than HIDDEN_GHOST_REACH from every pawn (at the photo's edge the checker's
+    # padded crop may say yes), at a pawn read, or within CLEAR_OF_GHOST of a ghost read.
+    far = (demon.foot[0] - (HIDDEN_GHOST_REACH + 0.05) * WIDTH, y)
+    alone = Detections([mark("white", far, 0.2)], WIDTH)
+    assert hidden(read, alone) == read
+    at_pawn = Pawns([demon, seen("red", (behind[0], behind[1] + 0.4 * WIDTH))], WIDTH, [])
+    assert hidden(at_pawn, faint) == at_pawn
+    ghost = Pawns([demon, seen("white", (behind[0], behind[1] + 0.85 * WIDTH))], WIDTH, [])
+    assert hidden(ghost, faint) == ghost
+    # In the outer field, beside the strings, it is a ghost (a violation to report);
+    # off the board it would count for nothing, and a mark so sure is something else.
+    outer = beside_the_board(board, 2.0)
+    guard = Pawns([seen("red", (outer[0] + 1.2 * WIDTH, outer[1]))], WIDTH, [])
+    out = Detections([mark("white", outer, 0.2)], WIDTH)
+    [_, ghost_out] = hidden(guard, out).pawns
+    assert ghost_out.foot == outer and geometry.field_at(outer) == board.outer_field.id
+    off = beside_the_board(board, OFF_BOARD_CLEARANCE + 0.5)
+    card = Pawns([seen("green", (off[0] + 1.2 * WIDTH, off[1]))], WIDTH, [])
+    rim = Detections([mark("white", off, 0.2)], WIDTH)
+    assert hidden(card, rim) == card
+    # Two marks of one hidden ghost: the likelier is taken, the other is beside it.
+    twin = (behind[0], behind[1] + 0.6 * WIDTH)
+    two = Detections([mark("white", behind, 0.2), mark("white", twin, 0.15)], WIDTH)
+
+    def likelier_twin(places: list[Point]) -> list[float]:
+        return [1.0 if p == twin else 0.95 for p in places]
+
+    [_, taken] = hidden(read, two, ghost_odds=likelier_twin).pawns
+    assert taken.foot == twin
+    # The ghost stands at the foot the views give it, at the mark where they give none.
+    foot = (behind[0] + 0.3 * WIDTH, behind[1])
+    [_, ghost_at] = hidden(read, faint, foot_again=lambda m: foot).pawns
+    assert ghost_at.foot == foot
+    [_, ghost_at] = hidden(read, faint, foot_again=lambda m: None).pawns
+    assert ghost_at.foot == behind
 
 
 def test_a_ghost_the_rules_saw_at_the_centre_of_an_empty_field_is_looked_at_again() -> None:

@@ -237,6 +237,19 @@ CHECKER_CLEAR_OF_GHOST = CROP_PAWNS / 2
 #: the likeliest mean was 0.13.
 CENTRE_RING = 0.35
 RING_FROM = 0.1
+#: A faint ghost mark (from CENTRED_GHOST_FROM) that no pawn stands at, within
+#: HIDDEN_GHOST_REACH pawn widths of a pawn read, is a ghost half hidden by that pawn
+#: where the ghost checker's odds at the mark reach CHECKED_GHOST and the views' mean
+#: there CHECKED_GHOST_MEAN (:func:`add_ghosts_behind_pawns`): on a tilted photo a
+#: ghost standing against a demon nearer the camera shows its head only, and the
+#: detector marks it 0.1-0.25 (eighty-second session, 1360179, 1360181, 1360197: a
+#: ghost's foot 0.6-0.8 widths behind a demon's, the mark on its head 1.2-1.3 widths
+#: from the demon's foot, odds 0.96-1.0, means 0.12-0.20). Over about 900 generated
+#: photos (1330000-1360000, part of 1320000), of the ghost marks from 0.1 with no pawn
+#: read within half a width, the others 0.8-2 widths from a pawn had odds of at most
+#: 0.86 (1320103, mean 0.08); the marks the checker is as sure of far from every pawn
+#: were at the photo's edge (its crop padded there).
+HIDDEN_GHOST_REACH = 1.5
 #: A demon the detector marks from CORNERED_DEMON_FROM, where no pawn was read, which
 #: stands in a corner of its own colour (see :func:`add_cornered_demons`) is
 #: taken when the mean of the eight views reaches CORNERED_DEMON_SCORE: on the hard
@@ -1103,6 +1116,82 @@ def add_checked_centre_ghosts(
             found.append(SeenPawn(GHOST, WHITE, place, width, round(mean, 2)))
     text = "a ghost at {{at}} seen by the ghost checker near its field's centre, and faintly "
     return _with_added(pawns, found, text + "in the detector's eight views")
+
+
+def add_ghosts_behind_pawns(
+    geometry: BoardGeometry,
+    pawns: Pawns,
+    detections: Detections,
+    look_again: Callable[[Detection], Detection],
+    ghost_odds: Callable[[list[Point]], Sequence[float]],
+    foot_again: Callable[[Detection], Point | None] | None = None,
+) -> Pawns:
+    """``pawns`` with the ghosts half hidden by a pawn beside them.
+
+    A ghost against a demon nearer a tilted camera shows only its head, and the
+    detector marks it faintly. Each ghost mark from :data:`CENTRED_GHOST_FROM` that
+    stands clear of the pawns read (none within half a pawn width, no ghost within
+    :data:`vision.ghost_check.CLEAR_OF_GHOST` widths: the checker's yes there may be
+    about that ghost) and within :data:`HIDDEN_GHOST_REACH` pawn widths of one of them
+    is added as a ghost where the ghost checker's odds at it reach
+    :data:`CHECKED_GHOST` and the views' mean :data:`CHECKED_GHOST_MEAN`, likeliest
+    first. Anywhere on the board (a ghost in the outer field is a violation to report),
+    not off it, where it would count for nothing and the marks so sure are other things
+    on the table (1350159: the pale rim of a playing card beside a green demon read on
+    its green back).
+    With ``foot_again`` it stands at the foot the eight views give it: the detector
+    marks the head it sees, and the views' mean foot lies nearer the ghost's (over the
+    four such ghosts of 1360000, 0.20-0.65 pawn widths from the truth's foot, the mark
+    0.44-0.62).
+
+    Parameters
+    ----------
+    geometry : BoardGeometry
+        Of the board the loops make, working pixels (whether a mark is on the board).
+    pawns : Pawns
+        The pawns read so far.
+    detections : Detections
+        The detector's marks in the same pixels.
+    look_again : callable
+        :func:`vision.detect.look_again` bound to the photo.
+    ghost_odds : callable
+        :func:`vision.ghost_check.ghost_odds` bound to the photo.
+    foot_again : callable, optional
+        :func:`vision.detect.foot_in_views` bound to the photo (None where the views
+        do not mark the pawn); the ghost stands at the mark without it.
+
+    Returns
+    -------
+    Pawns
+        With each added ghost's views' mean as its confidence, and a warning at it.
+    """
+    width = detections.pawn_width
+    reach = HIDDEN_GHOST_REACH * width
+    marks = [
+        mark
+        for mark in _unread_marks(
+            detections, pawns, GHOST, CENTRED_GHOST_FROM, SAME_PAWN * width, own_kind_only=True
+        )
+        if _clear_for_a_ghost(mark.xy, pawns.pawns, width)
+        and any(math.dist(mark.xy, p.foot) <= reach for p in pawns.pawns)
+    ]
+    if marks:
+        feet = [Foot(GHOST, WHITE, mark.xy) for mark in marks]
+        where = geometry.locate(feet, pawn_radius=width / 2)
+        marks = [m for m, at in zip(marks, where, strict=True) if not at.creature.off_board]
+    if not marks:
+        return pawns
+    found: list[SeenPawn] = []
+    asked = zip(ghost_odds([mark.xy for mark in marks]), marks, strict=True)
+    for odds, mark in sorted(asked, key=lambda pair: -pair[0]):
+        if odds < CHECKED_GHOST or not _clear_for_a_ghost(mark.xy, found, width):
+            continue
+        mean = look_again(mark).score
+        if mean >= CHECKED_GHOST_MEAN:
+            foot = None if foot_again is None else foot_again(mark)
+            found.append(SeenPawn(GHOST, WHITE, foot or mark.xy, width, round(mean, 2)))
+    text = "a ghost at {{at}} half hidden by the pawn beside it, marked faintly, seen by "
+    return _with_added(pawns, found, text + "the ghost checker")
 
 
 def _places_round(centre: Point, radius: float, count: int = 6) -> list[Point]:

@@ -41,6 +41,7 @@ from vision.combine import (
     add_centred_ghosts,
     add_checked_centre_ghosts,
     add_cornered_demons,
+    add_ghosts_behind_pawns,
     combine_knots,
     combine_pawns,
     own_width,
@@ -460,8 +461,16 @@ def _read_photo(
             marked = add_centred_ghosts(
                 geometry, combined, marks, look_again_at, seen, ghost_odds_here
             )
-            return add_checked_centre_ghosts(
+            centred = add_checked_centre_ghosts(
                 geometry, marked, marks, look_again_at, ghost_odds_here
+            )
+            return add_ghosts_behind_pawns(
+                geometry,
+                centred,
+                marks,
+                look_again_at,
+                ghost_odds_here,
+                lambda mark: foot_in_views(photo.rgb, mark, marks.pawn_width),
             )
 
         pawns = stage("ghosts", ghosts)
