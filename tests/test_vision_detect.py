@@ -1731,12 +1731,36 @@ def test_a_faint_ghost_mark_beside_a_pawn_is_a_ghost_half_hidden_when_both_cues_
 
     [_, taken] = hidden(read, two, ghost_odds=likelier_twin).pawns
     assert taken.foot == twin
-    # The ghost stands at the foot the views give it, at the mark where they give none.
-    foot = (behind[0] + 0.3 * WIDTH, behind[1])
+    # The ghost stands at the foot the views give it, at the mark where they give none,
+    # or give one on a pawn read (the demon in front) or off the board.
+    foot = (behind[0] - 0.3 * WIDTH, behind[1])
     [_, ghost_at] = hidden(read, faint, foot_again=lambda m: foot).pawns
     assert ghost_at.foot == foot
     [_, ghost_at] = hidden(read, faint, foot_again=lambda m: None).pawns
     assert ghost_at.foot == behind
+    on_demon = (demon.foot[0] - 0.4 * WIDTH, y)
+    [_, ghost_at] = hidden(read, faint, foot_again=lambda m: on_demon).pawns
+    assert ghost_at.foot == behind
+    far_off = beside_the_board(board, OFF_BOARD_CLEARANCE + 4.0)
+    [_, ghost_at] = hidden(guard, out, foot_again=lambda m: far_off).pawns
+    assert ghost_at.foot == outer
+    # An added ghost keeps a second mark of it out at its mark too, where its foot moved
+    # away from that mark.
+    moved = (behind[0], behind[1] - 0.45 * WIDTH)
+    assert math.dist(moved, twin) > CLEAR_OF_GHOST * WIDTH
+    assert len(hidden(read, two, foot_again=lambda m: moved).pawns) == 2
+    # NaN odds see nothing.
+    assert hidden(read, faint, ghost_odds=odds(math.nan)) == read
+    # A ghost read 0.9-1.5 widths away is a pawn the ghost may stand behind; the reach
+    # holds up to HIDDEN_GHOST_REACH.
+    beside_ghost = Pawns([seen("white", (behind[0] + 1.2 * WIDTH, y))], WIDTH, [])
+    assert len(hidden(beside_ghost, faint).pawns) == 2
+    just_in = (demon.foot[0] - (HIDDEN_GHOST_REACH - 0.05) * WIDTH, y)
+    inside = Detections([mark("white", just_in, 0.2)], WIDTH)
+    assert len(hidden(read, inside).pawns) == 2
+    # A stronger demon's mark at the ghost mark's place is the likelier pawn there.
+    under_demon = Detections([mark("white", behind, 0.2), mark("red", behind, 0.3)], WIDTH)
+    assert hidden(read, under_demon) == read
 
 
 def test_a_ghost_the_rules_saw_at_the_centre_of_an_empty_field_is_looked_at_again() -> None:

@@ -246,9 +246,11 @@ RING_FROM = 0.1
 #: ghost's foot 0.6-0.8 widths behind a demon's, the mark on its head 1.2-1.3 widths
 #: from the demon's foot, odds 0.96-1.0, means 0.12-0.20). Over about 900 generated
 #: photos (1330000-1360000, part of 1320000), of the ghost marks from 0.1 with no pawn
-#: read within half a width, the others 0.8-2 widths from a pawn had odds of at most
-#: 0.86 (1320103, mean 0.08); the marks the checker is as sure of far from every pawn
-#: were at the photo's edge (its crop padded there).
+#: read within half a width whose nearest pawn read was a demon 0.5-2 widths away, the
+#: others on the board had odds of at most 0.87 (1320112, 1320103: means 0.00, 0.08);
+#: one off it 0.94 (1350159, a playing card's pale rim beside the green demons read on
+#: its back). The marks the checker is as sure of far from every pawn were at the
+#: photo's edge (its crop padded there).
 HIDDEN_GHOST_REACH = 1.5
 #: A demon the detector marks from CORNERED_DEMON_FROM, where no pawn was read, which
 #: stands in a corner of its own colour (see :func:`add_cornered_demons`) is
@@ -1129,20 +1131,26 @@ def add_ghosts_behind_pawns(
     """``pawns`` with the ghosts half hidden by a pawn beside them.
 
     A ghost against a demon nearer a tilted camera shows only its head, and the
-    detector marks it faintly. Each ghost mark from :data:`CENTRED_GHOST_FROM` that
-    stands clear of the pawns read (none within half a pawn width, no ghost within
-    :data:`vision.ghost_check.CLEAR_OF_GHOST` widths: the checker's yes there may be
-    about that ghost) and within :data:`HIDDEN_GHOST_REACH` pawn widths of one of them
-    is added as a ghost where the ghost checker's odds at it reach
-    :data:`CHECKED_GHOST` and the views' mean :data:`CHECKED_GHOST_MEAN`, likeliest
-    first. Anywhere on the board (a ghost in the outer field is a violation to report),
-    not off it, where it would count for nothing and the marks so sure are other things
-    on the table (1350159: the pale rim of a playing card beside a green demon read on
-    its green back).
-    With ``foot_again`` it stands at the foot the eight views give it: the detector
-    marks the head it sees, and the views' mean foot lies nearer the ghost's (over the
-    four such ghosts of 1360000, 0.20-0.65 pawn widths from the truth's foot, the mark
-    0.44-0.62).
+    detector marks it faintly. Each ghost mark from :data:`CENTRED_GHOST_FROM`, one per
+    pawn among the marks of every kind (a stronger demon's mark at its place is the
+    likelier pawn away from a field's centre), that stands clear of the pawns read (none
+    within half a pawn width, no ghost within :data:`vision.ghost_check.CLEAR_OF_GHOST`
+    widths) and within :data:`HIDDEN_GHOST_REACH` pawn widths of one of them is added as
+    a ghost where the ghost checker's odds at it reach :data:`CHECKED_GHOST` and the
+    views' mean :data:`CHECKED_GHOST_MEAN`, likeliest first. The checker was taught no
+    only where no ghost's foot lies within CLEAR_OF_GHOST, and the second mark of a ghost
+    read stands 0.55-0.85 widths from it with odds up to 1.0: nearer a ghost its yes may
+    be about that ghost. Anywhere on the board (a ghost in the outer field is a
+    violation to report), not off it, where it would count for nothing and the marks so
+    sure are other things on the table (1350159: the pale rim of a playing card beside
+    a green demon read on its green back).
+
+    With ``foot_again`` the ghost stands at the foot the eight views give it, where that
+    foot is as clear and on the board: the detector marks the head it sees, and the
+    views' foot lies nearer the ghost's (1360197: 0.36 pawn widths from the truth's
+    foot, the mark 0.48; 1360179: 0.20 and 0.44; 1360181: 0.65 and 0.62). Elsewhere, or
+    where the views do not mark it, it stands at the mark. An added ghost keeps the next
+    mark out both at its foot and at its mark.
 
     Parameters
     ----------
@@ -1169,29 +1177,53 @@ def add_ghosts_behind_pawns(
     reach = HIDDEN_GHOST_REACH * width
     marks = [
         mark
-        for mark in _unread_marks(
-            detections, pawns, GHOST, CENTRED_GHOST_FROM, SAME_PAWN * width, own_kind_only=True
-        )
+        for mark in _unread_marks(detections, pawns, GHOST, CENTRED_GHOST_FROM, SAME_PAWN * width)
         if _clear_for_a_ghost(mark.xy, pawns.pawns, width)
         and any(math.dist(mark.xy, p.foot) <= reach for p in pawns.pawns)
+        and _on_the_board(geometry, mark.xy, width)
     ]
-    if marks:
-        feet = [Foot(GHOST, WHITE, mark.xy) for mark in marks]
-        where = geometry.locate(feet, pawn_radius=width / 2)
-        marks = [m for m, at in zip(marks, where, strict=True) if not at.creature.off_board]
     if not marks:
         return pawns
     found: list[SeenPawn] = []
+    taken: list[SeenPawn] = []  # each added ghost as if it stood at its mark too
     asked = zip(ghost_odds([mark.xy for mark in marks]), marks, strict=True)
-    for odds, mark in sorted(asked, key=lambda pair: -pair[0]):
-        if odds < CHECKED_GHOST or not _clear_for_a_ghost(mark.xy, found, width):
+    for odds, mark in sorted(asked, key=lambda pair: -_or_zero(pair[0])):
+        if not odds >= CHECKED_GHOST:  # (NaN odds see nothing)
+            continue
+        if not _clear_for_a_ghost(mark.xy, found + taken, width):
             continue
         mean = look_again(mark).score
-        if mean >= CHECKED_GHOST_MEAN:
-            foot = None if foot_again is None else foot_again(mark)
-            found.append(SeenPawn(GHOST, WHITE, foot or mark.xy, width, round(mean, 2)))
+        if not mean >= CHECKED_GHOST_MEAN:
+            continue
+        views = None if foot_again is None else foot_again(mark)
+        others = pawns.pawns + found + taken
+        foot = mark.xy
+        if views is not None and _clear_and_on_the_board(geometry, views, others, width):
+            foot = views
+        found.append(SeenPawn(GHOST, WHITE, foot, width, round(mean, 2)))
+        taken.append(SeenPawn(GHOST, WHITE, mark.xy, width, round(mean, 2)))
     text = "a ghost at {{at}} half hidden by the pawn beside it, marked faintly, seen by "
     return _with_added(pawns, found, text + "the ghost checker")
+
+
+def _clear_and_on_the_board(
+    geometry: BoardGeometry, xy: Point, pawns: list[SeenPawn], width: float
+) -> bool:
+    """Whether a ghost may stand at ``xy``: clear of ``pawns`` (:func:`_clear_for_a_ghost`)
+    and on the board (:func:`_on_the_board`)."""
+    return _clear_for_a_ghost(xy, pawns, width) and _on_the_board(geometry, xy, width)
+
+
+def _on_the_board(geometry: BoardGeometry, xy: Point, width: float) -> bool:
+    """Whether the engine's locator puts a ghost of ``width`` standing at ``xy`` on the
+    board (in a field, the outer one too)."""
+    [location] = geometry.locate([Foot(GHOST, WHITE, xy)], pawn_radius=width / 2)
+    return not location.creature.off_board
+
+
+def _or_zero(odds: float) -> float:
+    """``odds``, or 0 where they are NaN (to sort by)."""
+    return 0.0 if math.isnan(odds) else odds
 
 
 def _places_round(centre: Point, radius: float, count: int = 6) -> list[Point]:
