@@ -389,9 +389,11 @@ def _read_photo(
                 looked[key] = look_again(photo.rgb, mark, marks.pawn_width)
             return looked[key]
 
-        def foot_in_the_views(pawn: SeenPawn) -> Point | None:
-            mark = Detection(pawn.kind, pawn.colour, pawn.foot, pawn.confidence)
+        def foot_of_mark(mark: Detection) -> Point | None:
             return foot_in_views(photo.rgb, mark, marks.pawn_width)
+
+        def foot_in_the_views(pawn: SeenPawn) -> Point | None:
+            return foot_of_mark(Detection(pawn.kind, pawn.colour, pawn.foot, pawn.confidence))
 
         look_at_foot = foot_in_the_views
 
@@ -470,7 +472,7 @@ def _read_photo(
                 marks,
                 look_again_at,
                 ghost_odds_here,
-                lambda mark: foot_in_views(photo.rgb, mark, marks.pawn_width),
+                foot_of_mark,
             )
 
         pawns = stage("ghosts", ghosts)
