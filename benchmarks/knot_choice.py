@@ -20,7 +20,9 @@ log is one pickle a photo (about 100 kB).
 logged photo, its look again answered from the log (and the knot checker, where the log
 has its odds: those of every candidate and of every place the reading asked about, a
 place not logged by the logged place nearest it, :data:`ODDS_NEAR`;
-``--constant CHECKED_KNOT=2`` replays without it), and prints the knots found (within
+``--constant CHECKED_KNOT=2`` replays without it; and the checker asked eight ways
+before a knot moves, where the log has those odds: a place the reading did not ask so
+gets no answer, and the knot does not move there), and prints the knots found (within
 the truth's knot tolerance, as ``accuracy.py`` counts them), the loops it gets wrong by
 name, and how many looks it asked for.
 With ``--constant NAME=VALUE`` (repeatable) a constant of :mod:`vision.combine` is set
@@ -82,16 +84,23 @@ def log_photo(photo: Path, truth: Path, out: Path) -> bool:
 
     def logging_combine_knots(
         loops: Any, detections: Detections, string_width: float, pawns: Any = None,
-        look_again: Any = None, knot_odds: Any = None,
+        look_again: Any = None, knot_odds: Any = None, turned_knot_odds: Any = None,
     ) -> Any:
         asked = _asked(loops, detections, string_width)
         odds: dict[tuple[float, float], float] = {}
+        turned: dict[tuple[float, float], float] = {}
 
         def recording_knot_odds(places: list[tuple[float, float]]) -> list[float]:
             # Every place the reading asks about is kept too (a knot on its loop lies a
             # few pixels from the mark it was chosen on): replayed as asked.
             answers = [float(a) for a in knot_odds(places)]
             odds.update(zip(places, answers, strict=True))
+            return answers
+
+        def recording_turned_knot_odds(places: list[tuple[float, float]]) -> list[float]:
+            # Asked only before a knot moves: the places the reading asked, no others.
+            answers = [float(a) for a in turned_knot_odds(places)]
+            turned.update(zip(places, answers, strict=True))
             return answers
 
         if knot_odds is not None and asked:
@@ -102,10 +111,11 @@ def log_photo(photo: Path, truth: Path, out: Path) -> bool:
             cords=_cords_round_marks(detections, string_width),
             means={} if look_again is None else {
                 (m.kind, m.colour, m.xy): look_again(m).score for m in asked},
-            odds=odds,
+            odds=odds, turned_odds=turned,
         )
         return real(loops, detections, string_width, pawns, look_again,
-                    None if knot_odds is None else recording_knot_odds)
+                    None if knot_odds is None else recording_knot_odds,
+                    None if turned_knot_odds is None else recording_turned_knot_odds)
 
     # The reader calls the knot stage by the name it imported: wrapped there, for this
     # reading only.
@@ -151,6 +161,22 @@ def _cords_round_marks(detections: Detections, string_width: float) -> dict[str,
     return kept
 
 
+def _logged(
+    odds: dict[tuple[float, float], float],
+    places: list[tuple[float, float]],
+    near: float,
+    missing: float,
+) -> list[float]:
+    """The ``odds`` logged at the place nearest each of ``places`` within ``near``
+    pixels, ``missing`` where none was."""
+    answers = []
+    for xy in places:
+        nearest = min(odds, key=lambda logged: math.dist(logged, xy), default=None)
+        found = nearest is not None and math.dist(nearest, xy) <= near
+        answers.append(odds[nearest] if found else missing)
+    return answers
+
+
 def replay(log: dict[str, Any]) -> tuple[int, int, list[str], int]:
     """Knots right and in the truth, the colours wrong, and the looks asked, of the knot
     stage of this checkout run again on one photo's ``log``. A knot is right within
@@ -167,20 +193,22 @@ def replay(log: dict[str, Any]) -> tuple[int, int, list[str], int]:
         return Detection(mark.kind, mark.colour, mark.xy, means.get(key, 0.0), views=8)
 
     odds = log.get("odds", {})
+    turned = log.get("turned_odds", {})
+    near = ODDS_NEAR * log["pawn_width"]
 
     def knot_odds(places: list[tuple[float, float]]) -> list[float]:
         # The checker's odds at the logged place nearest each place: the knot chosen
         # lies on its loop, a few pixels from the mark it was chosen on.
-        near = ODDS_NEAR * log["pawn_width"]
-        answers = []
-        for xy in places:
-            nearest = min(odds, key=lambda logged: math.dist(logged, xy), default=None)
-            found = nearest is not None and math.dist(nearest, xy) <= near
-            answers.append(odds[nearest] if found else 0.0)
-        return answers
+        return _logged(odds, places, near, 0.0)
 
+    def turned_knot_odds(places: list[tuple[float, float]]) -> list[float]:
+        # A place the reading never asked eight ways: no answer (refuses a move there).
+        return _logged(turned, places, near, math.nan)
+
+    # Logs written before the eighty-third session hold no odds asked eight ways.
     loops = combine.combine_knots(log["loops"], detections, log["string_width"],
-                                  log["pawns"], look_again, knot_odds if odds else None)
+                                  log["pawns"], look_again, knot_odds if odds else None,
+                                  turned_knot_odds if "turned_odds" in log else None)
     truth = json.loads(Path(log["truth"]).read_text())
     tolerance = tolerances_for(truth).knot_px
     right = total = 0

@@ -3712,6 +3712,51 @@ def test_a_knot_the_knot_checker_doubts_moves_to_a_place_of_its_loop_it_is_sure_
     assert moved.loops["red"].knot == pytest.approx((200.0, 300.0), abs=1.0)
 
 
+def test_a_doubted_knot_moves_only_where_the_checker_asked_eight_ways_agrees() -> None:
+    # 1390146: a right yellow knot, given 0.79 along its loop, gave way to a red demon's
+    # base on the yellow cord given 0.87; each crop asked turned the eight ways, 0.78
+    # and 0.35.
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    # A stronger mark at a pawn's base (the first choice), a faint one elsewhere.
+    marks = Detections([mark("", (200.0, 97.0), 0.4), mark("", (200.0, 303.0), 0.22)], WIDTH)
+    first = combine_knots(loops, marks, 5.0)
+    assert first.loops["red"].knot == pytest.approx((200.0, 100.0), abs=1.0)
+    place = (200.0, 300.0)
+
+    def knot_odds(places: list[tuple[float, float]]) -> list[float]:
+        return [0.95 if math.dist(p, place) < 5 else 0.05 for p in places]
+
+    assert combine_knots(loops, marks, 5.0, knot_odds=knot_odds).loops[
+        "red"
+    ].knot == pytest.approx(place, abs=1.0)
+    asked: list[list[tuple[float, float]]] = []
+
+    def turned(at_knot: float, at_place: float):  # type: ignore[no-untyped-def]
+        def turned_knot_odds(places: list[tuple[float, float]]) -> list[float]:
+            asked.append(list(places))
+            return [at_place if math.dist(p, place) < 5 else at_knot for p in places]
+
+        return turned_knot_odds
+
+    for at_knot, at_place, moves in [(0.78, 0.35, False), (0.5, 0.5, False), (0.35, 0.78, True),
+                                     (math.nan, 0.78, True), (0.35, math.nan, False)]:
+        asked.clear()
+        checked = combine_knots(
+            loops, marks, 5.0, knot_odds=knot_odds, turned_knot_odds=turned(at_knot, at_place)
+        )
+        knot = checked.loops["red"].knot
+        assert knot == pytest.approx(place if moves else first.loops["red"].knot, abs=1.0)
+        # One question: where the knot is likeliest along its loop, and the place.
+        [[at_the_knot, at_the_place]] = asked
+        assert math.dist(at_the_knot, first.loops["red"].knot) < 1.0
+        assert math.dist(at_the_place, place) < 5
+    # No knot doubted, no place found: the eight ways are never asked.
+    asked.clear()
+    combine_knots(loops, marks, 5.0, knot_odds=lambda places: [0.7] * len(places),
+                  turned_knot_odds=turned(0.1, 0.9))
+    assert asked == []
+
+
 #: How many places along its loop the knot checker is asked about for one place.
 ALONG = 2 * round(CHECKED_ALONG / KNOT_SCAN_STEP) + 2  # the place itself, and its loop's
 

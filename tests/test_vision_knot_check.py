@@ -12,7 +12,13 @@ from checker_samples import SAMPLES, sample, working
 from shapely.geometry import LinearRing, Point
 
 from vision.combine import CHECKED_KNOT, KNOT_DOUBT
-from vision.knot_check import CLEAR_OF_KNOT, KNOT_CROP_PAWNS, knot_odds, load_knot_check
+from vision.knot_check import (
+    CLEAR_OF_KNOT,
+    KNOT_CROP_PAWNS,
+    knot_odds,
+    load_knot_check,
+    turned_knot_odds,
+)
 
 NAMES = sorted(path.name.removesuffix(".jpg") for path in SAMPLES.glob("*.jpg"))
 
@@ -62,6 +68,38 @@ def test_the_checker_is_sure_of_no_crossing_and_doubts_most_of_them() -> None:
     assert crossings >= 60 and doubted >= 0.95 * crossings, (doubted, crossings)
 
 
+def logit(odds: np.ndarray) -> np.ndarray:
+    odds = np.clip(odds.astype(np.float64), 1e-6, 1 - 1e-6)
+    return np.log(odds / (1 - odds))
+
+
+def test_asked_eight_ways_the_checker_barely_minds_the_photo_turned() -> None:
+    # One crop's answer swings with a pixel or the way the photo is turned (a knot's
+    # odds peak narrowly); the eight turns averaged are a steadier second opinion.
+    once, eight = [], []
+    for name in NAMES:
+        rgb, at_knots, at_bases, width = knots_and_pawns_bases(name)
+        places = at_knots + at_bases
+        turned = np.ascontiguousarray(np.rot90(rgb))  # (x, y) -> (y, W - 1 - x)
+        moved = [(y, rgb.shape[1] - 1 - x) for x, y in places]
+        once += list(np.abs(logit(knot_odds(rgb, places, width))
+                            - logit(knot_odds(turned, moved, width))))
+        eight += list(np.abs(logit(turned_knot_odds(rgb, places, width))
+                             - logit(turned_knot_odds(turned, moved, width))))
+    assert len(once) >= 80
+    assert np.median(eight) < 0.5 * np.median(once), (np.median(eight), np.median(once))
+    # ... and still tells knots from the pawns' bases on their cords.
+    sure_knots = knots = sure_bases = bases = 0
+    for name in NAMES:
+        rgb, at_knots, at_bases, width = knots_and_pawns_bases(name)
+        knots += len(at_knots)
+        bases += len(at_bases)
+        sure_knots += int(np.sum(turned_knot_odds(rgb, at_knots, width) >= KNOT_DOUBT))
+        sure_bases += int(np.sum(turned_knot_odds(rgb, at_bases, width) >= KNOT_DOUBT))
+    assert sure_knots >= 0.8 * knots, (sure_knots, knots)
+    assert sure_bases <= 0.05 * bases, (sure_bases, bases)
+
+
 def test_the_checker_asks_for_a_width_and_answers_nothing_for_no_place() -> None:
     rgb = np.full((120, 160, 3), 200, np.uint8)
     assert knot_odds(rgb, [], 20.0).shape == (0,)
@@ -72,6 +110,16 @@ def test_the_checker_asks_for_a_width_and_answers_nothing_for_no_place() -> None
         knot_odds(rgb[:, :, 0], [(50.0, 50.0)], 20.0)
     odds = knot_odds(rgb, [(50.0, 50.0), (-40.0, 500.0)], 20.0)
     assert odds.shape == (2,) and np.all((odds >= 0) & (odds <= 1))
+    # Asked eight ways, alike.
+    assert turned_knot_odds(rgb, [], 20.0).shape == (0,)
+    for width in (0.0, -3.0, float("nan")):
+        with pytest.raises(ValueError, match="width"):
+            turned_knot_odds(rgb, [(50.0, 50.0)], width)
+    with pytest.raises(ValueError, match="RGB"):
+        turned_knot_odds(rgb[:, :, 0], [(50.0, 50.0)], 20.0)
+    # A place every turn of whose crop is the same (an even grey) gets the one answer.
+    turned = turned_knot_odds(rgb, [(50.0, 50.0), (-40.0, 500.0)], 20.0)
+    assert turned == pytest.approx(odds, abs=1e-5)
 
 
 def test_a_checker_for_other_crops_or_none_at_all_is_refused(tmp_path: Path) -> None:

@@ -1659,6 +1659,7 @@ def combine_knots(
     pawns: Pawns | None = None,
     look_again: Callable[[Detection], Detection] | None = None,
     knot_odds: Callable[[list[Point]], Sequence[float]] | None = None,
+    turned_knot_odds: Callable[[list[Point]], Sequence[float]] | None = None,
 ) -> Loops:
     """The loops with the knots the detector marked on them.
 
@@ -1689,7 +1690,9 @@ def combine_knots(
     becomes its ``knot_mark`` (:data:`CROSSING_KNOT_WIDTHS`). Last, given ``knot_odds``
     (:func:`vision.knot_check.knot_odds` bound to the photo), a knot the checker doubts
     gives way to a place on its loop that the checker is sure of and the eight views
-    do not mark clearly less (:func:`_checked_knots`), and a loop still without a knot
+    do not mark clearly less (:func:`_checked_knots`; given ``turned_knot_odds``,
+    :func:`vision.knot_check.turned_knot_odds` bound to the photo, only where the checker
+    asked about each crop turned the eight ways agrees), and a loop still without a knot
     takes the place along it the checker finds likeliest (:func:`_knots_scanned_for`).
     """
     rings = {colour: LinearRing(np.asarray(loop.points)) for colour, loop in loops.loops.items()}
@@ -1770,7 +1773,7 @@ def combine_knots(
     if knot_odds is not None:
         loops_with_knots = _checked_knots(
             loops_with_knots, loops.loops, marked, rings, reach, knot_odds, look_again,
-            detections.pawn_width,
+            detections.pawn_width, turned_knot_odds,
         )
         loops_with_knots = _knots_scanned_for(
             loops_with_knots, rings, detections.pawn_width, knot_odds
@@ -1790,6 +1793,7 @@ def _checked_knots(
     knot_odds: Callable[[list[Point]], Sequence[float]],
     look_again: Callable[[Detection], Detection] | None = None,
     pawn_width: float = 0.0,
+    turned_knot_odds: Callable[[list[Point]], Sequence[float]] | None = None,
 ) -> dict[str, Loop]:
     """The loops ``chosen``, each knot the checker doubts (under :data:`KNOT_DOUBT`)
     moved to the likeliest of the loop's :data:`CHECKED_CONTENDERS` strongest ``marked``
@@ -1805,6 +1809,10 @@ def _checked_knots(
     nearer place is asked where it stands. Where no such place will do, the loop is
     asked all along (:func:`_likeliest_on_loop`), and its likeliest place, at least
     CHECKED_APART from the knot, is taken on the same terms, the views with no slack.
+    Given ``turned_knot_odds`` (the checker asked about each crop turned the eight ways,
+    averaged), a place is taken only where those odds are higher than at the knot's
+    likeliest place along its loop: one crop's odds swing with a pixel or two, the
+    eight turns' far less.
     The checker is asked about every knot where it stands, then about the places of
     the loops whose knot it doubts, then along those loops none of them will do."""
     # A knot the tracer found by its shape is put in question too (the eight views do
@@ -1848,7 +1856,7 @@ def _checked_knots(
         # A near place stands on its own odds, as the knot was doubted on its own; a far
         # one must beat the knot asked alike (no finite answer there bars nothing).
         found = [next(answers) for _ in near]
-        at_knot = next(answers)[0]
+        at_knot, at_knot_place = next(answers)
         bar = at_knot if math.isfinite(at_knot) else -math.inf
         found += [answer for answer in (next(answers) for _ in far) if answer[0] > bar]
         finite = [answer for answer in found if math.isfinite(answer[0])]
@@ -1873,6 +1881,13 @@ def _checked_knots(
             if _along_ring(rings[colour], likeliest, knots[colour]) < apart:
                 continue
             scanned = True
+        if turned_knot_odds is not None:
+            # A second opinion, steadier than one crop's (1390146: a right knot given
+            # 0.79 along its loop against a pawn's base on its cord, 0.87; turned the
+            # eight ways 0.78 and 0.35). The knot is asked where it was likeliest.
+            mine, theirs = turned_knot_odds([at_knot_place, likeliest])
+            if not theirs > (mine if math.isfinite(mine) else -math.inf):
+                continue
         if look_again is not None:
             # The views, not the checker, say whether the knot is clearly likelier.
             there = _seen_in_the_views(likeliest, marked[colour], reach, look_again)

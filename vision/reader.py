@@ -67,7 +67,7 @@ from vision.detect import (
 from vision.doubts import AMBIGUOUS_PLACE, LOW_CONFIDENCE, MOOT_CONFIDENCE, place_warning
 from vision.errors import ReadError
 from vision.ghost_check import ghost_odds
-from vision.knot_check import knot_odds
+from vision.knot_check import knot_odds, turned_knot_odds
 from vision.load import MIN_WORKING_SIDE, Photo, load_photo
 from vision.parts import find_parts
 from vision.pawn_size import width_ratios, widths_on_table
@@ -421,6 +421,7 @@ def _read_photo(
                 kept,
                 look_again_at,
                 lambda places: knot_odds(photo.rgb, places, marks.pawn_width).tolist(),
+                lambda places: turned_knot_odds(photo.rgb, places, marks.pawn_width).tolist(),
             )
 
         loops = stage("knots", knots)
