@@ -2159,14 +2159,14 @@ def test_a_demon_marked_beside_a_ghost_is_added_where_the_demon_checker_sees_it(
 
 def test_a_ghost_read_at_a_demons_mark_is_that_demon_where_both_checkers_say_so() -> None:
     """A dark demon on a mat of its hue may be marked surer as a ghost (830173): a ghost read
-    with a demon's mark from CORNERED_DEMON_FROM within SAME_PAWN, in a corner of the
-    mark's colour, is read as that demon at the mark (the strongest such mark) where at
-    the ghost the ghost checker's odds stay under NOT_A_GHOST and the demon checker's
-    reach DEMON_NOT_GHOST, with the mark's score as its confidence and a warning at it in
-    place of the ghost's. Not where either checker disagrees, nor without the ghost
-    checker; the checkers are not asked about a ghost with no such mark (too faint, too
-    far, of a colour the corner's crossing lacks, a demon's own, or beside a demon in
-    its corner). One ghost a mark."""
+    with a demon's mark from CORNERED_DEMON_FROM within SAME_PAWN is read as that demon at
+    the mark (the strongest such mark) where at the ghost the ghost checker's odds stay
+    under NOT_A_GHOST and the demon checker's reach DEMON_NOT_GHOST, with the mark's
+    score as its confidence and a warning at it in place of the ghost's. Not where either
+    checker disagrees, nor without the ghost checker; the checkers are not asked about a
+    ghost with no such mark (too faint, too far, a demon's own, beside a demon in its
+    corner, or, where the mark is in no corner of its colour, beside any demon read).
+    One ghost a mark."""
     board = random_layout(3).board()
     geometry = BoardGeometry(board)
     xy, lines = clear_corner(board, WIDTH / 2)
@@ -2207,12 +2207,45 @@ def test_a_ghost_read_at_a_demons_mark_is_that_demon_where_both_checkers_say_so(
     two = read(marks, 1.0, 0.0, Pawns([farther, ghost], WIDTH, []))
     assert [(p.kind, p.foot) for p in two.pawns] == [(GHOST, farther.foot), (DEMON, xy)]
     asked.clear()
+    too_faint = replace(demon_mark, score=CORNERED_DEMON_FROM - 0.05)
+    assert read(Detections([too_faint], WIDTH), 1.0, 0.0) == pawns and asked == []
+    # A mark of a colour the corner's crossing lacks: a demon in no corner of its
+    # colour, a violation to report (1390199: a green demon at a field's centre on
+    # felt, read as a ghost) ...
     other_colour = next(c for c in LINE_COLOURS if c not in lines)
-    for unasked in (
-        replace(demon_mark, score=CORNERED_DEMON_FROM - 0.05),
-        replace(demon_mark, colour=other_colour),
-    ):
-        assert read(Detections([unasked], WIDTH), 1.0, 0.0) == pawns
+    foreign = replace(demon_mark, colour=other_colour)
+    [stray] = read(Detections([foreign], WIDTH), 1.0, 0.0).pawns
+    assert (stray.kind, stray.colour, stray.foot) == (DEMON, other_colour, xy)
+    assert read(Detections([foreign], WIDTH), DEMON_NOT_GHOST - 0.01, 0.0) == pawns
+    # ... unless a demon is read within a pawn width of the mark, whatever its corner
+    # (its head may be the pawn marked, and it stands in the checkers' crops).
+    for demon in (seen(lines[0], (xy[0], xy[1] - 0.95 * WIDTH)),
+                  seen(other_colour, (xy[0] + 0.95 * WIDTH, xy[1]))):
+        beside_any = Pawns([ghost, demon], WIDTH, [])
+        asked.clear()
+        assert read(Detections([foreign], WIDTH), 1.0, 0.0, beside_any) == beside_any
+        assert asked == []
+    # Two ghosts at two marks 0.6 widths apart (one pawn's foot and head): the nearer
+    # pair turns, and that demon keeps the other mark out.
+    head = (xy[0] + 0.6 * WIDTH, xy[1])
+    ghost_at_head = seen("white", (head[0] + 0.35 * SAME_PAWN * WIDTH, head[1]))
+    pair = read(Detections([foreign, replace(foreign, xy=head)], WIDTH), 1.0, 0.0,
+                Pawns([ghost, ghost_at_head], WIDTH, []))
+    assert [(p.kind, p.foot) for p in pair.pawns] == [(DEMON, xy), (GHOST, ghost_at_head.foot)]
+    a_width_off = seen(lines[0], (xy[0], xy[1] - 1.05 * WIDTH))
+    clear = read(Detections([foreign], WIDTH), 1.0, 0.0, Pawns([ghost, a_width_off], WIDTH, []))
+    assert [(p.kind, p.colour) for p in clear.pawns] == [(DEMON, other_colour), (DEMON, lines[0])]
+    asked.clear()
+    # In a corner of its colour, a demon read a width off in another corner is no bar
+    # (two demons touching in neighbouring corners).
+    board_b, a, b, _, _ = corners_a_pawn_apart(WIDTH / 2)
+    ghost_a = seen("white", (a[0][0] + 0.3 * SAME_PAWN * WIDTH, a[0][1]))
+    beside_b = Pawns([ghost_a, seen(b[1], b[0])], WIDTH, [])
+    turned_a = add_cornered_demons(
+        BoardGeometry(board_b), beside_b, Detections([mark(a[1], a[0], 0.5)], WIDTH), never,
+        demon_odds=odds_everywhere(1.0, []), ghost_odds=odds_everywhere(0.0, []),
+    )
+    assert [(p.kind, p.foot) for p in turned_a.pawns] == [(DEMON, a[0]), (DEMON, b[0])]
     # A demon read at the mark (its own), or a width from it in the same corner.
     own_demon = seen(lines[0], (xy[0], xy[1] - 1.0))
     for beside in (own_demon, seen(lines[1], (xy[0], xy[1] - 0.8 * WIDTH))):
@@ -3722,9 +3755,13 @@ def test_a_doubted_knot_moves_only_where_the_checker_asked_eight_ways_agrees() -
     first = combine_knots(loops, marks, 5.0)
     assert first.loops["red"].knot == pytest.approx((200.0, 100.0), abs=1.0)
     place = (200.0, 300.0)
+    # The knot, doubted where it stands, likeliest two tenths of a width along its loop.
+    turn = 2 * KNOT_SCAN_STEP * WIDTH / 100  # radians round the circle
+    beside = (200.0 - 100 * math.sin(turn), 200.0 - 100 * math.cos(turn))
 
     def knot_odds(places: list[tuple[float, float]]) -> list[float]:
-        return [0.95 if math.dist(p, place) < 5 else 0.05 for p in places]
+        return [0.95 if math.dist(p, place) < 5 else 0.3 if math.dist(p, beside) < 1.0
+                else 0.05 for p in places]
 
     assert combine_knots(loops, marks, 5.0, knot_odds=knot_odds).loops[
         "red"
@@ -3734,7 +3771,8 @@ def test_a_doubted_knot_moves_only_where_the_checker_asked_eight_ways_agrees() -
     def turned(at_knot: float, at_place: float):  # type: ignore[no-untyped-def]
         def turned_knot_odds(places: list[tuple[float, float]]) -> list[float]:
             asked.append(list(places))
-            return [at_place if math.dist(p, place) < 5 else at_knot for p in places]
+            return [at_place if math.dist(p, place) < 5
+                    else at_knot if math.dist(p, beside) < 1.0 else 0.0 for p in places]
 
         return turned_knot_odds
 
@@ -3748,7 +3786,7 @@ def test_a_doubted_knot_moves_only_where_the_checker_asked_eight_ways_agrees() -
         assert knot == pytest.approx(place if moves else first.loops["red"].knot, abs=1.0)
         # One question: where the knot is likeliest along its loop, and the place.
         [[at_the_knot, at_the_place]] = asked
-        assert math.dist(at_the_knot, first.loops["red"].knot) < 1.0
+        assert math.dist(at_the_knot, beside) < 1.0
         assert math.dist(at_the_place, place) < 5
     # No knot doubted, no place found: the eight ways are never asked.
     asked.clear()

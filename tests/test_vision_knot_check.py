@@ -19,6 +19,7 @@ from vision.knot_check import (
     load_knot_check,
     turned_knot_odds,
 )
+from vision.pawn_size import place_crop, sizer_input
 
 NAMES = sorted(path.name.removesuffix(".jpg") for path in SAMPLES.glob("*.jpg"))
 
@@ -68,8 +69,8 @@ def test_the_checker_is_sure_of_no_crossing_and_doubts_most_of_them() -> None:
     assert crossings >= 60 and doubted >= 0.95 * crossings, (doubted, crossings)
 
 
-def logit(odds: np.ndarray) -> np.ndarray:
-    odds = np.clip(odds.astype(np.float64), 1e-6, 1 - 1e-6)
+def logit(odds: np.ndarray, clip: float = 1e-6) -> np.ndarray:
+    odds = np.clip(odds.astype(np.float64), clip, 1 - clip)
     return np.log(odds / (1 - odds))
 
 
@@ -98,6 +99,28 @@ def test_asked_eight_ways_the_checker_barely_minds_the_photo_turned() -> None:
         sure_bases += int(np.sum(turned_knot_odds(rgb, at_bases, width) >= KNOT_DOUBT))
     assert sure_knots >= 0.8 * knots, (sure_knots, knots)
     assert sure_bases <= 0.05 * bases, (sure_bases, bases)
+
+
+def test_asked_eight_ways_each_place_gets_the_mean_of_its_own_crops_eight_turns() -> None:
+    rng = np.random.default_rng(7)
+    rgb = rng.integers(0, 256, (160, 200, 3), dtype=np.uint8)
+    places = [(60.0, 50.0), (130.0, 110.0), (100.0, 80.0)]
+    model = load_knot_check()
+    # Compared as logits: the odds of noise are tiny, and float32 keeps them exactly.
+    together = logit(turned_knot_odds(rgb, places, 20.0), clip=1e-30)
+    assert np.all(np.isfinite(together)) and np.ptp(together) > 0.1
+    for i, xy in enumerate(places):
+        alone = logit(turned_knot_odds(rgb, [xy], 20.0), clip=1e-30)[0]
+        assert alone == pytest.approx(together[i], abs=1e-3)
+        # The eight turns, made another way: transposed or not, each mirrored either way.
+        crop = place_crop(rgb, xy, 20.0, KNOT_CROP_PAWNS)
+        turns = [t[::fy, ::fx] for t in (crop, crop.transpose(1, 0, 2))
+                 for fy in (1, -1) for fx in (1, -1)]
+        logits = [float(model.network().run(sizer_input(np.ascontiguousarray(t[None])))[0, 0])
+                  for t in turns]
+        assert together[i] == pytest.approx(np.mean(logits), abs=1e-3)
+        # Not any one turn's answer: the crops differ, and so do their answers.
+        assert np.ptp(logits) > 0.1
 
 
 def test_the_checker_asks_for_a_width_and_answers_nothing_for_no_place() -> None:

@@ -71,7 +71,7 @@ def turned_knot_odds(
     model: SizerModel | None = None,
 ) -> NDArray[np.float32]:
     """:func:`knot_odds`, each place's crop asked about turned the eight ways a quarter
-    turn and a mirror give, and the answers averaged (``SizerModel.odds_at`` with
-    ``turned``): eight times the work, a steadier second opinion on a few places.
-    Parameters, result and errors as :func:`knot_odds`."""
+    turn and a mirror give, the network's outputs (logits) averaged before the logistic
+    (``SizerModel.odds_at`` with ``turned``): eight times the work, a steadier second
+    opinion on a few places. Parameters, result and errors as :func:`knot_odds`."""
     return (model or load_knot_check()).odds_at(rgb, places, width, turned=True)
