@@ -4,6 +4,7 @@ its refusals."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -43,14 +44,23 @@ def knots_and_pawns_bases(name: str) -> tuple[np.ndarray, list, list, float]:
     return rgb, knots, bases, width
 
 
-def test_the_checker_is_sure_of_the_knots_and_not_of_the_pawns_bases_on_their_cords() -> None:
+def sure_of_knots_and_bases(
+    odds_of: Callable[[np.ndarray, list, float], np.ndarray], bound: float
+) -> tuple[int, int, int, int]:
+    """Over the samples: the knots ``odds_of`` gives ``bound`` or more, the knots, the
+    pawns' bases it gives so much, the bases."""
     sure_knots = knots = sure_bases = bases = 0
     for name in NAMES:
         rgb, at_knots, at_bases, width = knots_and_pawns_bases(name)
         knots += len(at_knots)
         bases += len(at_bases)
-        sure_knots += int(np.sum(knot_odds(rgb, at_knots, width) >= CHECKED_KNOT))
-        sure_bases += int(np.sum(knot_odds(rgb, at_bases, width) >= CHECKED_KNOT))
+        sure_knots += int(np.sum(odds_of(rgb, at_knots, width) >= bound))
+        sure_bases += int(np.sum(odds_of(rgb, at_bases, width) >= bound))
+    return sure_knots, knots, sure_bases, bases
+
+
+def test_the_checker_is_sure_of_the_knots_and_not_of_the_pawns_bases_on_their_cords() -> None:
+    sure_knots, knots, sure_bases, bases = sure_of_knots_and_bases(knot_odds, CHECKED_KNOT)
     assert knots == 4 * len(NAMES) and bases >= 50
     assert sure_knots >= 0.8 * knots, (sure_knots, knots)
     assert sure_bases <= 0.02 * bases, (sure_bases, bases)
@@ -90,13 +100,7 @@ def test_asked_eight_ways_the_checker_barely_minds_the_photo_turned() -> None:
     assert len(once) >= 80
     assert np.median(eight) < 0.5 * np.median(once), (np.median(eight), np.median(once))
     # ... and still tells knots from the pawns' bases on their cords.
-    sure_knots = knots = sure_bases = bases = 0
-    for name in NAMES:
-        rgb, at_knots, at_bases, width = knots_and_pawns_bases(name)
-        knots += len(at_knots)
-        bases += len(at_bases)
-        sure_knots += int(np.sum(turned_knot_odds(rgb, at_knots, width) >= KNOT_DOUBT))
-        sure_bases += int(np.sum(turned_knot_odds(rgb, at_bases, width) >= KNOT_DOUBT))
+    sure_knots, knots, sure_bases, bases = sure_of_knots_and_bases(turned_knot_odds, KNOT_DOUBT)
     assert sure_knots >= 0.8 * knots, (sure_knots, knots)
     assert sure_bases <= 0.05 * bases, (sure_bases, bases)
 
@@ -125,21 +129,15 @@ def test_asked_eight_ways_each_place_gets_the_mean_of_its_own_crops_eight_turns(
 
 def test_the_checker_asks_for_a_width_and_answers_nothing_for_no_place() -> None:
     rgb = np.full((120, 160, 3), 200, np.uint8)
-    assert knot_odds(rgb, [], 20.0).shape == (0,)
-    for width in (0.0, -3.0, float("nan")):
-        with pytest.raises(ValueError, match="width"):
-            knot_odds(rgb, [(50.0, 50.0)], width)
-    with pytest.raises(ValueError, match="RGB"):
-        knot_odds(rgb[:, :, 0], [(50.0, 50.0)], 20.0)
+    for odds_of in (knot_odds, turned_knot_odds):  # asked once or eight ways, alike
+        assert odds_of(rgb, [], 20.0).shape == (0,)
+        for width in (0.0, -3.0, float("nan")):
+            with pytest.raises(ValueError, match="width"):
+                odds_of(rgb, [(50.0, 50.0)], width)
+        with pytest.raises(ValueError, match="RGB"):
+            odds_of(rgb[:, :, 0], [(50.0, 50.0)], 20.0)
     odds = knot_odds(rgb, [(50.0, 50.0), (-40.0, 500.0)], 20.0)
     assert odds.shape == (2,) and np.all((odds >= 0) & (odds <= 1))
-    # Asked eight ways, alike.
-    assert turned_knot_odds(rgb, [], 20.0).shape == (0,)
-    for width in (0.0, -3.0, float("nan")):
-        with pytest.raises(ValueError, match="width"):
-            turned_knot_odds(rgb, [(50.0, 50.0)], width)
-    with pytest.raises(ValueError, match="RGB"):
-        turned_knot_odds(rgb[:, :, 0], [(50.0, 50.0)], 20.0)
     # A place every turn of whose crop is the same (an even grey) gets the one answer.
     turned = turned_knot_odds(rgb, [(50.0, 50.0), (-40.0, 500.0)], 20.0)
     assert turned == pytest.approx(odds, abs=1e-5)
