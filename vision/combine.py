@@ -1198,20 +1198,16 @@ def add_ghosts_behind_pawns(
         views = None if foot_again is None else foot_again(mark)
         others = pawns.pawns + found + taken
         foot = mark.xy
-        if views is not None and _clear_and_on_the_board(geometry, views, others, width):
+        if (
+            views is not None
+            and _clear_for_a_ghost(views, others, width)
+            and _on_the_board(geometry, views, width)
+        ):
             foot = views
         found.append(SeenPawn(GHOST, WHITE, foot, width, round(mean, 2)))
         taken.append(SeenPawn(GHOST, WHITE, mark.xy, width, round(mean, 2)))
     text = "a ghost at {{at}} half hidden by the pawn beside it, marked faintly, seen by "
     return _with_added(pawns, found, text + "the ghost checker")
-
-
-def _clear_and_on_the_board(
-    geometry: BoardGeometry, xy: Point, pawns: list[SeenPawn], width: float
-) -> bool:
-    """Whether a ghost may stand at ``xy``: clear of ``pawns`` (:func:`_clear_for_a_ghost`)
-    and on the board (:func:`_on_the_board`)."""
-    return _clear_for_a_ghost(xy, pawns, width) and _on_the_board(geometry, xy, width)
 
 
 def _on_the_board(geometry: BoardGeometry, xy: Point, width: float) -> bool:
@@ -1461,18 +1457,21 @@ def _demons_read_as_ghosts(
     places = [pawns.pawns[i].foot for i, _ in doubted]
     read = list(pawns.pawns)
     warnings = list(pawns.warnings)
+    turned: list[SeenPawn] = []
     for (index, mark), demon, ghost in zip(
         doubted, demon_odds(places), ghost_odds(places), strict=True
     ):
         if not (demon >= DEMON_NOT_GHOST and ghost < NOT_A_GHOST):  # (NaN: no change)
             continue
         # A demon turned keeps the next mark out as one read does (two ghosts at two
-        # marks of one pawn, its foot and its head, are not two demons).
-        if _kept_out(geometry, [p for p in read if p.kind == DEMON], mark, width):
+        # marks of one pawn, its foot and its head, are not two demons); the demons
+        # read kept it out already.
+        if _kept_out(geometry, turned, mark, width):
             continue
         # As the demons add_cornered_demons adds: the width looked for, not the ghost's
         # blob's (which may hold its shadow).
         read[index] = SeenPawn(DEMON, mark.colour, mark.xy, width, round(mark.score, 2))
+        turned.append(read[index])
         was = pawns.pawns[index].foot
         warnings = [w for w in warnings if w.at != was]
         warnings.append(Remark(
