@@ -51,6 +51,7 @@ from vision.combine import (
     CHECKED_GHOST_MEAN,
     CHECKED_KNOT,
     CHECKED_SLACK,
+    CHECKED_TURNED,
     CHECKER_CLEAR_OF_GHOST,
     CHECKER_CLEAR_OF_KNOT,
     CONFIRM_FROM,
@@ -3916,6 +3917,43 @@ def test_a_doubted_knot_no_contender_displaces_moves_to_the_likeliest_place_of_i
     assert less.loops["red"].knot == first.loops["red"].knot
     alike = combine_knots(loops, marks, 5.0, look_again=views(0.25, 0.25), knot_odds=checker)
     assert alike.loops["red"].knot == pytest.approx((100.0, 200.0), abs=3.0)
+
+
+def test_the_views_give_slack_only_to_a_place_the_checker_asked_eight_ways_is_sure_of() -> None:
+    # 1410137: a right blue knot on the blue mat (0.43 in the views, 0.04 eight ways) gave
+    # way to a blue demon's base on its cord that the views marked 0.24 and the checker
+    # asked eight ways gave 0.71: within the views' slack, likelier than the knot.
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    place, at_the_knot = (200.0, 300.0), (200.0, 100.0)
+    # The first choice at (200, 100), marked under SURELY_MARKED_KNOT: the views' slack holds.
+    marks = Detections([mark("", (200.0, 97.0), 0.38), mark("", (200.0, 303.0), 0.22)], WIDTH)
+    assert combine_knots(loops, marks, 5.0).loops["red"].knot == pytest.approx(at_the_knot, abs=1.0)
+
+    def knot_odds(places: list[tuple[float, float]]) -> list[float]:
+        return [0.95 if math.dist(p, place) < 5 else 0.05 for p in places]
+
+    def read_with(at_place: float, seen_at_the_place: float) -> tuple[float, float] | None:
+        def turned_knot_odds(places: list[tuple[float, float]]) -> list[float]:
+            return [at_place if math.dist(p, place) < 5 else 0.04 for p in places]
+
+        def views(candidate: Detection) -> Detection:
+            near_place = math.dist(candidate.xy, (200.0, 303.0)) < 5
+            score = seen_at_the_place if near_place else 0.43
+            return Detection(candidate.kind, candidate.colour, candidate.xy, score, views=8)
+
+        read = combine_knots(loops, marks, 5.0, look_again=views, knot_odds=knot_odds,
+                             turned_knot_odds=turned_knot_odds)
+        return read.loops["red"].knot
+
+    a_little_less = 0.43 - CHECKED_SLACK / 2
+    sure, unsure = CHECKED_TURNED + 0.05, CHECKED_TURNED - 0.05
+    assert read_with(unsure, a_little_less) == pytest.approx(at_the_knot, abs=1.0)
+    assert read_with(sure, a_little_less) == pytest.approx(place, abs=1.0)
+    # Marked in the views as much as the knot, the place need not be sure eight ways
+    # (1350192: 0.75 eight ways, 0.47 in the views against the knot's 0.33), only likelier.
+    assert read_with(unsure, 0.43) == pytest.approx(place, abs=1.0)
+    # Beyond the slack, no move however sure.
+    assert read_with(0.99, 0.43 - CHECKED_SLACK - 0.05) == pytest.approx(at_the_knot, abs=1.0)
 
 
 def test_a_knot_the_detector_marks_surely_moves_only_to_a_place_the_views_mark_as_much() -> None:

@@ -516,6 +516,16 @@ CHECKED_APART = 2 * KNOT_REACH
 #: where they mark more (1180188: 0.50 against 0.39, set right; 1180568, right both
 #: ways). Replayed: 3 knots won, none lost; dev photos the same.
 SURELY_MARKED_KNOT = KNOT_CONTEST
+#: The views' slack (CHECKED_SLACK) is for a place the checker is sure of: asked eight
+#: ways (:func:`vision.knot_check.turned_knot_odds`), it must give the place at least
+#: CHECKED_TURNED, as one crop must CHECKED_KNOT; else the views must mark the place at
+#: least as much as the knot (1410137: a right blue knot on the blue mat, 0.04 eight
+#: ways and 0.43 in the views, gave way to a blue demon's base on its cord, 0.71 and
+#: 0.24). Refusing such moves outright lost a right move (1350192: 0.75 eight ways,
+#: the views 0.47 against 0.33). Replayed (eighty-fourth session) on the knot stages of
+#: 660 hard photos of 1320000-1410000, 1170055, 1170148, 1170231 and the dev photos:
+#: that knot and 1320158's won, none lost.
+CHECKED_TURNED = 0.8
 
 
 def combine_pawns(
@@ -1835,7 +1845,8 @@ def _checked_knots(
     Given ``turned_knot_odds`` (the checker asked about each crop turned the eight ways,
     averaged), a place is taken only where those odds are higher than at the knot's
     likeliest place along its loop: one crop's odds swing with a pixel or two, the
-    eight turns' far less.
+    eight turns' far less; and the views give slack only where they reach
+    :data:`CHECKED_TURNED`.
     The checker is asked about every knot where it stands, then about the places of
     the loops whose knot it doubts, then along those loops none of them will do, and,
     for each loop whose knot would move, eight ways about the two places. A place near
@@ -1907,6 +1918,9 @@ def _checked_knots(
             if _along_ring(rings[colour], likeliest, knots[colour]) < apart:
                 continue
             scanned = True
+        slack = 0.0 if scanned else CHECKED_SLACK
+        if (chosen[colour].knot_mark or 0.0) >= SURELY_MARKED_KNOT:
+            slack = 0.0
         if turned_knot_odds is not None:
             # A second opinion, steadier than one crop's (1390146: a right knot given
             # 0.79 along its loop against a pawn's base on its cord, 0.87; turned the
@@ -1914,12 +1928,13 @@ def _checked_knots(
             mine, theirs = turned_knot_odds([at_knot_place, likeliest])
             if not theirs > (mine if math.isfinite(mine) else -math.inf):
                 continue
+            if not theirs >= CHECKED_TURNED:
+                slack = 0.0
         if look_again is not None:
             # The views, not the checker, say whether the knot is clearly likelier.
             there = _seen_in_the_views(likeliest, marked[colour], reach, look_again)
             here_seen = _seen_in_the_views(knots[colour], marked[colour], reach, look_again)
-            sure = (chosen[colour].knot_mark or 0.0) >= SURELY_MARKED_KNOT
-            if there < here_seen - (0.0 if sure or scanned else CHECKED_SLACK):
+            if there < here_seen - slack:
                 continue
         knot = _on_ring(rings[colour], likeliest)
         checked[colour] = replace(
