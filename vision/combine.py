@@ -521,9 +521,9 @@ SURELY_MARKED_KNOT = KNOT_CONTEST
 #: CHECKED_TURNED, as one crop must CHECKED_KNOT; else the views must mark the place at
 #: least as much as the knot (1410137: a right blue knot on the blue mat, 0.04 eight
 #: ways and 0.43 in the views, gave way to a blue demon's base on its cord, 0.71 and
-#: 0.24). Refusing such moves outright lost a right move (1350192: 0.75 eight ways,
-#: the views 0.47 against 0.33). Replayed (eighty-fourth session) on the knot stages of
-#: 660 hard photos of 1320000-1410000, 1170055, 1170148, 1170231 and the dev photos:
+#: 0.24). Refusing every move under CHECKED_TURNED instead lost a right move (1350192:
+#: 0.75 eight ways, the views 0.47 against 0.33). Replayed (eighty-fourth session) on the
+#: knot stages of 660 hard photos of 1320000-1410000, 1170055, 1170148, 1170231 and the dev photos:
 #: that knot and 1320158's won, none lost.
 CHECKED_TURNED = 0.8
 
@@ -1845,8 +1845,8 @@ def _checked_knots(
     Given ``turned_knot_odds`` (the checker asked about each crop turned the eight ways,
     averaged), a place is taken only where those odds are higher than at the knot's
     likeliest place along its loop: one crop's odds swing with a pixel or two, the
-    eight turns' far less; and the views give slack only where they reach
-    :data:`CHECKED_TURNED`.
+    eight turns' far less; and the views give slack only where those odds at the place
+    reach :data:`CHECKED_TURNED`.
     The checker is asked about every knot where it stands, then about the places of
     the loops whose knot it doubts, then along those loops none of them will do, and,
     for each loop whose knot would move, eight ways about the two places. A place near
