@@ -85,6 +85,7 @@ from vision.combine import (
     RING_FROM,
     RULES_GHOST_REACH,
     RULES_GHOST_SCORE,
+    SHAPE_GHOST_DOUBT,
     STRONGER_BY,
     STRONGER_BY_BESIDE_PAWN,
     SURE_COLOUR,
@@ -107,11 +108,13 @@ from vision.combine import (
     on_cord_share,
     trace_with_cords,
     without_marked_pawns,
+    without_shape_ghosts_checked_away,
 )
 from vision.creatures import (
     MAYBE_MISSED,
     NOT_A_PAWN,
     SEVERAL_PAWNS_WIDTH,
+    SHAPE_ONLY,
     TOUCHING_PAWNS,
     Pawns,
     Remark,
@@ -1217,6 +1220,43 @@ def test_a_faint_mark_no_pawn_stands_at_is_added_when_a_second_look_confirms_it(
     unlooked = combine_pawns(nothing, Detections([fainter], WIDTH), looked_at_as(0.9, looked))
     assert unlooked.pawns == []
     assert looked == []
+
+
+def test_a_ghost_only_the_shape_showed_goes_where_the_checker_asked_eight_ways_says_no() -> None:
+    # 1420175: a ghost marked 0.42 on dark wood between long shadows, confirmed in the
+    # views, where nothing stands; the ghost checker 0.002 asked eight ways.
+    unsure = (ADD_SCORE + UNSURE_ADDED) / 2
+    only_shape = mark("white", (80.0, 80.0), unsure)
+    sure = mark("white", (300.0, 80.0), UNSURE_ADDED + 0.05)  # no remark: not asked
+    demon = mark("red", (80.0, 300.0), unsure)  # a demon only the shape showed
+    combined = combine_pawns(
+        Pawns([], WIDTH, []),
+        Detections([only_shape, sure, demon], WIDTH),
+        looked_at_as(CONFIRMED_ADD_SCORE + 0.05, []),
+    )
+    assert len(combined.pawns) == 3
+    assert sorted(w.at for w in combined.warnings if w.about == SHAPE_ONLY) == [
+        only_shape.xy, demon.xy]
+    asked: list[list[tuple[float, float]]] = []
+
+    def checker(odds: float):  # type: ignore[no-untyped-def]
+        def turned_ghost_odds(places: list[tuple[float, float]]) -> list[float]:
+            asked.append(list(places))
+            return [odds] * len(places)
+
+        return turned_ghost_odds
+
+    checked = without_shape_ghosts_checked_away(combined, checker(SHAPE_GHOST_DOUBT / 2))
+    # Asked about the ghost only the shape showed, nothing else; it goes, and its remark.
+    assert asked == [[only_shape.xy]]
+    assert [p.foot for p in checked.pawns] == [p.foot for p in combined.pawns
+                                               if p.foot != only_shape.xy]
+    assert [w.at for w in checked.warnings if w.about == SHAPE_ONLY] == [demon.xy]
+    # The checker not so sure there is none: it stays.
+    kept = without_shape_ghosts_checked_away(combined, checker(SHAPE_GHOST_DOUBT * 2))
+    assert kept == combined
+    # No answer (NaN) takes nothing away.
+    assert without_shape_ghosts_checked_away(combined, checker(math.nan)) == combined
 
 
 def test_a_mark_not_quite_sure_is_added_only_when_a_second_look_confirms_it() -> None:

@@ -71,6 +71,9 @@ NOT_A_PAWN = "not a pawn"
 #: ... or a pawn perhaps missed (:func:`vision.doubts.missed_pawn_warning`), which a
 #: pawn added there later answers.
 MAYBE_MISSED = "maybe missed"
+#: ... or a pawn only the detector's shape showed, and not surely
+#: (:func:`vision.combine.combine_pawns`), which a checker may put in question.
+SHAPE_ONLY = "shape only"
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,8 @@ class Remark:
     ``text`` may name the point ``at`` (working pixels) as ``{at}``; the report gives
     it in the photo's pixels, as every other point of the report (see :meth:`in_photo`).
     ``about`` says what the remark doubts, for a later stage that reads the same spot
-    again (:data:`TOUCHING_PAWNS`, :data:`NOT_A_PAWN`, or ""), and ``extent`` how far
+    again (:data:`TOUCHING_PAWNS`, :data:`NOT_A_PAWN`, :data:`MAYBE_MISSED`,
+    :data:`SHAPE_ONLY`, or ""), and ``extent`` how far
     from ``at`` the thing doubted reaches (working pixels).
     """
 

@@ -46,6 +46,7 @@ from vision.combine import (
     combine_pawns,
     own_width,
     trace_with_cords,
+    without_shape_ghosts_checked_away,
 )
 from vision.creatures import Pawns, SeenPawn, find_pawns
 from vision.crossings import draw_settled, settle_crossings
@@ -66,7 +67,7 @@ from vision.detect import (
 )
 from vision.doubts import AMBIGUOUS_PLACE, LOW_CONFIDENCE, MOOT_CONFIDENCE, place_warning
 from vision.errors import ReadError
-from vision.ghost_check import ghost_odds
+from vision.ghost_check import ghost_odds, turned_ghost_odds
 from vision.knot_check import knot_odds, turned_knot_odds
 from vision.load import MIN_WORKING_SIDE, Photo, load_photo
 from vision.parts import find_parts
@@ -478,9 +479,8 @@ def _read_photo(
 
         pawns = stage("ghosts", ghosts)
         with_ghosts = pawns
-        pawns = stage(
-            "demons",
-            lambda: add_cornered_demons(
+        def demons() -> Pawns:
+            cornered = add_cornered_demons(
                 geometry,
                 with_ghosts,
                 marks,
@@ -488,8 +488,15 @@ def _read_photo(
                 table_hue_colour=table_hue,
                 demon_odds=demon_odds_here,
                 ghost_odds=ghost_odds_here,
-            ),
-        )
+            )
+            # After the demons: a ghost only the shape showed may be a demon the checkers
+            # turn back into one (1390199), not a ghost to take away.
+            return without_shape_ghosts_checked_away(
+                cornered,
+                lambda places: turned_ghost_odds(photo.rgb, places, marks.pawn_width).tolist(),
+            )
+
+        pawns = stage("demons", demons)
     if method == "classic+net":
         first_look = pawns
         pawns = stage(
