@@ -253,6 +253,16 @@ RING_FROM = 0.1
 #: its back). The marks the checker is as sure of far from every pawn were at the
 #: photo's edge (its crop padded there).
 HIDDEN_GHOST_REACH = 1.5
+#: A ghost only the detector's shape showed (marked 0.4-0.6, or fainter and confirmed in
+#: the views) is dropped where the ghost checker asked eight ways gives it under this
+#: (:func:`without_shape_ghosts_checked_away`). Census (eighty-fourth session) of such
+#: ghosts on 1410000, 1420000 and the hard photos of 1320000-1400000: 351 (the dev
+#: photos: none), 346 at a true ghost from 0.06 (1410158: two ghosts on a pale table, 0.06
+#: and 0.07 one crop, 0.11 and 0.06 eight ways), two off the board or beside a ghost at
+#: 0.98-1.00; under 0.01 one where nothing stands (1420175, 0.0035 one crop, 0.0024
+#: eight ways) and two demons read as ghosts (1390199, which the checkers turn back
+#: first; 1400159, a second reading of a demon there).
+SHAPE_GHOST_DOUBT = 0.01
 #: A demon the detector marks from CORNERED_DEMON_FROM, where no pawn was read, which
 #: stands in a corner of its own colour (see :func:`add_cornered_demons`) is
 #: taken when the mean of the eight views reaches CORNERED_DEMON_SCORE: on the hard
@@ -517,16 +527,6 @@ CHECKED_APART = 2 * KNOT_REACH
 #: where they mark more (1180188: 0.50 against 0.39, set right; 1180568, right both
 #: ways). Replayed: 3 knots won, none lost; dev photos the same.
 SURELY_MARKED_KNOT = KNOT_CONTEST
-#: A ghost only the detector's shape showed (marked 0.4-0.6, or fainter and confirmed in
-#: the views) is dropped where the ghost checker asked eight ways gives it under this
-#: (:func:`without_shape_ghosts_checked_away`). Census (eighty-fourth session) of such
-#: ghosts on 1410000, 1420000 and the hard photos of 1320000-1400000: 351 (the dev
-#: photos: none), 346 at a true ghost from 0.06 (1410158: two ghosts on a pale table, 0.06
-#: and 0.07 one crop, 0.11 and 0.06 eight ways), two off the board or beside a ghost at
-#: 0.98-1.00; under 0.01 one where nothing stands (1420175, 0.0035 one crop, 0.0024
-#: eight ways) and two demons read as ghosts (1390199, which the checkers turn back
-#: first; 1400159, a second reading of a demon there).
-SHAPE_GHOST_DOUBT = 0.01
 #: The views' slack (CHECKED_SLACK) is for a place the checker is sure of: asked eight
 #: ways (:func:`vision.knot_check.turned_knot_odds`), it must give the place at least
 #: CHECKED_TURNED, as one crop must CHECKED_KNOT; else the views must mark the place at
@@ -1242,8 +1242,8 @@ def without_shape_ghosts_checked_away(
     :data:`SHAPE_GHOST_DOUBT`; its remark goes with it.
 
     The detector marks a ghost faintly (under 0.6) on a pale lump its views confirm:
-    mostly a ghost, now and then a patch of table between long shadows (1420175: 0.42 on dark
-    wood under a harsh side light, where nothing stands; the checker 0.002).
+    mostly a ghost, now and then a patch of table between long shadows (1420175: 0.42
+    on dark wood under a harsh side light, where nothing stands; the checker 0.002).
     """
     shaped = [w for w in pawns.warnings if w.about == SHAPE_ONLY and w.at is not None]
     ghosts = [p for p in pawns.pawns

@@ -479,6 +479,7 @@ def _read_photo(
 
         pawns = stage("ghosts", ghosts)
         with_ghosts = pawns
+
         def demons() -> Pawns:
             cornered = add_cornered_demons(
                 geometry,
