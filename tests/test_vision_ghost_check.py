@@ -11,7 +11,7 @@ import pytest
 from checker_samples import sample, table_beside, working
 
 from vision.combine import CHECKED_GHOST
-from vision.ghost_check import ghost_odds, load_ghost_check
+from vision.ghost_check import ghost_odds, load_ghost_check, turned_ghost_odds
 
 
 @pytest.mark.parametrize(
@@ -38,14 +38,18 @@ def test_the_checker_sees_the_samples_ghosts_and_not_their_demons_nor_the_table(
 
 def test_the_checker_asks_for_a_width_and_answers_nothing_for_no_place() -> None:
     rgb = np.full((120, 160, 3), 200, np.uint8)
-    assert ghost_odds(rgb, [], 20.0).shape == (0,)
-    for width in (0.0, -3.0, float("nan")):
-        with pytest.raises(ValueError, match="width"):
-            ghost_odds(rgb, [(50.0, 50.0)], width)
-    with pytest.raises(ValueError, match="RGB"):
-        ghost_odds(rgb[:, :, 0], [(50.0, 50.0)], 20.0)
+    for odds_of in (ghost_odds, turned_ghost_odds):  # asked once or eight ways, alike
+        assert odds_of(rgb, [], 20.0).shape == (0,)
+        for width in (0.0, -3.0, float("nan")):
+            with pytest.raises(ValueError, match="width"):
+                odds_of(rgb, [(50.0, 50.0)], width)
+        with pytest.raises(ValueError, match="RGB"):
+            odds_of(rgb[:, :, 0], [(50.0, 50.0)], 20.0)
     odds = ghost_odds(rgb, [(50.0, 50.0), (-40.0, 500.0)], 20.0)
     assert odds.shape == (2,) and np.all((odds >= 0) & (odds <= 1))
+    # A place every turn of whose crop is the same (an even grey) gets the one answer.
+    turned = turned_ghost_odds(rgb, [(50.0, 50.0), (-40.0, 500.0)], 20.0)
+    assert turned == pytest.approx(odds, abs=1e-5)
 
 
 def test_a_checker_for_other_crops_or_none_at_all_is_refused(tmp_path: Path) -> None:

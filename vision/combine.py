@@ -1957,9 +1957,8 @@ def _checked_knots(
             if _along_ring(rings[colour], likeliest, knots[colour]) < apart:
                 continue
             scanned = True
-        slack = 0.0 if scanned else CHECKED_SLACK
-        if (chosen[colour].knot_mark or 0.0) >= SURELY_MARKED_KNOT:
-            slack = 0.0
+        sure = (chosen[colour].knot_mark or 0.0) >= SURELY_MARKED_KNOT
+        slack = 0.0 if sure or scanned else CHECKED_SLACK
         if turned_knot_odds is not None:
             # A second opinion, steadier than one crop's (1390146: a right knot given
             # 0.79 along its loop against a pawn's base on its cord, 0.87; turned the
