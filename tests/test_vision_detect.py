@@ -63,6 +63,7 @@ from vision.combine import (
     CROSSING_KNOT_WIDTHS,
     DEMON_NOT_GHOST,
     FAINT_GHOST_CLEAR_OF_CROSSING,
+    FAINT_GHOST_DOUBT,
     FAINT_GHOST_FROM,
     FAINT_TABLE_HUE_DEMON,
     HIDDEN_GHOST_REACH,
@@ -85,7 +86,6 @@ from vision.combine import (
     RING_FROM,
     RULES_GHOST_REACH,
     RULES_GHOST_SCORE,
-    SHAPE_GHOST_DOUBT,
     STRONGER_BY,
     STRONGER_BY_BESIDE_PAWN,
     SURE_COLOUR,
@@ -107,10 +107,11 @@ from vision.combine import (
     longest_run_along,
     on_cord_share,
     trace_with_cords,
+    without_faint_ghosts_checked_away,
     without_marked_pawns,
-    without_shape_ghosts_checked_away,
 )
 from vision.creatures import (
+    FAINTLY_SEEN,
     MAYBE_MISSED,
     NOT_A_PAWN,
     SEVERAL_PAWNS_WIDTH,
@@ -1222,7 +1223,7 @@ def test_a_faint_mark_no_pawn_stands_at_is_added_when_a_second_look_confirms_it(
     assert looked == []
 
 
-def test_a_ghost_only_the_shape_showed_goes_where_the_checker_asked_eight_ways_says_no() -> None:
+def test_a_ghost_seen_only_faintly_goes_where_the_checker_asked_eight_ways_says_no() -> None:
     # 1420175: a ghost marked 0.42 on dark wood between long shadows, confirmed in the
     # views, where nothing stands; the ghost checker 0.002 asked eight ways.
     unsure = (ADD_SCORE + UNSURE_ADDED) / 2
@@ -1246,17 +1247,33 @@ def test_a_ghost_only_the_shape_showed_goes_where_the_checker_asked_eight_ways_s
 
         return turned_ghost_odds
 
-    checked = without_shape_ghosts_checked_away(combined, checker(SHAPE_GHOST_DOUBT / 2))
+    checked = without_faint_ghosts_checked_away(combined, checker(FAINT_GHOST_DOUBT / 2))
     # Asked about the ghost only the shape showed, nothing else; it goes, and its remark.
     assert asked == [[only_shape.xy]]
     assert [p.foot for p in checked.pawns] == [p.foot for p in combined.pawns
                                                if p.foot != only_shape.xy]
     assert [w.at for w in checked.warnings if w.about == SHAPE_ONLY] == [demon.xy]
     # The checker not so sure there is none: it stays.
-    kept = without_shape_ghosts_checked_away(combined, checker(SHAPE_GHOST_DOUBT * 2))
+    kept = without_faint_ghosts_checked_away(combined, checker(FAINT_GHOST_DOUBT * 2))
     assert kept == combined
     # No answer (NaN) takes nothing away.
-    assert without_shape_ghosts_checked_away(combined, checker(math.nan)) == combined
+    assert without_faint_ghosts_checked_away(combined, checker(math.nan)) == combined
+
+    # 1440105: a ghost marked faintly near a field's centre and taken on its mean in the
+    # views alone (0.24), at a crossing of two cords beside pawns; the checker 0.00003.
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    centre = geometry.field_centre(next(f.id for f in board.fields if not f.outer))
+    faint = mark("white", centre, (CENTRED_GHOST_FROM + ADD_SCORE) / 2)
+    centred = add_centred_ghosts(geometry, Pawns([], WIDTH, []), Detections([faint], WIDTH),
+                                 looked_at_as(CENTRED_GHOST_SCORE + 0.05, []))
+    assert [(p.kind, p.foot) for p in centred.pawns] == [(GHOST, centre)]
+    assert [(w.at, w.about) for w in centred.warnings] == [(centre, FAINTLY_SEEN)]
+    asked.clear()
+    gone = without_faint_ghosts_checked_away(centred, checker(FAINT_GHOST_DOUBT / 2))
+    assert asked == [[centre]]
+    assert gone.pawns == [] and gone.warnings == []
+    assert without_faint_ghosts_checked_away(centred, checker(FAINT_GHOST_DOUBT * 2)) == centred
 
 
 def test_a_mark_not_quite_sure_is_added_only_when_a_second_look_confirms_it() -> None:

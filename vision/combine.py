@@ -46,6 +46,7 @@ from engine.board import Point
 from engine.colours import DEMON, GHOST, WHITE
 from engine.placement import BETWEEN_CORNERS_AMBIGUITY, BoardGeometry, Foot
 from vision.creatures import (
+    FAINTLY_SEEN,
     MAYBE_MISSED,
     NOT_A_PAWN,
     SEVERAL_PAWNS_WIDTH,
@@ -253,16 +254,22 @@ RING_FROM = 0.1
 #: its back). The marks the checker is as sure of far from every pawn were at the
 #: photo's edge (its crop padded there).
 HIDDEN_GHOST_REACH = 1.5
-#: A ghost only the detector's shape showed (marked 0.4-0.6, or fainter and confirmed in
-#: the views) is dropped where the ghost checker asked eight ways gives it under this
-#: (:func:`without_shape_ghosts_checked_away`). Census (eighty-fourth session) of such
-#: ghosts on 1410000, 1420000 and the hard photos of 1320000-1400000: 351 (the dev
-#: photos: none), 346 at a true ghost from 0.06 (1410158: two ghosts on a pale table, 0.06
-#: and 0.07 one crop, 0.11 and 0.06 eight ways), two off the board or beside a ghost at
-#: 0.98-1.00; under 0.01 one where nothing stands (1420175, 0.0035 one crop, 0.0024
-#: eight ways) and two demons read as ghosts (1390199, which the checkers turn back
-#: first; 1400159, a second reading of a demon there).
-SHAPE_GHOST_DOUBT = 0.01
+#: A ghost seen only faintly is dropped where the ghost checker asked eight ways gives it
+#: under this (:func:`without_faint_ghosts_checked_away`). Census (eighty-fourth
+#: session) of the ghosts only the detector's shape showed (marked 0.4-0.6, or fainter
+#: and confirmed in the views) on 1410000, 1420000 and the hard photos of
+#: 1320000-1400000: 351 (the dev photos: none), 346 at a true ghost from 0.06 (1410158:
+#: two ghosts on a pale table, 0.06 and 0.07 one crop, 0.11 and 0.06 eight ways), two off
+#: the board or beside a ghost at 0.98-1.00; under 0.01 one where nothing stands
+#: (1420175, 0.0035 one crop, 0.0024 eight ways) and two demons read as ghosts (1390199,
+#: which the checkers turn back first; 1400159, a second reading of a demon there).
+#: Census (eighty-fifth session) of the ghosts taken at a field's centre on the views
+#: alone, on 1410000-1440000, three sets of seeds 5010000-5030000 and the hard photos of
+#: 1320000-1410000 (2060 photos): 7; under 0.01 only 1440105's, where nothing stands (0.00003);
+#: the others from 0.56 (two of them 0.6 widths from a true ghost, its foot read aside).
+FAINT_GHOST_DOUBT = 0.01
+#: The remarks that say a ghost was seen only faintly.
+FAINT_GHOST_REMARKS = (SHAPE_ONLY, FAINTLY_SEEN)
 #: A demon the detector marks from CORNERED_DEMON_FROM, where no pawn was read, which
 #: stands in a corner of its own colour (see :func:`add_cornered_demons`) is
 #: taken when the mean of the eight views reaches CORNERED_DEMON_SCORE: on the hard
@@ -947,7 +954,7 @@ def add_centred_ghosts(
             if marked:
                 unconfirmed.append((field.id, centre, *marked[0]))
     text = "a ghost at {{at}} seen faintly, taken for the centre of its field"
-    pawns = _with_added(pawns, added, text)
+    pawns = _with_added(pawns, added, text, FAINTLY_SEEN)
     if ghost_odds is None or not unconfirmed:
         return pawns
     return _with_added(
@@ -1232,30 +1239,35 @@ def add_ghosts_behind_pawns(
     return _with_added(pawns, found, text + "the ghost checker")
 
 
-def without_shape_ghosts_checked_away(
+def without_faint_ghosts_checked_away(
     pawns: Pawns, turned_ghost_odds: Callable[[list[Point]], Sequence[float]]
 ) -> Pawns:
-    """``pawns`` without each ghost only the detector's shape showed, and not surely
-    (a :data:`vision.creatures.SHAPE_ONLY` remark at its foot, :func:`combine_pawns`),
-    where the ghost checker asked eight ways
-    (:func:`vision.ghost_check.turned_ghost_odds`) gives it under
-    :data:`SHAPE_GHOST_DOUBT`; its remark goes with it.
+    """``pawns`` without each ghost seen only faintly, where the ghost checker asked
+    eight ways (:func:`vision.ghost_check.turned_ghost_odds`) gives it under
+    :data:`FAINT_GHOST_DOUBT`; its remark goes with it.
 
-    The detector marks a ghost faintly (under 0.6) on a pale lump its views confirm:
-    mostly a ghost, now and then a patch of table between long shadows (1420175: 0.42
-    on dark wood under a harsh side light, where nothing stands; the checker 0.002).
+    Seen only faintly: only the detector's shape showed it, and not surely (a
+    :data:`vision.creatures.SHAPE_ONLY` remark at its foot, :func:`combine_pawns`), or
+    it was marked faintly near a field's centre and taken on its mean in the views
+    alone (a :data:`vision.creatures.FAINTLY_SEEN` remark, :func:`add_centred_ghosts`).
+    The detector marks a ghost faintly on a pale lump its views confirm: mostly a
+    ghost, now and then a patch of table between long shadows (1420175: 0.42 on dark
+    wood under a harsh side light, where nothing stands; the checker 0.002), or a
+    crossing of two cords beside pawns (1440105: 0.24 in the views; the checker
+    0.00003).
     """
-    shaped = [w for w in pawns.warnings if w.about == SHAPE_ONLY and w.at is not None]
+    doubted = [w for w in pawns.warnings if w.about in FAINT_GHOST_REMARKS and w.at is not None]
     ghosts = [p for p in pawns.pawns
-              if p.kind == GHOST and any(w.at == p.foot for w in shaped)]
+              if p.kind == GHOST and any(w.at == p.foot for w in doubted)]
     if not ghosts:
         return pawns
     odds = turned_ghost_odds([g.foot for g in ghosts])
-    gone = [g.foot for g, o in zip(ghosts, odds, strict=True) if o < SHAPE_GHOST_DOUBT]
+    gone = [g.foot for g, o in zip(ghosts, odds, strict=True) if o < FAINT_GHOST_DOUBT]
     if not gone:
         return pawns
     kept = [p for p in pawns.pawns if not (p.kind == GHOST and p.foot in gone)]
-    warnings = [w for w in pawns.warnings if not (w.about == SHAPE_ONLY and w.at in gone)]
+    warnings = [w for w in pawns.warnings
+                if not (w.about in FAINT_GHOST_REMARKS and w.at in gone)]
     return Pawns(kept, pawn_width=pawns.pawn_width, warnings=warnings)
 
 
@@ -1622,10 +1634,10 @@ def _unread_marks(
     ]
 
 
-def _with_added(pawns: Pawns, added: list[SeenPawn], text: str) -> Pawns:
+def _with_added(pawns: Pawns, added: list[SeenPawn], text: str, about: str = "") -> Pawns:
     """``pawns`` and ``added``, with a warning (``text``, formatted with the pawn's
-    colour; ``{at}`` is its foot) for each added pawn. A pawn perhaps missed
-    (:data:`MAYBE_MISSED`) where one is added now is no longer in doubt."""
+    colour; ``{at}`` is its foot; what it doubts ``about``) for each added pawn. A pawn
+    perhaps missed (:data:`MAYBE_MISSED`) where one is added now is no longer in doubt."""
     if not added:
         return pawns
     reach = SAME_PAWN * pawns.pawn_width
@@ -1635,7 +1647,7 @@ def _with_added(pawns: Pawns, added: list[SeenPawn], text: str) -> Pawns:
         and any(math.dist(w.at, p.foot) < reach for p in added)
     ]
     warnings = [w for w in pawns.warnings if w not in answered]
-    warnings += [Remark(text.format(colour=p.colour), p.foot) for p in added]
+    warnings += [Remark(text.format(colour=p.colour), p.foot, about) for p in added]
     return Pawns(pawns.pawns + added, pawn_width=pawns.pawn_width, warnings=warnings)
 
 

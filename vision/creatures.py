@@ -74,6 +74,10 @@ MAYBE_MISSED = "maybe missed"
 #: ... or a pawn only the detector's shape showed, and not surely
 #: (:func:`vision.combine.combine_pawns`), which a checker may put in question.
 SHAPE_ONLY = "shape only"
+#: ... or a ghost the detector marked faintly near a field's centre, taken on its mean in
+#: the views alone (:func:`vision.combine.add_centred_ghosts`), which a checker may put
+#: in question too.
+FAINTLY_SEEN = "faintly seen"
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,7 @@ class Remark:
     it in the photo's pixels, as every other point of the report (see :meth:`in_photo`).
     ``about`` says what the remark doubts, for a later stage that reads the same spot
     again (:data:`TOUCHING_PAWNS`, :data:`NOT_A_PAWN`, :data:`MAYBE_MISSED`,
-    :data:`SHAPE_ONLY`, or ""), and ``extent`` how far
+    :data:`SHAPE_ONLY`, :data:`FAINTLY_SEEN`, or ""), and ``extent`` how far
     from ``at`` the thing doubted reaches (working pixels).
     """
 

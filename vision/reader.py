@@ -46,7 +46,7 @@ from vision.combine import (
     combine_pawns,
     own_width,
     trace_with_cords,
-    without_shape_ghosts_checked_away,
+    without_faint_ghosts_checked_away,
 )
 from vision.creatures import Pawns, SeenPawn, find_pawns
 from vision.crossings import draw_settled, settle_crossings
@@ -490,9 +490,9 @@ def _read_photo(
                 demon_odds=demon_odds_here,
                 ghost_odds=ghost_odds_here,
             )
-            # After the demons: a ghost only the shape showed may be a demon the checkers
+            # After the demons: a ghost seen only faintly may be a demon the checkers
             # turn back into one (1390199), not a ghost to take away.
-            return without_shape_ghosts_checked_away(
+            return without_faint_ghosts_checked_away(
                 cornered,
                 lambda places: turned_ghost_odds(photo.rgb, places, marks.pawn_width).tolist(),
             )
