@@ -1273,7 +1273,18 @@ def test_a_ghost_seen_only_faintly_goes_where_the_checker_asked_eight_ways_says_
     gone = without_faint_ghosts_checked_away(centred, checker(FAINT_GHOST_DOUBT / 2))
     assert asked == [[centre]]
     assert gone.pawns == [] and gone.warnings == []
-    assert without_faint_ghosts_checked_away(centred, checker(FAINT_GHOST_DOUBT * 2)) == centred
+    for odds in (FAINT_GHOST_DOUBT, FAINT_GHOST_DOUBT * 2):  # at the bar, and over it
+        assert without_faint_ghosts_checked_away(centred, checker(odds)) == centred
+    # A ghost the ghost checker added (the views did not confirm the mark) is no faint
+    # one: its remark doubts nothing, and it is not asked about again.
+    checked = add_centred_ghosts(geometry, Pawns([], WIDTH, []), Detections([faint], WIDTH),
+                                 looked_at_as(CENTRED_GHOST_SCORE - 0.05, []), None,
+                                 checker_with({centre: CHECKED_GHOST}, []))
+    assert [(p.kind, p.foot) for p in checked.pawns] == [(GHOST, centre)]
+    assert [(w.at, w.about) for w in checked.warnings] == [(centre, "")]
+    asked.clear()
+    assert without_faint_ghosts_checked_away(checked, checker(0.0)) == checked
+    assert asked == []
 
 
 def test_a_mark_not_quite_sure_is_added_only_when_a_second_look_confirms_it() -> None:

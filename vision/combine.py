@@ -265,8 +265,8 @@ HIDDEN_GHOST_REACH = 1.5
 #: which the checkers turn back first; 1400159, a second reading of a demon there).
 #: Census (eighty-fifth session) of the ghosts taken at a field's centre on the views
 #: alone, on 1410000-1440000, three sets of seeds 5010000-5030000 and the hard photos of
-#: 1320000-1410000 (2060 photos): 7; under 0.01 only 1440105's, where nothing stands (0.00003);
-#: the others from 0.56 (two of them 0.6 widths from a true ghost, its foot read aside).
+#: 1320000-1400000 (1994 photos): 7; under 0.01 only 1440105's, where nothing stands
+#: (0.00003); the others from 0.56 (two 0.6 widths from a true ghost, its foot aside).
 FAINT_GHOST_DOUBT = 0.01
 #: The remarks that say a ghost was seen only faintly.
 FAINT_GHOST_REMARKS = (SHAPE_ONLY, FAINTLY_SEEN)
@@ -877,7 +877,9 @@ def add_centred_ghosts(
     pawn widths of its centre that no pawn stands at, and the ghosts the colour rules
     saw there (``seen``) but the detector did not mark, are looked at again
     (``look_again``, nearest the centre first); the first whose mean reaches
-    :data:`CENTRED_GHOST_SCORE` is added as a ghost, with a warning.
+    :data:`CENTRED_GHOST_SCORE` is added as a ghost, with a warning that says it was
+    seen only faintly (:data:`vision.creatures.FAINTLY_SEEN`: the ghost checker may take
+    it away later, :func:`without_faint_ghosts_checked_away`).
 
     Parameters
     ----------
@@ -1248,8 +1250,9 @@ def without_faint_ghosts_checked_away(
 
     Seen only faintly: only the detector's shape showed it, and not surely (a
     :data:`vision.creatures.SHAPE_ONLY` remark at its foot, :func:`combine_pawns`), or
-    it was marked faintly near a field's centre and taken on its mean in the views
-    alone (a :data:`vision.creatures.FAINTLY_SEEN` remark, :func:`add_centred_ghosts`).
+    it was taken near a field's centre on its mean in the views alone, a faint mark or a
+    ghost the colour rules saw there (a :data:`vision.creatures.FAINTLY_SEEN` remark,
+    :func:`add_centred_ghosts`).
     The detector marks a ghost faintly on a pale lump its views confirm: mostly a
     ghost, now and then a patch of table between long shadows (1420175: 0.42 on dark
     wood under a harsh side light, where nothing stands; the checker 0.002), or a
@@ -1636,8 +1639,9 @@ def _unread_marks(
 
 def _with_added(pawns: Pawns, added: list[SeenPawn], text: str, about: str = "") -> Pawns:
     """``pawns`` and ``added``, with a warning (``text``, formatted with the pawn's
-    colour; ``{at}`` is its foot; what it doubts ``about``) for each added pawn. A pawn
-    perhaps missed (:data:`MAYBE_MISSED`) where one is added now is no longer in doubt."""
+    colour; ``{at}`` is its foot; ``about`` what it doubts, :class:`Remark`) for each
+    added pawn. A pawn perhaps missed (:data:`MAYBE_MISSED`) where one is added now is no
+    longer in doubt."""
     if not added:
         return pawns
     reach = SAME_PAWN * pawns.pawn_width

@@ -74,9 +74,9 @@ MAYBE_MISSED = "maybe missed"
 #: ... or a pawn only the detector's shape showed, and not surely
 #: (:func:`vision.combine.combine_pawns`), which a checker may put in question.
 SHAPE_ONLY = "shape only"
-#: ... or a ghost the detector marked faintly near a field's centre, taken on its mean in
-#: the views alone (:func:`vision.combine.add_centred_ghosts`), which a checker may put
-#: in question too.
+#: ... or a ghost taken near a field's centre on its mean in the views alone, a faint mark
+#: or a ghost the colour rules saw there (:func:`vision.combine.add_centred_ghosts`),
+#: which a checker may put in question too.
 FAINTLY_SEEN = "faintly seen"
 
 
