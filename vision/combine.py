@@ -1253,6 +1253,7 @@ def without_faint_ghosts_checked_away(
     it was taken near a field's centre on its mean in the views alone, a faint mark or a
     ghost the colour rules saw there (a :data:`vision.creatures.FAINTLY_SEEN` remark,
     :func:`add_centred_ghosts`).
+
     The detector marks a ghost faintly on a pale lump its views confirm: mostly a
     ghost, now and then a patch of table between long shadows (1420175: 0.42 on dark
     wood under a harsh side light, where nothing stands; the checker 0.002), or a
