@@ -318,6 +318,60 @@ def test_a_refusal_at_the_finer_reading_keeps_the_stages_of_that_reading_alone(
     assert all(p.shape == calls[1] for p in pictures.values())
 
 
+@pytest.mark.parametrize("mended", [False, True])
+def test_the_finer_reading_starts_from_the_first_readings_width_where_that_was_mended(
+    monkeypatch: pytest.MonkeyPatch, mended: bool
+) -> None:
+    # A photo whose loops the half-size reading is taken to have mostly guessed is read
+    # again at full size. Where the first reading's detector mended the colour rules'
+    # width (here made to, 1.5 times it: the sizer mends only beyond 1.4), their blobs
+    # are the wrong size for these pawns
+    # at full size too (1470173): the detector starts from the mended width, in the
+    # finer photo's pixels. Where it did not, from the colour rules' width at full size.
+    bgr = cv2.imread(str(EXACT_SAMPLE))
+    large = cv2.resize(bgr, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    ok, encoded = cv2.imencode(".png", large)
+    assert ok
+    pawns_of, checking, measured = (
+        reader.find_pawns, reader.detect_checking_size, reader.detect_at_measured_width)
+    rules_widths: list[float] = []
+    started: list[tuple[tuple[int, ...], float]] = []
+    settled: list[float] = []
+
+    def pawns_spied(separation: Separation) -> Pawns:
+        found = pawns_of(separation)
+        rules_widths.append(found.pawn_width)
+        return found
+
+    def checking_spied(rgb: np.ndarray, width: float) -> Detections:
+        started.append((rgb.shape, width))
+        return checking(rgb, width)
+
+    def measured_spied(rgb: np.ndarray, detections: Detections) -> Detections:
+        found = measured(rgb, detections)
+        if mended and not settled:
+            found = replace(found, pawn_width=1.5 * found.pawn_width)
+        settled.append(found.pawn_width)
+        return found
+
+    monkeypatch.setattr(reader, "find_pawns", pawns_spied)
+    monkeypatch.setattr(reader, "detect_checking_size", checking_spied)
+    monkeypatch.setattr(reader, "detect_at_measured_width", measured_spied)
+    monkeypatch.setattr(reader, "mostly_guessed", lambda loops: True)
+    read_photo(encoded.tobytes())
+    assert len(started) == 2 and len(settled) == 2 and len(rules_widths) == 2
+    (first_shape, first_start), (finer_shape, finer_start) = started
+    assert finer_shape[0] > first_shape[0]
+    assert first_start == rules_widths[0]
+    if mended:
+        # The first reading was at half size: its width, in its own pixels, doubles.
+        assert finer_start == pytest.approx(2 * settled[0])
+        assert finer_start != pytest.approx(rules_widths[1], rel=0.05)
+    else:
+        assert settled[0] == rules_widths[0]  # the detector took the rules' width as it was
+        assert finer_start == rules_widths[1]
+
+
 def test_a_thin_dark_cord_lost_at_the_reduced_decode_is_read_at_full_size() -> None:
     # The blue cord drawn again 2 px wide and navy: at the half-size decode it blends
     # into the cloth and loses its hue.

@@ -271,11 +271,14 @@ def _read_photo(
         min_working_side: int = MIN_WORKING_SIDE,
         last_try: bool = False,
         box: tuple[float, float, float, float] | None = None,
+        pawn_width: float | None = None,
     ) -> _Strings:
         """Load (only ``box`` of the photo, if given), colour, separate and trace at a
-        working resolution (with the detector, first find the pawns and cords it marks).
-        Unless it is the last try, the loops are None where they cannot be read at it:
-        strings too thin, or a loop lost."""
+        working resolution (with the detector, first find the pawns and cords it marks,
+        looking for pawns ``pawn_width`` wide in the original photo's pixels where
+        given, else as wide as the colour rules' blobs). Unless it is the last try, the
+        loops are None where they cannot be read at it: strings too thin, or a loop
+        lost."""
         # A reading again at a finer scale starts afresh: a refusal's debug pictures are
         # of one reading (the first's are put back where it is the one kept).
         for name in STRING_STAGES:
@@ -304,7 +307,8 @@ def _read_photo(
             # Also where the strings are too thin to trace: the pawns it marks tell
             # where the board is (board_box), and a pawn is wide at any resolution.
             def detect_pawns() -> Detections:
-                found = detect_checking_size(photo.rgb, pawns.pawn_width)
+                start = pawns.pawn_width if pawn_width is None else pawn_width / photo.scale
+                found = detect_checking_size(photo.rgb, start)
                 faint = len(found.pawns(min_score=FAINT_MARK))
                 if faint > MAX_FAINT_MARKS:
                     raise ReadError(
@@ -359,7 +363,8 @@ def _read_photo(
                 # the heap kept whole, such readings peaked up to 100 MB higher
                 # (230191: 854 against 745 MB).
                 with memory.blocks_given_back():
-                    finer = read_strings(finer_side, last_try=True, box=box)
+                    finer = read_strings(finer_side, last_try=True, box=box,
+                                         pawn_width=first_pawn_width(strings))
             except ReadError:
                 if loops is None:
                     raise
@@ -540,6 +545,26 @@ def finer_pixels(photo: Photo, box: tuple[float, float, float, float] | None) ->
         height = min(box[3], height) - max(box[1], 0.0)
     finer_scale = max(int(photo.scale) // 2, 1)
     return max(width, 0.0) * max(height, 0.0) / finer_scale**2
+
+
+def first_pawn_width(strings: _Strings) -> float | None:
+    """The pawn width the detector settled on in a reading (in the original photo's
+    pixels), for a reading again at a finer resolution to start from, where it is not
+    the colour rules' width; else (or without the detector) None.
+
+    Where the detector's counts or the sizer mended the colour rules' width
+    (:func:`vision.detect.detect_checking_size`, :func:`vision.detect.detect_at_measured_width`),
+    their blobs are the wrong size for these pawns at the finer resolution too
+    (1470173: 0.54 of the truth's width at half size, mended to 0.97; 0.83 at full
+    size, too near for the sizer to mend, where tall ghosts were marked at their base
+    and their head, 0.7 widths apart, and counted twice).
+    """
+    if strings.detections is None:
+        return None
+    settled = strings.detections.pawn_width
+    if math.isclose(settled, strings.pawns.pawn_width):
+        return None
+    return settled * strings.photo.scale
 
 
 def next_working_side(photo: Photo) -> int:
