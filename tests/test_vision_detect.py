@@ -2489,6 +2489,36 @@ def test_a_demon_just_beyond_its_own_corners_reach_is_counted_there_with_a_doubt
     assert (far.crossing, far.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
 
 
+def test_a_demon_within_the_doubt_is_not_counted_in_a_corner_another_demon_holds() -> None:
+    """A corner holds one demon: a demon beyond its corner's reach with the width read
+    is not counted in it within the doubt where another demon stands in it (the doubt
+    would make it a second demon there, a violation the photo does not show surely);
+    it stays away from every corner. With the other demon in another corner of the
+    field, or in another field's corner at that crossing, the doubt counts it as
+    before."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    xy, crossing, lines = beyond_reach(board, WIDTH / 2, PAWN_WIDTH_DOUBT)
+    [alone] = place(geometry, Pawns([seen(lines[0], xy)], WIDTH, []))
+    assert (alone.crossing, alone.ambiguity) == (crossing, EDGE_OF_REACH)
+    field = alone.field
+    assert field is not None
+    snug = geometry.corner_point(field, crossing, 1.25 * WIDTH / 2)
+    doubted, holder = place(geometry, Pawns([seen(lines[0], xy), seen(lines[1], snug)], WIDTH, []))
+    assert (holder.field, holder.crossing, holder.ambiguity) == (field, crossing, None)
+    assert (doubted.crossing, doubted.ambiguity) == (None, FAR_FROM_CORNERS_AMBIGUITY)
+    assert doubted.creature.crossing is None and doubted.field == field
+    other = next(c for c in board.fields[field].corners if c != crossing)
+    neighbour = next(f.id for f in board.fields if crossing in f.corners and f.id != field)
+    for holder_field, holder_crossing in ((field, other), (neighbour, crossing)):
+        elsewhere = geometry.corner_point(holder_field, holder_crossing, 1.25 * WIDTH / 2)
+        colour = board.crossings[holder_crossing].lines[0]
+        doubted, holder = place(
+            geometry, Pawns([seen(lines[0], xy), seen(colour, elsewhere)], WIDTH, []))
+        assert (holder.field, holder.crossing) == (holder_field, holder_crossing)
+        assert (doubted.crossing, doubted.ambiguity) == (crossing, EDGE_OF_REACH)
+
+
 def test_a_demon_seen_wider_than_most_is_counted_in_its_corner_with_its_own_width() -> None:
     """A tilted camera shows near pawns larger: a demon whose blob is wider than the
     photo's typical one reaches its corner with the doubt on its own width, not on a

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -763,12 +764,13 @@ def place(
                 # put in no corner or on a string keeps the one look's.
                 if again.crossing is not None and again.ambiguity != ON_STRING_AMBIGUITY:
                     feet[i], located[i] = foot, again
-        return [
+        doubted = [
             _own_corner_within_doubt(geometry, foot, location, doubted_radius(pawn, r))
             if location.ambiguity == FAR_FROM_CORNERS_AMBIGUITY
             else location
             for pawn, foot, location, r in zip(pawns.pawns, feet, located, radii, strict=True)
         ]
+        return _out_of_corners_held(doubted, located)
     except EngineError as error:
         raise ReadError(f"cannot place the pawns on the board: {error}") from error
 
@@ -888,6 +890,30 @@ def _own_corner_within_doubt(
     if wider.field != location.field:  # on a string with the wider pawn: not in its field
         return location
     return replace(wider, ambiguity=EDGE_OF_REACH, alternatives=())
+
+
+def _out_of_corners_held(doubted: list[Location], located: list[Location]) -> list[Location]:
+    """``doubted`` (the demons' locations, some counted in a corner of their colour only
+    within the width's doubt: EDGE_OF_REACH), each such demon back where ``located``
+    has it (away from every corner) where another demon stands in that corner.
+
+    A corner holds one demon (RULES). Either way the board breaks a rule, and the doubt
+    would read the one the photo does not show surely: a second demon in the corner,
+    where the width read puts it beyond the corner's reach, beside the first (a demon
+    not in a corner; 1480068: a yellow demon planted off its corner, 1.6 pawn widths
+    from a yellow demon in it).
+    """
+    held: Counter[tuple[int | None, int | None]] = Counter(
+        (location.field, location.crossing)
+        for location in doubted
+        if location.crossing is not None and location.creature.kind == DEMON
+    )
+    return [
+        before
+        if location.ambiguity == EDGE_OF_REACH and held[(location.field, location.crossing)] > 1
+        else location
+        for location, before in zip(doubted, located, strict=True)
+    ]
 
 
 def make_report(
