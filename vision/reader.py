@@ -718,7 +718,8 @@ def place(
     are put back with 1.1 and 13 with 1.12. On a fourth set made after that choice, 2
     boards were won and 1 lost (a planted off-corner demon, its pawn width read 1.11
     times the truth's, within reach at 1.06). Without the doubt, 23 boards fewer are
-    read exactly over fourteen sets (2940 photos, forty-fourth session).
+    read exactly over fourteen sets (2940 photos, forty-fourth session). Not where
+    another demon stands in that corner (:func:`_out_of_corners_held`).
     """
     feet = [Foot(p.kind, p.colour, p.foot) for p in pawns.pawns]
     radius = pawns.pawn_width / 2
@@ -893,25 +894,27 @@ def _own_corner_within_doubt(
 
 
 def _out_of_corners_held(doubted: list[Location], located: list[Location]) -> list[Location]:
-    """``doubted`` (the demons' locations, some counted in a corner of their colour only
-    within the width's doubt: EDGE_OF_REACH), each such demon back where ``located``
-    has it (away from every corner) where another demon stands in that corner.
+    """``doubted`` (every creature's location, some demons counted in a corner of their
+    colour only within the width's doubt: EDGE_OF_REACH), each such demon back where
+    ``located`` has it (away from every corner) where another demon stands in that
+    corner (that sector of the crossing: a field may have two corners at one crossing).
 
     A corner holds one demon (RULES). Either way the board breaks a rule, and the doubt
-    would read the one the photo does not show surely: a second demon in the corner,
-    where the width read puts it beyond the corner's reach, beside the first (a demon
-    not in a corner; 1480068: a yellow demon planted off its corner, 1.6 pawn widths
-    from a yellow demon in it).
+    would swap the violation the width read shows (a demon in no corner) for one it does
+    not (two demons in one corner; 1480068: a yellow demon planted off its corner, 1.6
+    pawn widths from a yellow demon in it). Two demons counted in one corner only within
+    the doubt both go back, as the width read has them.
     """
-    held: Counter[tuple[int | None, int | None]] = Counter(
-        (location.field, location.crossing)
+    def corner(location: Location) -> tuple[int | None, int | None, int | None]:
+        return (location.field, location.crossing, location.sector)
+
+    held = Counter(
+        corner(location)
         for location in doubted
         if location.crossing is not None and location.creature.kind == DEMON
     )
     return [
-        before
-        if location.ambiguity == EDGE_OF_REACH and held[(location.field, location.crossing)] > 1
-        else location
+        before if location.ambiguity == EDGE_OF_REACH and held[corner(location)] > 1 else location
         for location, before in zip(doubted, located, strict=True)
     ]
 
