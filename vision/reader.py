@@ -771,7 +771,7 @@ def place(
             else location
             for pawn, foot, location, r in zip(pawns.pawns, feet, located, radii, strict=True)
         ]
-        return _out_of_corners_held(doubted, located)
+        return _out_of_corners_held(geometry.board, doubted, located)
     except EngineError as error:
         raise ReadError(f"cannot place the pawns on the board: {error}") from error
 
@@ -893,11 +893,14 @@ def _own_corner_within_doubt(
     return replace(wider, ambiguity=EDGE_OF_REACH, alternatives=())
 
 
-def _out_of_corners_held(doubted: list[Location], located: list[Location]) -> list[Location]:
+def _out_of_corners_held(
+    board: Board, doubted: list[Location], located: list[Location]
+) -> list[Location]:
     """``doubted`` (every creature's location, some demons counted in a corner of their
     colour only within the width's doubt: EDGE_OF_REACH), each such demon back where
-    ``located`` has it (away from every corner) where another demon stands in that
-    corner (that sector of the crossing: a field may have two corners at one crossing).
+    ``located`` has it (away from every corner) where that corner then holds more demons
+    than it has room for (``board.corner_capacity``, as the engine's legality counts
+    them: a field may have two corners at one crossing).
 
     A corner holds one demon (RULES). Either way the board breaks a rule, and the doubt
     would swap the violation the width read shows (a demon in no corner) for one it does
@@ -905,16 +908,21 @@ def _out_of_corners_held(doubted: list[Location], located: list[Location]) -> li
     pawn widths from a yellow demon in it). Two demons counted in one corner only within
     the doubt both go back, as the width read has them.
     """
-    def corner(location: Location) -> tuple[int | None, int | None, int | None]:
-        return (location.field, location.crossing, location.sector)
+    def corner(location: Location) -> tuple[int, int] | None:
+        if location.field is None or location.crossing is None:
+            return None
+        return (location.field, location.crossing)
 
     held = Counter(
-        corner(location)
-        for location in doubted
-        if location.crossing is not None and location.creature.kind == DEMON
+        corner(location) for location in doubted if location.creature.kind == DEMON
     )
+
+    def overfull(location: Location) -> bool:
+        at = corner(location)
+        return at is not None and held[at] > board.corner_capacity[at]
+
     return [
-        before if location.ambiguity == EDGE_OF_REACH and held[corner(location)] > 1 else location
+        before if location.ambiguity == EDGE_OF_REACH and overfull(location) else location
         for location, before in zip(doubted, located, strict=True)
     ]
 
