@@ -136,6 +136,7 @@ from vision.detect import (
     SURE_MARK,
     TWICE_MARKED_FROM,
     TWICE_MARKED_WITHIN,
+    WIDEN_BEYOND,
     Detection,
     Detections,
     _pawns_told_apart,
@@ -916,6 +917,28 @@ def test_a_photo_looked_at_for_pawns_of_a_far_wrong_width_is_looked_at_again() -
         assert again.pawn_width == pytest.approx(width, rel=0.15)
         marks = one_mark_per_pawn(again.pawns(min_score=SURE_MARK), again.pawn_width)
         assert len(marks) == len(truth["creatures"])
+
+
+def test_a_width_read_too_narrow_is_mended_sooner_than_one_read_too_wide(monkeypatch) -> None:
+    """The sizer measures no pawns much wider than they are (the dev renderer's it
+    measures narrow): a width it measures between WIDEN_BEYOND and RESIZE_BEYOND times
+    the width looked for is looked at again; the same share narrower is not."""
+    photo, truth, width = sample_with_truth("02_easy_cloth")
+    said = (WIDEN_BEYOND + RESIZE_BEYOND) / 2
+    monkeypatch.setattr(
+        "vision.detect.width_ratios", lambda rgb, feet, w, sizer=None: [said] * len(feet)
+    )
+    narrow = detect(photo.rgb, width / said)
+    widened = detect_at_measured_width(photo.rgb, narrow)
+    assert widened is not narrow
+    assert widened.pawn_width == pytest.approx(width)
+    marks = one_mark_per_pawn(widened.pawns(min_score=SURE_MARK), widened.pawn_width)
+    assert len(marks) == len(truth["creatures"])
+    monkeypatch.setattr(
+        "vision.detect.width_ratios", lambda rgb, feet, w, sizer=None: [1 / said] * len(feet)
+    )
+    wide = detect(photo.rgb, width * said)
+    assert detect_at_measured_width(photo.rgb, wide) is wide
 
 
 def test_a_new_look_that_marks_fewer_pawns_surely_is_not_kept(monkeypatch) -> None:
