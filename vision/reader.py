@@ -52,6 +52,7 @@ from vision.combine import (
 from vision.creatures import Pawns, SeenPawn, find_pawns
 from vision.crossings import draw_settled, settle_crossings
 from vision.demon_check import demon_odds
+from vision.demon_colour import recoloured_by_pixels
 from vision.detect import (
     SAME_PAWN,
     CordsNear,
@@ -498,10 +499,13 @@ def _read_photo(
             )
             # After the demons: a ghost seen only faintly may be a demon the checkers
             # turn back into one (1390199), not a ghost to take away.
-            return without_faint_ghosts_checked_away(
+            checked = without_faint_ghosts_checked_away(
                 cornered,
                 lambda places: turned_ghost_odds(photo.rgb, places, marks.pawn_width).tolist(),
             )
+            if not isinstance(strings.masks, ColourMasks):
+                return checked
+            return recoloured_by_pixels(checked, marks, strings.masks.labels, table_hue)
 
         pawns = stage("demons", demons)
     if method == "classic+net":
