@@ -45,7 +45,9 @@ def green_demon_marked_blue_too(blue_score: float) -> tuple[Pawns, Detections]:
         Detection(DEMON, "blue", (FOOT[0] + 3, FOOT[1] - 2), blue_score),
     ]
     said = Remark("a green demon at {at} seen only by its shape", FOOT)
-    return Pawns([pawn], WIDTH, [said]), Detections(marks, WIDTH)
+    elsewhere = Remark("a green demon at {at} seen only by its shape", (40.0, 180.0))
+    touching = Remark("2 touching green pawns read near {at}", FOOT)
+    return Pawns([pawn], WIDTH, [said, elsewhere, touching]), Detections(marks, WIDTH)
 
 
 def test_a_demon_marked_in_two_colours_takes_the_colour_its_pixels_have() -> None:
@@ -57,9 +59,12 @@ def test_a_demon_marked_in_two_colours_takes_the_colour_its_pixels_have() -> Non
     [demon] = read.pawns
     assert (demon.kind, demon.colour, demon.foot) == (DEMON, "blue", FOOT)
     assert demon.confidence == pytest.approx(0.45)
-    # The remark naming it green is gone; one says why it is blue.
-    assert [w.text for w in read.warnings] == [
-        "a demon at {at} read as blue by its pixels, marked green by its shape"
+    # The remark naming it a green demon is gone, those about other things stay, and
+    # one says why it is blue.
+    assert [(w.text, w.at) for w in read.warnings] == [
+        ("a green demon at {at} seen only by its shape", (40.0, 180.0)),
+        ("2 touching green pawns read near {at}", FOOT),
+        ("a demon at {at} read as blue by its pixels, marked green by its shape", FOOT),
     ]
 
 
@@ -78,6 +83,17 @@ def test_a_demon_keeps_its_colour_unless_the_detector_and_its_pixels_both_doubt_
     pawns, marks = green_demon_marked_blue_too(blue_score)
     labels = body_labelled(shares)
     assert recoloured_by_pixels(pawns, marks, labels, table_hue) is pawns
+
+
+def test_of_two_other_colours_marked_the_one_its_pixels_have_is_taken() -> None:
+    """The stronger other mark is weighed first, but the pixels decide."""
+    pawns, marks = green_demon_marked_blue_too(0.5)
+    yellow = Detection(DEMON, "yellow", (FOOT[0] - 2, FOOT[1] + 1), 0.35)
+    marks = Detections([*marks.found, yellow], WIDTH)
+    [demon] = recoloured_by_pixels(pawns, marks, body_labelled({"yellow": 0.2})).pawns
+    assert (demon.colour, demon.confidence) == ("yellow", 0.35)
+    [demon] = recoloured_by_pixels(pawns, marks, body_labelled({"blue": 0.2})).pawns
+    assert (demon.colour, demon.confidence) == ("blue", 0.5)
 
 
 def test_ghosts_and_far_marks_are_left_alone() -> None:

@@ -139,6 +139,7 @@ from vision.detect import (
     WIDEN_BEYOND,
     Detection,
     Detections,
+    _measured_ratio,
     _pawns_told_apart,
     _turned,
     _turned_back,
@@ -938,6 +939,7 @@ def test_a_width_read_too_narrow_is_mended_sooner_than_one_read_too_wide(monkeyp
         "vision.detect.width_ratios", lambda rgb, feet, w, sizer=None: [1 / said] * len(feet)
     )
     wide = detect(photo.rgb, width * said)
+    assert _measured_ratio(photo.rgb, wide) == pytest.approx(1 / said)  # the sizer asked
     assert detect_at_measured_width(photo.rgb, wide) is wide
 
 
@@ -947,7 +949,7 @@ def test_a_new_look_that_marks_fewer_pawns_surely_is_not_kept(monkeypatch) -> No
     photo, truth, width = sample_with_truth("07_hard_blue_mat")
     right = detect(photo.rgb, width)
     for said in (2.5, 0.4):
-        assert not 1 / RESIZE_BEYOND <= said <= RESIZE_BEYOND
+        assert not 1 / RESIZE_BEYOND <= said <= WIDEN_BEYOND
         monkeypatch.setattr(
             "vision.detect.width_ratios", lambda rgb, feet, w, sizer=None, r=said: [r] * len(feet)
         )

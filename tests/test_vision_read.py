@@ -324,7 +324,7 @@ def test_the_finer_reading_starts_from_the_first_readings_width_where_that_was_m
 ) -> None:
     # A photo whose loops the half-size reading is taken to have mostly guessed is read
     # again at full size. Where the first reading's detector mended the colour rules'
-    # width (here made to, 1.5 times it: the sizer mends only beyond 1.4), their blobs
+    # width (here made to, 1.5 times it: the sizer widens from 1.15), their blobs
     # are the wrong size for these pawns at full size too (1470173): the detector
     # starts from the mended width, in the finer photo's pixels. Where it did not, from
     # the colour rules' width at full size.

@@ -44,8 +44,9 @@ from vision.pawn_size import CROP_PAWNS, CROP_PX, place_crop
 
 #: The width a place is cut out for is the truth's times up to this factor either way
 #: (the reader's width for a photo is one for all its pawns, the detector's, looked at
-#: again only where the sizer measures it more than 1.4 times off: the checker may be
-#: given pawns a little further off than it learnt).
+#: again only where the sizer measures it more than 1.4 times too wide or, since the
+#: eighty-seventh session, 1.15 times too narrow: the checker may be given pawns a
+#: little further off than it learnt).
 WIDTH_OFF = 1.25
 #: Besides the fields' centres, a place is cut round each ghost (moved up to
 #: GHOST_REACH) and from CLEAR_OF_GHOST to BESIDE_GHOST widths beside it, round this

@@ -2,8 +2,8 @@
 
 The detector tells demon colours apart almost always (kind and colour right for 99.9 %
 of the pawns it matches), but not a light blue demon under a harsh, overexposed side
-light on a white table: 1510136 and 1520142 (generated, pawns 0.16-0.17, 0.39-0.40,
-0.74-0.75 in linear RGB) had five blue demons marked green 0.47-0.64, each marked blue
+light on a white table: 1510136 and 1520142 (generated; their blue pawns 0.16-0.17,
+0.39-0.40, 0.74-0.75 in linear RGB) had five blue demons marked green 0.47-0.64, each marked blue
 too at the same place, 0.39-0.56. The colour rules' pixels have no doubt there: a
 third to a tenth of such a demon's body labelled blue and none green, where a true
 green demon's body is half green and none blue. So where the detector marks a demon
@@ -70,7 +70,8 @@ def recoloured_by_pixels(
     -------
     Pawns
         ``pawns`` itself where no demon changes colour; otherwise a copy with the
-        changed demons as sure as their rival mark, and a warning for each.
+        changed demons as sure as the mark of their new colour, and for each a warning
+        in place of any that named it in its old colour.
 
     Raises
     ------
@@ -84,8 +85,9 @@ def recoloured_by_pixels(
     result: list[SeenPawn] = []
     warnings = list(pawns.warnings)
     for pawn in pawns.pawns:
-        rival = _rival_mark(pawn, marks, width, table_hue_colour)
-        if rival is not None and _pixels_say(labels, pawn, rival.colour, width):
+        rivals = _rival_marks(pawn, marks, width, table_hue_colour)
+        rival = next((m for m in rivals if _pixels_say(labels, pawn, m.colour, width)), None)
+        if rival is not None:
             # What was said of the demon before names the colour it no longer has.
             warnings = [w for w in warnings if not _said_of(w, pawn, width)]
             warnings.append(Remark(
@@ -110,18 +112,18 @@ def _said_of(remark: Remark, pawn: SeenPawn, width: float) -> bool:
     )
 
 
-def _rival_mark(
+def _rival_marks(
     pawn: SeenPawn, marks: list[Detection], width: float, table_hue_colour: str | None
-) -> Detection | None:
-    """The strongest demon mark of another colour than ``pawn``'s within SAME_PAWN
-    pawn widths of its foot, if ``pawn`` is a demon not of the table's hue."""
+) -> list[Detection]:
+    """The demon marks of other colours than ``pawn``'s within SAME_PAWN pawn widths
+    of its foot, strongest first, if ``pawn`` is a demon not of the table's hue."""
     if pawn.kind != DEMON or pawn.colour == table_hue_colour:
-        return None
+        return []
     near = [
         m for m in marks
         if m.colour != pawn.colour and math.dist(m.xy, pawn.foot) < SAME_PAWN * width
     ]
-    return max(near, key=lambda m: m.score, default=None)
+    return sorted(near, key=lambda m: -m.score)
 
 
 def _pixels_say(labels: NDArray[np.uint8], pawn: SeenPawn, rival: str, width: float) -> bool:

@@ -504,6 +504,8 @@ def _read_photo(
                 lambda places: turned_ghost_odds(photo.rgb, places, marks.pawn_width).tolist(),
             )
             if not isinstance(strings.masks, ColourMasks):
+                # The shares it weighs were measured on the colour rules' labels, not
+                # on the pixel classifier's classes.
                 return checked
             return recoloured_by_pixels(checked, marks, strings.masks.labels, table_hue)
 
@@ -561,7 +563,7 @@ def first_pawn_width(strings: _Strings) -> float | None:
     (:func:`vision.detect.detect_checking_size`, :func:`vision.detect.detect_at_measured_width`),
     their blobs are the wrong size for these pawns at the finer resolution too
     (1470173: 0.54 of the truth's width at half size, mended to 0.97; 0.83 at full
-    size, too near for the sizer to mend, where tall ghosts were marked at their base
+    size, too near for the sizer to mend as it then was, where tall ghosts were marked at their base
     and their head, 0.7 widths apart, and counted twice).
     """
     if strings.detections is None:
