@@ -3,10 +3,10 @@
 The detector tells demon colours apart almost always (kind and colour right for 99.9 %
 of the pawns it matches), but not a light blue demon under a harsh, overexposed side
 light on a white table: 1510136 and 1520142 (generated; their blue pawns 0.16-0.17,
-0.39-0.40, 0.74-0.75 in linear RGB) had five blue demons marked green 0.47-0.64, each marked blue
-too at the same place, 0.39-0.56. The colour rules' pixels have no doubt there: a
-third to a tenth of such a demon's body labelled blue and none green, where a true
-green demon's body is half green and none blue. So where the detector marks a demon
+0.39-0.40, 0.74-0.75 in linear RGB) had five blue demons marked green 0.47-0.64, each
+marked blue too at the same place, 0.39-0.56. The colour rules' pixels have no doubt
+there: a third to a tenth of such a demon's body labelled blue and none green, where a
+true green demon's body is half green and none blue. So where the detector marks a demon
 in a second colour at the same place, and the colour rules find none of the demon's
 colour in its body but some of the second's, the pixels' colour is taken. Over six
 generated sets (1470000-1520000, 1200 photos) a demon read was marked from RIVAL_MARK in
