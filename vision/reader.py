@@ -563,8 +563,8 @@ def first_pawn_width(strings: _Strings) -> float | None:
     (:func:`vision.detect.detect_checking_size`, :func:`vision.detect.detect_at_measured_width`),
     their blobs are the wrong size for these pawns at the finer resolution too
     (1470173: 0.54 of the truth's width at half size, mended to 0.97; 0.83 at full
-    size, too near for the sizer to mend as it then was, where tall ghosts were marked at their base
-    and their head, 0.7 widths apart, and counted twice).
+    size, too near for the sizer to mend as it then was, where tall ghosts were marked
+    at their base and their head, 0.7 widths apart, and counted twice).
     """
     if strings.detections is None:
         return None
