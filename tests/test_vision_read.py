@@ -410,22 +410,57 @@ def test_a_loop_mostly_guessed_at_the_reduced_decode_is_read_at_full_size() -> N
     assert len(combined.report["crossings"]) == len(truth["crossings"])
 
 
-def test_a_board_small_in_a_large_photo_is_read_again_from_its_part_of_the_photo() -> None:
-    # The sample in the middle of a photo of four times its area (the table's edge
-    # pixels repeated): at the half-size decode its strings are under 3 px, and the
-    # photo is read again at full size, cut to the board. The report is still in the
-    # whole photo's pixels.
+def small_board_in_a_large_photo() -> tuple[bytes, int, int]:
+    """The sample in the middle of a photo of four times its area (the table's edge
+    pixels repeated), as a JPEG, and where the sample's corner lies in it."""
     bgr = cv2.imread(str(EXACT_SAMPLE))
     height, width = bgr.shape[:2]
     left, top = width // 2, height // 2
     large = cv2.copyMakeBorder(bgr, top, top, left, left, cv2.BORDER_REPLICATE)
     ok, encoded = cv2.imencode(".jpg", large, [cv2.IMWRITE_JPEG_QUALITY, 95])
     assert ok
-    reading = read_photo(encoded.tobytes())
+    return encoded.tobytes(), left, top
+
+
+def counting_loads(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """The keyword arguments of each of the reader's calls of load_photo, as they come."""
+    loads: list[dict[str, Any]] = []
+
+    def counted_load(*args: Any, **kwargs: Any) -> Any:
+        loads.append(kwargs)
+        return load_photo(*args, **kwargs)
+
+    monkeypatch.setattr(reader, "load_photo", counted_load)
+    return loads
+
+
+def test_a_board_small_in_a_large_photo_is_read_again_from_its_part_of_the_photo(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # At the half-size decode the strings are under 3 px: the photo is read again, cut
+    # to the board, at the scale between half and full size that makes them about
+    # WIDE_ENOUGH_STRING wide (a third to a half of full size's pixels). The report is
+    # still in the whole photo's pixels.
+    data, left, top = small_board_in_a_large_photo()
+    height, width = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).shape[:2]
+    height, width = height // 2, width // 2  # the sample's own size
+    loads = counting_loads(monkeypatch)
+    between = reader.between_scale
+    first_widths: list[float] = []
+
+    def width_kept(strings: Any) -> float | None:
+        first_widths.append(strings.separation.measured_width)
+        return between(strings)
+
+    monkeypatch.setattr(reader, "between_scale", width_kept)
+    reading = read_photo(data)
     photo = reading.photo
-    assert photo.scale == 1.0 and photo.cut
+    assert len(loads) == 2 and loads[1]["scale"] == photo.scale and photo.cut
+    assert 0 < first_widths[0] < reader.MIN_STRING_WIDTH
+    assert photo.scale == pytest.approx(2 * first_widths[0] / reader.WIDE_ENOUGH_STRING)
+    assert 1.2 <= photo.scale < 2.0
     assert photo.rgb.shape[0] * photo.rgb.shape[1] < height * width
-    assert reading.report["image"] == {"width": large.shape[1], "height": large.shape[0]}
+    assert reading.report["image"] == {"width": 2 * width, "height": 2 * height}
     truth = truth_of(EXACT_SAMPLE)
     assert reading.report["scores"] == truth["scores"]
     assert len(reading.report["crossings"]) == len(truth["crossings"])
@@ -436,25 +471,14 @@ def test_a_board_small_in_a_large_photo_is_read_again_from_its_part_of_the_photo
 
 
 def test_a_reading_too_large_to_make_finer_is_the_last(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The small board of the test above, with the finer reading allowed fewer pixels
-    # than its box holds (a photo of far more than 12 megapixels): the half-size
+    # The small board of the test above, with the finer readings allowed fewer pixels
+    # than its box holds even between half and full size (0.7 megapixels; a photo of
+    # far more than 12 megapixels): the half-size
     # reading is the last, its thin strings traced all the same; and a photo of a bare
     # table is refused after one reading, not read again whole at the finer scale.
-    monkeypatch.setattr(reader, "MAX_FINER_PIXELS", 1_000_000)
-    loads: list[dict[str, Any]] = []
-
-    def counted_load(*args: Any, **kwargs: Any) -> Any:
-        loads.append(kwargs)
-        return load_photo(*args, **kwargs)
-
-    monkeypatch.setattr(reader, "load_photo", counted_load)
-    bgr = cv2.imread(str(EXACT_SAMPLE))
-    height, width = bgr.shape[:2]
-    large = cv2.copyMakeBorder(
-        bgr, height // 2, height // 2, width // 2, width // 2, cv2.BORDER_REPLICATE)
-    ok, encoded = cv2.imencode(".jpg", large, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    assert ok
-    reading = read_photo(encoded.tobytes())
+    monkeypatch.setattr(reader, "MAX_FINER_PIXELS", 500_000)
+    loads = counting_loads(monkeypatch)
+    reading = read_photo(small_board_in_a_large_photo()[0])
     assert (len(loads), reading.photo.scale, reading.photo.cut) == (1, 2.0, False)
     assert set(reading.stages["trace"].loops) == set(LINE_COLOURS)
     bare = np.full((3000, 4000, 3), (90, 120, 150), np.uint8)
@@ -472,6 +496,69 @@ def test_a_reading_too_large_to_make_finer_is_the_last(monkeypatch: pytest.Monke
     assert len(loads) == 2
 
 
+def test_a_reading_between_half_and_full_size_that_guesses_gives_way_to_full_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The small board again, its loops taken to be mostly guessed wherever they are
+    # traced: the reading between half and full size is not kept, the board is read
+    # again at full size as it was before there was a reading between, and that one is
+    # kept (the half-size reading traced nothing to compare it with).
+    monkeypatch.setattr(reader, "mostly_guessed", lambda loops: True)
+    loads = counting_loads(monkeypatch)
+    reading = read_photo(small_board_in_a_large_photo()[0])
+    assert [load.get("scale") for load in loads][:1] == [None]
+    assert 1.2 <= loads[1]["scale"] < 2.0 and len(loads) == 3
+    assert reading.photo.scale == 1.0 and reading.photo.cut
+    assert reading.report["scores"] == truth_of(EXACT_SAMPLE)["scores"]
+
+
+def test_a_reading_between_half_and_full_size_that_is_refused_gives_way_to_full_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The small board again, the detector refusing the reading between half and full
+    # size (as it does a photo of far too many pawn-like marks): the board is read at
+    # full size as before, not refused.
+    real = reader.detect_checking_size
+    calls: list[tuple[int, ...]] = []
+
+    def refusing_the_second_time(rgb: np.ndarray, width: float) -> Any:
+        calls.append(rgb.shape)
+        if len(calls) == 2:
+            raise ReadError("no board: refused between half and full size")
+        return real(rgb, width)
+
+    monkeypatch.setattr(reader, "detect_checking_size", refusing_the_second_time)
+    loads = counting_loads(monkeypatch)
+    reading = read_photo(small_board_in_a_large_photo()[0])
+    assert len(calls) == 3 and 1.2 <= loads[1]["scale"] < 2.0
+    assert reading.photo.scale == 1.0
+    assert reading.report["scores"] == truth_of(EXACT_SAMPLE)["scores"]
+
+
+@pytest.mark.parametrize(
+    ("width", "scale", "expected"),
+    [
+        (2.8, 2.0, 1.6),  # 2.8 px at half size is 3.5 at 1.6
+        (2.1, 2.0, 1.2),  # 3.5 px at 1.2, the least step worth a reading
+        (2.0, 2.0, None),  # 3.5 px only at 1.14: read at full size at once
+        (2.8, 4.0, 3.2),  # a large photo read at a quarter: between a quarter and half
+        (1.5, 4.0, None),
+        (3.2, 2.0, None),  # wide enough: traced at the first scale
+        (0.0, 2.0, None),  # no strings at all: nothing to size a reading by
+        (2.8, 1.0, None),  # read at full size already
+    ],
+)
+def test_the_scale_between_makes_thin_strings_wide_enough(
+    width: float, scale: float, expected: float | None
+) -> None:
+    strings = reader._Strings(
+        photo=Photo(np.zeros((8, 8, 3), np.uint8), scale, (4032, 3024), "jpeg"),
+        masks=None, pawns=None, detections=None, loops=None,
+        separation=Separation({}, [], 2.0, np.zeros((8, 8), bool), measured_width=width))
+    between = reader.between_scale(strings)
+    assert between == (None if expected is None else pytest.approx(expected))
+
+
 def test_the_finer_reading_is_sized_by_its_box() -> None:
     photo = Photo(np.zeros((1512, 2016, 3), np.uint8), 2.0, (4032, 3024), "jpeg")
     assert reader.finer_pixels(photo, None) == 4032 * 3024
@@ -482,6 +569,8 @@ def test_the_finer_reading_is_sized_by_its_box() -> None:
     # A turned photo's size is upright, as the box is.
     turned = replace(photo, rgb=np.zeros((2016, 1512, 3), np.uint8), size=(3024, 4032))
     assert reader.finer_pixels(turned, (0.0, 3000.0, 5000.0, 5000.0)) == 3024 * 1032
+    # At a scale asked for, between half and full size.
+    assert reader.finer_pixels(photo, (0.0, 0.0, 1500.0, 3000.0), 1.5) == 1000 * 2000
 
 
 def _strings_found(string_box: tuple[slice, slice], cords: dict[str, Any]) -> Any:

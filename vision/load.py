@@ -27,10 +27,11 @@ import re
 import warnings
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pillow_heif
 import simplejpeg  # type: ignore[import-untyped]
@@ -119,7 +120,8 @@ class Photo:
     rgb : ndarray, shape (H, W, 3), uint8
         The picture, RGB, upright (EXIF orientation applied), at working resolution.
     scale : float
-        Original photo pixels per working pixel (1, 2, 4 or 8): working pixel ``x``
+        Original photo pixels per working pixel (1, 2, 4 or 8, or the ``scale`` asked of
+        :func:`load_photo`): working pixel ``x``
         covers original pixels ``[x * scale, (x + 1) * scale)``, so the centre of
         working pixel ``x`` is at ``(x + 0.5) * scale - 0.5`` in the original photo.
     size : tuple of int
@@ -146,6 +148,8 @@ class Photo:
         """The long side of the whole photo in working pixels (more than ``rgb``'s if cut)."""
         if not self.cut:
             return int(max(self.rgb.shape[:2]))
+        if not self.scale.is_integer():
+            return round(max(self.size) / self.scale)  # as _reduce_further rounds
         # As the decoder rounds: a partial last block is a working pixel too.
         return -(-max(self.size) // int(self.scale))
 
@@ -161,6 +165,7 @@ def load_photo(
     min_working_side: int = MIN_WORKING_SIDE,
     max_pixels: int = 120_000_000,
     box: tuple[float, float, float, float] | None = None,
+    scale: float | None = None,
 ) -> Photo:
     """Decode a photo, upright, as 8-bit RGB at a reduced working resolution.
 
@@ -178,6 +183,10 @@ def load_photo(
         right and bottom ones inclusive; clipped to the photo): the working image is
         cut to the working pixels that hold any of it, and ``origin`` says where they
         were.
+    scale : float, optional
+        Reduce by this factor (at least 1, any value) instead of the one
+        ``min_working_side`` picks: decoded reduced by the largest of 1, 2, 4, 8 not
+        above it, then averaged down the rest of the way.
 
     Returns
     -------
@@ -191,15 +200,30 @@ def load_photo(
         :data:`MAX_WHOLE_DECODE_PIXELS` if it is not a JPEG, which only is decoded
         reduced).
     ValueError
-        ``min_working_side`` or ``max_pixels`` is not positive, or ``box`` is empty.
+        ``min_working_side`` or ``max_pixels`` is not positive, ``box`` is empty, or
+        ``scale`` is below 1.
     """
     if min_working_side < 1 or max_pixels < 1:
         raise ValueError("min_working_side and max_pixels must be positive")
+    if scale is not None and not (math.isfinite(scale) and scale >= 1):
+        raise ValueError(f"scale must be at least 1, not {scale}")
     data = _read_bytes(source)
     image = _open(data, max_pixels)
+    if scale is None or (scale.is_integer() and int(scale) in WORKING_SCALES):
+        step = working_scale(image.size, min_working_side) if scale is None else int(scale)
+        return _load_reduced(data, image, step, box)
+    # Any other factor: decoded at the nearest smaller step, the rest averaged.
+    step = next(s for s in WORKING_SCALES if s <= scale)
+    whole = _load_reduced(data, image, step, None)
+    return _reduce_further(whole, scale, box)
+
+
+def _load_reduced(
+    data: bytes, image: Image.Image, scale: int, box: tuple[float, float, float, float] | None
+) -> Photo:
+    """:func:`load_photo` for a reduction ``scale`` of :data:`WORKING_SCALES`."""
     width, height = image.size
     fmt = image.format or "unknown"
-    scale = working_scale((width, height), min_working_side)
     if fmt == "PNG":
         _check_png_chunks(data)
     decoded = _decode_jpeg(data, (width, height), scale) if fmt in _REDUCED_DECODE else None
@@ -242,6 +266,25 @@ def load_photo(
     )
 
 
+def _reduce_further(
+    photo: Photo, scale: float, box: tuple[float, float, float, float] | None
+) -> Photo:
+    """``photo`` (whole, reduced by one of :data:`WORKING_SCALES`) averaged down to a
+    reduction ``scale``, then cut to ``box``.
+
+    OpenCV's area average given the factor (not the size) maps pixel ``x`` of the result
+    onto ``[x * f, (x + 1) * f)`` of its input, so the result's pixels keep the places
+    :class:`Photo` says they have.
+    """
+    factor = scale / photo.scale
+    rgb = cv2.resize(photo.rgb, None, fx=1 / factor, fy=1 / factor, interpolation=cv2.INTER_AREA)
+    origin = (0, 0)
+    if box is not None:
+        left, top, right, bottom = _working_box(box, scale, (rgb.shape[1], rgb.shape[0]))
+        rgb, origin = np.ascontiguousarray(rgb[top:bottom, left:right]), (left, top)
+    return replace(photo, rgb=rgb, scale=float(scale), origin=origin, cut=box is not None)
+
+
 def photos_in(folder: str | os.PathLike[str]) -> list[Path]:
     """The photos of a folder by name: files with a photo's ending (``PHOTO_SUFFIXES``),
     not ``*.overlay.*`` drawings, and links to nothing (so that they are reported as
@@ -256,7 +299,7 @@ def photos_in(folder: str | os.PathLike[str]) -> list[Path]:
 
 
 def _working_box(
-    box: tuple[float, float, float, float], scale: int, working_size: tuple[int, int]
+    box: tuple[float, float, float, float], scale: float, working_size: tuple[int, int]
 ) -> tuple[int, int, int, int]:
     """The box (original pixels) as working pixels, clipped; at least one pixel."""
     if not all(math.isfinite(v) for v in box) or box[2] <= box[0] or box[3] <= box[1]:

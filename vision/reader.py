@@ -83,6 +83,14 @@ T = TypeVar("T")
 
 #: Strings narrower than this (working pixels) are read again at a finer resolution.
 MIN_STRING_WIDTH = 3.0
+#: Strings read narrower than MIN_STRING_WIDTH are read again first at the scale that
+#: makes them this wide, where it lies between the first scale and the next finer one
+#: (eighty-eighth session): the photos read at the first scale have strings 3-5 working
+#: pixels wide (a median string 8 pixels wide in a 12-megapixel photo, read at half).
+WIDE_ENOUGH_STRING = 3.5
+#: ... and at least this many times the next finer scale (a step too small to be worth
+#: a reading that may fail: then the next finer scale is read at once).
+MIN_SCALE_STEP = 1.2
 #: So is a photo with a loop of which less than this share was seen ...
 MIN_SEEN_SHARE = 0.5
 #: ... or with one gap bridged across more than this share of its loop (a pawn hides
@@ -274,9 +282,11 @@ def _read_photo(
         last_try: bool = False,
         box: tuple[float, float, float, float] | None = None,
         pawn_width: float | None = None,
+        scale: float | None = None,
     ) -> _Strings:
         """Load (only ``box`` of the photo, if given), colour, separate and trace at a
-        working resolution (with the detector, first find the pawns and cords it marks,
+        working resolution (reduced by ``scale`` where given; with the detector, first
+        find the pawns and cords it marks,
         looking for pawns ``pawn_width`` wide in the original photo's pixels where
         given, else as wide as the colour rules' blobs). Unless it is the last try, the
         loops are None where they cannot be read at it: strings too thin, or a loop
@@ -286,7 +296,8 @@ def _read_photo(
         for name in STRING_STAGES:
             stages.pop(name, None)
         photo = stage(
-            "load", lambda: load_photo(source, min_working_side=min_working_side, box=box)
+            "load",
+            lambda: load_photo(source, min_working_side=min_working_side, box=box, scale=scale),
         )
         masks: Any
         if method == "net":
@@ -342,6 +353,22 @@ def _read_photo(
             return replace(found, error=error)
 
     strings = read_strings()
+    between = between_scale(strings)
+    if between is not None:
+        box = board_box(strings)
+        if finer_pixels(strings.photo, box, between) <= MAX_FINER_PIXELS:
+            # Strings too thin at the first scale, but wide enough between it and the
+            # next: read there first, a third to a half of the pixels; what it cannot
+            # read, or trace cleanly, is read at the next scale as before.
+            try:
+                with memory.blocks_given_back():
+                    halfway = read_strings(box=box, pawn_width=first_pawn_width(strings),
+                                           scale=between)
+            except ReadError:
+                pass
+            else:
+                if halfway.loops is not None and not mostly_guessed(halfway.loops):
+                    strings = halfway
     loops = strings.loops
     if loops is None or (strings.photo.scale > 1 and mostly_guessed(loops)):
         # Strings too thin for the reduced decode (a camera far above a wide board), or
@@ -543,15 +570,36 @@ class _Strings:
     error: ReadError | None = None  # why the loops are None, where a trace failed
 
 
-def finer_pixels(photo: Photo, box: tuple[float, float, float, float] | None) -> float:
+def finer_pixels(
+    photo: Photo, box: tuple[float, float, float, float] | None, scale: float | None = None
+) -> float:
     """How many working pixels reading ``box`` of the photo (the whole photo if None)
-    at the next finer scale would hold."""
+    at ``scale`` (by default the next finer one) would hold."""
     width, height = float(photo.size[0]), float(photo.size[1])
     if box is not None:
         width = min(box[2], width) - max(box[0], 0.0)
         height = min(box[3], height) - max(box[1], 0.0)
-    finer_scale = max(int(photo.scale) // 2, 1)
+    finer_scale = max(int(photo.scale) // 2, 1) if scale is None else scale
     return max(width, 0.0) * max(height, 0.0) / finer_scale**2
+
+
+def between_scale(strings: _Strings) -> float | None:
+    """The scale between a first reading's and the next finer one at which its strings,
+    read too thin to trace, would be :data:`WIDE_ENOUGH_STRING` wide; None where they
+    were traced, where a loop was lost rather than too thin, or where that scale is
+    within :data:`MIN_SCALE_STEP` of the next finer one (read there at once).
+
+    A string's width in working pixels is inversely proportional to the scale, so the
+    width measured at the first scale tells the scale that makes it wide enough.
+    """
+    width, scale = strings.separation.measured_width, strings.photo.scale
+    if strings.loops is not None or strings.error is not None or scale <= 1:
+        return None
+    if not 0 < width < MIN_STRING_WIDTH:
+        return None
+    between = scale * width / WIDE_ENOUGH_STRING
+    finer = max(int(scale) // 2, 1)
+    return between if between >= finer * MIN_SCALE_STEP else None
 
 
 def first_pawn_width(strings: _Strings) -> float | None:
