@@ -805,10 +805,16 @@ def test_a_crossing_traced_far_aside_is_settled_on_the_cord_maps() -> None:
     assert comparison.crossings_matched == comparison.crossings_truth
 
 
-def test_a_crossing_moved_part_of_the_way_is_settled_where_it_was_moved() -> None:
+def test_a_crossing_moved_part_of_the_way_is_settled_where_it_was_moved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # Seed 240206 (hard, blue mat): the dark blue cord traced four and a half string
     # widths aside of its crossing with the green one, the maps' fit round that trace
-    # moved it two and a half, and the maps looked at again there settle it.
+    # moved it two and a half, and the maps looked at again there settle it. That was
+    # at full size, where its thin strings were read; read between half and full size
+    # (eighty-eighth session) its crossing 7 lands 4.0 string widths aside, the board
+    # still exact: the full-size reading is kept here for the step it tests.
+    monkeypatch.setattr(reader, "between_scale", lambda strings: None)
     made = make_photo(240206, "hard")
     reading = read_photo(made.jpeg)
     comparison = compare_reports(reading.report, made.truth)
