@@ -439,8 +439,8 @@ def test_a_board_small_in_a_large_photo_is_read_again_from_its_part_of_the_photo
 ) -> None:
     # At the half-size decode the strings are under 3 px: the photo is read again, cut
     # to the board, at the scale between half and full size that makes them about
-    # WIDE_ENOUGH_STRING wide (a third to a half of full size's pixels). The report is
-    # still in the whole photo's pixels.
+    # WIDE_ENOUGH_STRING wide (0.41 of full size's pixels here). The report is still in
+    # the whole photo's pixels.
     data, left, top = small_board_in_a_large_photo()
     height, width = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).shape[:2]
     height, width = height // 2, width // 2  # the sample's own size
@@ -472,8 +472,8 @@ def test_a_board_small_in_a_large_photo_is_read_again_from_its_part_of_the_photo
 
 def test_a_reading_too_large_to_make_finer_is_the_last(monkeypatch: pytest.MonkeyPatch) -> None:
     # The small board of the test above, with the finer readings allowed fewer pixels
-    # than its box holds even between half and full size (0.7 megapixels; a photo of
-    # far more than 12 megapixels): the half-size
+    # than its box holds even between half and full size (0.5 megapixels against its
+    # 0.7 there; as for a photo of far more than 12 megapixels): the half-size
     # reading is the last, its thin strings traced all the same; and a photo of a bare
     # table is refused after one reading, not read again whole at the finer scale.
     monkeypatch.setattr(reader, "MAX_FINER_PIXELS", 500_000)
@@ -533,6 +533,31 @@ def test_a_reading_between_half_and_full_size_that_is_refused_gives_way_to_full_
     assert len(calls) == 3 and 1.2 <= loads[1]["scale"] < 2.0
     assert reading.photo.scale == 1.0
     assert reading.report["scores"] == truth_of(EXACT_SAMPLE)["scores"]
+
+
+def test_a_reading_between_that_is_not_kept_leaves_the_first_readings_stages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The small board again, every trace refused, and the full-size reading allowed
+    # fewer pixels than its box holds but the reading between more: that reading is
+    # made, traces nothing and is not kept; the half-size reading, the last, is traced
+    # and refused. Its debug pictures are of the half-size reading alone.
+    monkeypatch.setattr(reader, "MAX_FINER_PIXELS", 1_000_000)
+
+    def refused(*args: Any) -> Any:
+        raise ReadError("a loop could not be closed (refused here)")
+
+    monkeypatch.setattr(reader, "trace_with_cords", refused)
+    loads = counting_loads(monkeypatch)
+    with pytest.raises(ReadError, match="refused here") as refusal:
+        read_photo(small_board_in_a_large_photo()[0])
+    assert len(loads) == 2 and 1.2 <= loads[1]["scale"] < 2.0
+    stages = refusal.value.stages
+    assert stages["load"].scale == 2.0
+    first_shape = stages["load"].rgb.shape
+    pictures = draw_stages(stages)
+    assert {"load", "colour", "separate", "detect"} <= set(pictures)
+    assert all(picture.shape == first_shape for picture in pictures.values())
 
 
 @pytest.mark.parametrize(

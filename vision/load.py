@@ -148,10 +148,13 @@ class Photo:
         """The long side of the whole photo in working pixels (more than ``rgb``'s if cut)."""
         if not self.cut:
             return int(max(self.rgb.shape[:2]))
-        if not self.scale.is_integer():
-            return round(max(self.size) / self.scale)  # as _reduce_further rounds
+        scale = float(self.scale)
+        step = next(s for s in WORKING_SCALES if s <= scale)
         # As the decoder rounds: a partial last block is a working pixel too.
-        return -(-max(self.size) // int(self.scale))
+        decoded = -(-max(self.size) // step)
+        if scale == step:
+            return decoded
+        return _further_side(decoded, scale / step)
 
     def to_original(self, points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
         """Points in ``rgb``'s pixels as pixels of the original photo (pixel centres)."""
@@ -207,6 +210,7 @@ def load_photo(
         raise ValueError("min_working_side and max_pixels must be positive")
     if scale is not None and not (math.isfinite(scale) and scale >= 1):
         raise ValueError(f"scale must be at least 1, not {scale}")
+    scale = None if scale is None else float(scale)
     data = _read_bytes(source)
     image = _open(data, max_pixels)
     if scale is None or (scale.is_integer() and int(scale) in WORKING_SCALES):
@@ -283,6 +287,11 @@ def _reduce_further(
         left, top, right, bottom = _working_box(box, scale, (rgb.shape[1], rgb.shape[0]))
         rgb, origin = np.ascontiguousarray(rgb[top:bottom, left:right]), (left, top)
     return replace(photo, rgb=rgb, scale=float(scale), origin=origin, cut=box is not None)
+
+
+def _further_side(side: int, factor: float) -> int:
+    """A side of ``side`` pixels averaged down by ``factor``, as OpenCV rounds it."""
+    return round(side * (1 / factor))
 
 
 def photos_in(folder: str | os.PathLike[str]) -> list[Path]:
