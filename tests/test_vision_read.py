@@ -288,6 +288,25 @@ def large_sample_without_blue() -> tuple[np.ndarray, np.ndarray]:
     return cv2.resize(without_blue, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC), line
 
 
+def detector_refusing_the_second_time(
+    monkeypatch: pytest.MonkeyPatch, why: str
+) -> list[tuple[int, ...]]:
+    """The shapes of the pictures the reader's detector is given, as it is given them;
+    the second time it refuses the photo (as it does one of far too many pawn-like
+    marks), saying ``why``."""
+    real = reader.detect_checking_size
+    calls: list[tuple[int, ...]] = []
+
+    def refusing_the_second_time(rgb: np.ndarray, width: float) -> Any:
+        calls.append(rgb.shape)
+        if len(calls) == 2:
+            raise ReadError(f"no board: {why}")
+        return real(rgb, width)
+
+    monkeypatch.setattr(reader, "detect_checking_size", refusing_the_second_time)
+    return calls
+
+
 def test_a_refusal_at_the_finer_reading_keeps_the_stages_of_that_reading_alone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -298,16 +317,7 @@ def test_a_refusal_at_the_finer_reading_keeps_the_stages_of_that_reading_alone(
     large, _ = large_sample_without_blue()
     ok, encoded = cv2.imencode(".png", large)
     assert ok
-    real = reader.detect_checking_size
-    calls = []
-
-    def refusing_the_second_time(rgb: np.ndarray, width: float) -> Any:
-        calls.append(rgb.shape)
-        if len(calls) == 2:
-            raise ReadError("no board: refused at the finer reading")
-        return real(rgb, width)
-
-    monkeypatch.setattr(reader, "detect_checking_size", refusing_the_second_time)
+    calls = detector_refusing_the_second_time(monkeypatch, "refused at the finer reading")
     with pytest.raises(ReadError, match="refused at the finer reading") as refused:
         read_photo(encoded.tobytes())
     assert len(calls) == 2 and calls[0] != calls[1]
@@ -518,16 +528,7 @@ def test_a_reading_between_half_and_full_size_that_is_refused_gives_way_to_full_
     # The small board again, the detector refusing the reading between half and full
     # size (as it does a photo of far too many pawn-like marks): the board is read at
     # full size as before, not refused.
-    real = reader.detect_checking_size
-    calls: list[tuple[int, ...]] = []
-
-    def refusing_the_second_time(rgb: np.ndarray, width: float) -> Any:
-        calls.append(rgb.shape)
-        if len(calls) == 2:
-            raise ReadError("no board: refused between half and full size")
-        return real(rgb, width)
-
-    monkeypatch.setattr(reader, "detect_checking_size", refusing_the_second_time)
+    calls = detector_refusing_the_second_time(monkeypatch, "refused between")
     loads = counting_loads(monkeypatch)
     reading = read_photo(small_board_in_a_large_photo()[0])
     assert len(calls) == 3 and 1.2 <= loads[1]["scale"] < 2.0
