@@ -121,9 +121,9 @@ class Photo:
         The picture, RGB, upright (EXIF orientation applied), at working resolution.
     scale : float
         Original photo pixels per working pixel (1, 2, 4 or 8, or the ``scale`` asked of
-        :func:`load_photo`): working pixel ``x``
-        covers original pixels ``[x * scale, (x + 1) * scale)``, so the centre of
-        working pixel ``x`` is at ``(x + 0.5) * scale - 0.5`` in the original photo.
+        :func:`load_photo`): working pixel ``x`` covers original pixels
+        ``[x * scale, (x + 1) * scale)``, so the centre of working pixel ``x`` is at
+        ``(x + 0.5) * scale - 0.5`` in the original photo.
     size : tuple of int
         ``(width, height)`` of the original photo as a person sees it (EXIF applied).
     format : str

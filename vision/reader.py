@@ -286,11 +286,10 @@ def _read_photo(
     ) -> _Strings:
         """Load (only ``box`` of the photo, if given), colour, separate and trace at a
         working resolution (reduced by ``scale`` where given; with the detector, first
-        find the pawns and cords it marks,
-        looking for pawns ``pawn_width`` wide in the original photo's pixels where
-        given, else as wide as the colour rules' blobs). Unless it is the last try, the
-        loops are None where they cannot be read at it: strings too thin, or a loop
-        lost."""
+        find the pawns and cords it marks, looking for pawns ``pawn_width`` wide in the
+        original photo's pixels where given, else as wide as the colour rules' blobs).
+        Unless it is the last try, the loops are None where they cannot be read at it:
+        strings too thin, or a loop lost."""
         # A reading again at a finer scale starts afresh: a refusal's debug pictures are
         # of one reading (the first's are put back where it is the one kept).
         for name in STRING_STAGES:
