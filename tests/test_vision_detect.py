@@ -61,6 +61,7 @@ from vision.combine import (
     CORNERED_DEMON_FROM,
     CORNERED_DEMON_SCORE,
     CROSSING_KNOT_WIDTHS,
+    DEMON_AT_GHOST_REACH,
     DEMON_NOT_GHOST,
     FAINT_GHOST_CLEAR_OF_CROSSING,
     FAINT_GHOST_DOUBT,
@@ -1533,7 +1534,18 @@ def test_a_demon_read_at_a_faint_ghost_mark_is_a_ghost_where_the_checker_says_so
     assert add_centred_ghosts(geometry, pawns, unmarked, never, None, sure) == pawns
     too_faint = Detections([replace(ghost_mark, score=CENTRED_GHOST_FROM - 0.05)], WIDTH)
     assert add_centred_ghosts(geometry, pawns, too_faint, never, None, sure) == pawns
-    away = (centre[0] + 1.2 * CENTRE_REACH * WIDTH, centre[1])
+    # Farther from the centre than the other ghost steps look (CENTRE_REACH), within
+    # DEMON_AT_GHOST_REACH: a ghost in a narrow field (1560188, 1.45 widths off).
+    nearer = (centre[0] + 1.5 * CENTRE_REACH * WIDTH, centre[1])
+    assert 1.5 * CENTRE_REACH < DEMON_AT_GHOST_REACH and geometry.field_at(nearer) == first
+    off_centre = Pawns([replace(demon, foot=nearer)], WIDTH, [])
+    off_marks = Detections([mark("white", nearer, ghost_mark.score)], WIDTH)
+    read = add_centred_ghosts(geometry, off_centre, off_marks, never, None,
+                              checker_with({nearer: 1.0}, asked))
+    assert [(p.kind, p.foot) for p in read.pawns] == [(GHOST, nearer)]
+    assert asked == [[nearer]]
+    asked.clear()
+    away = (centre[0] + 1.2 * DEMON_AT_GHOST_REACH * WIDTH, centre[1])
     assert geometry.field_at(away) == first
     far = Pawns([replace(demon, foot=away)], WIDTH, [])
     far_marks = Detections([mark("white", away, ghost_mark.score)], WIDTH)

@@ -205,6 +205,14 @@ PAWN_CUT_SCORE = 0.5
 #: the generator's 0.28, 1.1 at the 90th percentile).
 CENTRED_GHOST_FROM = 0.1
 CENTRE_REACH = 1.0
+#: A demon read at a ghost mark is asked of the ghost checker where the mark lies within
+#: this many pawn widths of its field's centre (:func:`_ghosts_read_as_demons`; 1.0,
+#: CENTRE_REACH, before the eighty-eighth session: 1560188's ghost under a warm lamp,
+#: read as a yellow demon, stood 1.45 widths from the centre of its narrow field, the
+#: checker's odds 0.995 there). Over the hard photos of eight generated sets
+#: (1490000-1560000), the demons read at a ghost mark in a field with no ghost, up to
+#: 3 widths from its centre, had odds of at most 0.005, the ghosts 0.99 and more.
+DEMON_AT_GHOST_REACH = 2.0
 CENTRED_GHOST_SCORE = 0.2
 #: ... or where the ghost checker (:mod:`vision.ghost_check`) gives a ghost at the
 #: field's centre, or at that mark, at least these odds: on the held-out set of its
@@ -979,9 +987,9 @@ def _ghosts_read_as_demons(
     yellow demon in the corner beside it), while the detector marks a ghost there too,
     faintly. A demon (of any colour: the checker's odds are the cue, not the colour)
     with a ghost mark from :data:`CENTRED_GHOST_FROM` within :data:`SAME_PAWN` pawn
-    widths, which lies within :data:`CENTRE_REACH` pawn widths of the centre of the
-    field it is in, a field in which no ghost stands, and not within SAME_PAWN of a
-    ghost read (its own mark), is read as a ghost at that mark where the ghost
+    widths, which lies within :data:`DEMON_AT_GHOST_REACH` pawn widths of the centre
+    of the field it is in, a field in which no ghost stands, and not within SAME_PAWN
+    of a ghost read (its own mark), is read as a ghost at that mark where the ghost
     checker's odds there reach :data:`CHECKED_GHOST`, with a warning; its confidence is
     the mark's score. One ghost a field and one demon a mark (the nearest), the
     likeliest first. The checker is asked once, about all such marks. (Sixty-ninth
@@ -1001,7 +1009,7 @@ def _ghosts_read_as_demons(
         field = geometry.field_at(mark.xy)
         if geometry.board.fields[field].outer or field in with_ghost:
             continue
-        if math.dist(mark.xy, geometry.field_centre(field)) > CENTRE_REACH * width:
+        if math.dist(mark.xy, geometry.field_centre(field)) > DEMON_AT_GHOST_REACH * width:
             continue
         demons = [
             (math.dist(mark.xy, p.foot), i)
