@@ -1550,6 +1550,7 @@ def test_a_demon_read_at_a_faint_ghost_mark_is_a_ghost_where_the_checker_says_so
     far = Pawns([replace(demon, foot=away)], WIDTH, [])
     far_marks = Detections([mark("white", away, ghost_mark.score)], WIDTH)
     assert add_centred_ghosts(geometry, far, far_marks, never, None, sure) == far
+    assert asked == []  # not asked about at all so far from the centre
     ghost_there = seen("white", (centre[0] - 10.0, centre[1]))
     assert geometry.field_at(ghost_there.foot) == first
     has_ghost = Pawns([demon, ghost_there], WIDTH, [])

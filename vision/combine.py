@@ -193,6 +193,14 @@ AGREE_REACH = 1.5
 #: won and 1 lost, dev photos unchanged).
 PAWN_CUT_WIDTHS = 0.8
 PAWN_CUT_SCORE = 0.5
+#: A demon read at a ghost mark is asked of the ghost checker where the mark lies within
+#: this many pawn widths of its field's centre (:func:`_ghosts_read_as_demons`; 1.0,
+#: CENTRE_REACH, before the eighty-eighth session: 1560188's ghost under a warm lamp,
+#: read as a yellow demon, stood 1.45 widths from the centre of its narrow field, the
+#: checker's odds 0.995 there). Over the hard photos of eight generated sets
+#: (1490000-1560000), the demons read at a ghost mark in a field with no ghost, up to
+#: 3 widths from its centre, had odds of at most 0.005, the ghosts 0.99 and more.
+DEMON_AT_GHOST_REACH = 2.0
 #: A bounded field with no ghost read takes a ghost the detector marks from
 #: CENTRED_GHOST_FROM within CENTRE_REACH pawn widths of the field's centre, when the
 #: mean of the eight views (:func:`vision.detect.look_again`) is at least
@@ -205,14 +213,6 @@ PAWN_CUT_SCORE = 0.5
 #: the generator's 0.28, 1.1 at the 90th percentile).
 CENTRED_GHOST_FROM = 0.1
 CENTRE_REACH = 1.0
-#: A demon read at a ghost mark is asked of the ghost checker where the mark lies within
-#: this many pawn widths of its field's centre (:func:`_ghosts_read_as_demons`; 1.0,
-#: CENTRE_REACH, before the eighty-eighth session: 1560188's ghost under a warm lamp,
-#: read as a yellow demon, stood 1.45 widths from the centre of its narrow field, the
-#: checker's odds 0.995 there). Over the hard photos of eight generated sets
-#: (1490000-1560000), the demons read at a ghost mark in a field with no ghost, up to
-#: 3 widths from its centre, had odds of at most 0.005, the ghosts 0.99 and more.
-DEMON_AT_GHOST_REACH = 2.0
 CENTRED_GHOST_SCORE = 0.2
 #: ... or where the ghost checker (:mod:`vision.ghost_check`) gives a ghost at the
 #: field's centre, or at that mark, at least these odds: on the held-out set of its
@@ -994,8 +994,9 @@ def _ghosts_read_as_demons(
     the mark's score. One ghost a field and one demon a mark (the nearest), the
     likeliest first. The checker is asked once, about all such marks. (Sixty-ninth
     session, over 2400 generated photos: of the 235 demons read with a ghost mark at
-    them near an empty field's centre, the 3 that were ghosts had odds 0.998-1.0 there,
-    the others at most 0.03.)
+    them within a pawn width of an empty field's centre, the 3 that were ghosts had odds
+    0.998-1.0 there, the others at most 0.03; eighty-eighth, over 528 hard photos, up to
+    three widths from the centre: 218 demons at most 0.0044, 2 ghosts 0.99 and more.)
     """
     width = detections.pawn_width
     reach = SAME_PAWN * width
