@@ -149,7 +149,7 @@ class Photo:
         if not self.cut:
             return int(max(self.rgb.shape[:2]))
         scale = float(self.scale)
-        step = next(s for s in WORKING_SCALES if s <= scale)
+        step = decoder_step(scale)
         # As the decoder rounds: a partial last block is a working pixel too.
         decoded = -(-max(self.size) // step)
         if scale == step:
@@ -217,8 +217,7 @@ def load_photo(
         step = working_scale(image.size, min_working_side) if scale is None else int(scale)
         return _load_reduced(data, image, step, box)
     # Any other factor: decoded at the nearest smaller step, the rest averaged.
-    step = next(s for s in WORKING_SCALES if s <= scale)
-    whole = _load_reduced(data, image, step, None)
+    whole = _load_reduced(data, image, decoder_step(scale), None)
     return _reduce_further(whole, scale, box)
 
 
@@ -287,6 +286,11 @@ def _reduce_further(
         left, top, right, bottom = _working_box(box, scale, (rgb.shape[1], rgb.shape[0]))
         rgb, origin = np.ascontiguousarray(rgb[top:bottom, left:right]), (left, top)
     return replace(photo, rgb=rgb, scale=float(scale), origin=origin, cut=box is not None)
+
+
+def decoder_step(scale: float) -> int:
+    """The largest of :data:`WORKING_SCALES` not above ``scale`` (at least 1)."""
+    return next(s for s in WORKING_SCALES if s <= scale)
 
 
 def _further_side(side: int, factor: float) -> int:

@@ -592,8 +592,13 @@ def finer_pixels(
     if box is not None:
         width = min(box[2], width) - max(box[0], 0.0)
         height = min(box[3], height) - max(box[1], 0.0)
-    finer_scale = max(int(photo.scale) // 2, 1) if scale is None else scale
-    return max(width, 0.0) * max(height, 0.0) / finer_scale**2
+    scale = next_scale(photo.scale) if scale is None else scale
+    return max(width, 0.0) * max(height, 0.0) / scale**2
+
+
+def next_scale(scale: float) -> int:
+    """The next finer of the decoder's scales after ``scale`` (half of it; 1 at most)."""
+    return max(int(scale) // 2, 1)
 
 
 def between_scale(strings: _Strings) -> float | None:
@@ -605,14 +610,13 @@ def between_scale(strings: _Strings) -> float | None:
     A string's width in working pixels is inversely proportional to the scale, so the
     width measured at the first scale tells the scale that makes it wide enough.
     """
+    # Strings measured that thin at a scale above 1 are never traced (read_strings), so
+    # the width alone tells this case from a loop lost.
     width, scale = strings.separation.measured_width, strings.photo.scale
-    if strings.loops is not None or strings.error is not None or scale <= 1:
-        return None
-    if not 0 < width < MIN_STRING_WIDTH:
+    if scale <= 1 or not 0 < width < MIN_STRING_WIDTH:
         return None
     between = scale * width / WIDE_ENOUGH_STRING
-    finer = max(int(scale) // 2, 1)
-    return between if between >= finer * MIN_SCALE_STEP else None
+    return between if between >= next_scale(scale) * MIN_SCALE_STEP else None
 
 
 def first_pawn_width(strings: _Strings) -> float | None:
@@ -638,7 +642,7 @@ def first_pawn_width(strings: _Strings) -> float | None:
 def next_working_side(photo: Photo) -> int:
     """The ``min_working_side`` that decodes ``photo`` at the next finer scale (half
     its reduction: 2 from 4, 1 from 2)."""
-    return max(photo.size) // max(int(photo.scale) // 2, 1)
+    return max(photo.size) // next_scale(photo.scale)
 
 
 def board_box(strings: _Strings) -> tuple[float, float, float, float] | None:
