@@ -224,7 +224,7 @@ class BoardGeometry:
         self._scale = max((r.length for r in self._rings.values()), default=1.0)
         self._local_rays = [self._leaving_rays(c.id) for c in board.crossings]
         self._sector_field = self._sector_fields()
-        #: (crossing, sector, pawn radius) -> the corner's spot (see :meth:`_corner_spot`).
+        #: (crossing, sector, clearance) -> the corner's spot (see :meth:`_corner_spot`).
         self._spots: dict[tuple[int, int, float], Point] = {}
         #: field -> its centre (see :meth:`field_centre`), asked for by several steps.
         self._centres: dict[int, Point] = {}
@@ -344,11 +344,8 @@ class BoardGeometry:
         )
 
     def _spot(self, candidate: _Candidate, radius: float) -> Point:
-        """Where a snug pawn of ``radius`` stands in the candidate's corner (cached)."""
-        key = (candidate.crossing, candidate.sector, radius)
-        if key not in self._spots:
-            self._spots[key] = self._corner_spot(*key[:2], CORNER_AIR * radius)
-        return self._spots[key]
+        """Where a snug pawn of ``radius`` stands in the candidate's corner."""
+        return self._corner_spot(candidate.crossing, candidate.sector, CORNER_AIR * radius)
 
     def _candidates(self, xy: Point, radius: float) -> list[_Candidate]:
         found = []
@@ -480,6 +477,14 @@ class BoardGeometry:
         return points
 
     def _corner_spot(self, crossing_id: int, sector: int, clearance: float) -> Point:
+        """:meth:`corner_point` of one sector (cached: the walk below costs dozens of
+        locations, and a reader asks again for the spots of the same corners)."""
+        key = (crossing_id, sector, clearance)
+        if key not in self._spots:
+            self._spots[key] = self._walked_corner_spot(crossing_id, sector, clearance)
+        return self._spots[key]
+
+    def _walked_corner_spot(self, crossing_id: int, sector: int, clearance: float) -> Point:
         radius = clearance / CORNER_AIR
         rays = self.rays(crossing_id, clearance)
         half_angle = max(_ccw(rays[sector], rays[(sector + 1) % 4]) / 2, _MIN_HALF_ANGLE)

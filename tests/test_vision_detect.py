@@ -182,6 +182,8 @@ from vision.reader import (
     OWN_SIZE_REACH,
     OWN_WIDTH_DOUBT,
     PAWN_WIDTH_DOUBT,
+    SNUG_SPOT_REACH,
+    locate_in_photo,
     off_board_by_own_width,
     place,
 )
@@ -2626,7 +2628,7 @@ def between_two_corners(
 ) -> Iterator[tuple[list[Point], list[Location], int, int]]:
     """For each two corners ``a`` and ``b`` of a field, points from a demon's snug spot
     in ``a`` to that in ``b`` (of the colour of ``a``'s first line), and where it
-    stands at each."""
+    stands at each (as the reader locates it: :func:`vision.reader.locate_in_photo`)."""
     geometry = BoardGeometry(board)
     for field in board.fields:
         for a, b in itertools.combinations(field.corners if not field.outer else (), 2):
@@ -2635,7 +2637,7 @@ def between_two_corners(
             colour = board.crossings[a].lines[0]
             points = [tuple(start + t * (end - start)) for t in np.linspace(0, 1, 201)]
             feet = [Foot(DEMON, colour, p) for p in points]
-            yield points, geometry.locate(feet, pawn_radius=radius), a, b
+            yield points, locate_in_photo(geometry, feet, radius), a, b
 
 
 def across_a_corners_edge(board: Board, radius: float) -> tuple[Point, Point, str, int, int]:
@@ -2667,7 +2669,7 @@ def steadily_between_corners(board: Board, radius: float) -> tuple[Point, str]:
                 for dx in np.linspace(-1, 1, 9) * FOOT_SHIFT * 2 * radius
                 for dy in np.linspace(-1, 1, 9) * FOOT_SHIFT * 2 * radius
             ]
-            spots = {(s.field, s.crossing) for s in geometry.locate(around, pawn_radius=radius)}
+            spots = {(s.field, s.crossing) for s in locate_in_photo(geometry, around, radius)}
             if spots == {(location.field, location.crossing)}:
                 return point, location.creature.colour
     raise AssertionError("no demon steadily between corners on this layout")
@@ -2713,6 +2715,157 @@ def test_a_demon_between_two_corners_is_located_by_its_foot_looked_at_again() ->
     for elsewhere in (None, beside_the_board(board, 20), on_string):
         [kept, *_] = place(geometry, pawns, foot_again=looked_again(elsewhere))
         assert (kept.crossing, kept.creature.xy) == (a, first), elsewhere
+
+
+def between_corners_of_its_colour(board: Board, radius: float) -> tuple[Point, str, int, int, int]:
+    """A point where a demon stands between two corners of one field, at crossings
+    ``a`` and ``b`` that both have its colour: located in ``a``'s corner, ``b``'s alike
+    to it. Also the colour and the field."""
+    geometry = BoardGeometry(board)
+    for points, where, a, b in between_two_corners(board, radius):
+        common = sorted(set(board.crossings[a].lines) & set(board.crossings[b].lines))
+        for point, location in zip(points, where, strict=True):
+            if location.ambiguity != BETWEEN_CORNERS_AMBIGUITY:
+                continue
+            for colour in common:
+                [there] = locate_in_photo(geometry, [Foot(DEMON, colour, point)], radius)
+                field = there.field
+                if (
+                    there.ambiguity == BETWEEN_CORNERS_AMBIGUITY
+                    and field is not None
+                    and there.crossing == a
+                    and (field, b) in there.alternatives
+                ):
+                    return point, colour, field, a, b
+    raise AssertionError("no demon between two corners of its colour on this layout")
+
+
+def test_a_demon_between_corners_stands_in_the_one_whose_snug_spot_is_nearest() -> None:
+    """Where the engine's locator cannot tell two corners of a field apart by the
+    angles at the foot, the reader puts a demon in the one whose snug spot (where a
+    pawn stands snug in it) is nearest its foot, among those of its colour, if it
+    stands within SNUG_SPOT_REACH pawn radii of it; it stays doubted, its alternatives
+    leading with the corner the engine named. Farther from every snug spot, or nearest
+    the engine's corner's, the engine's choice stands."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    radius = WIDTH / 2
+    found: dict[str, tuple[Location, Location, int, int, int]] = {}
+    for field in board.fields:
+        for a, b in itertools.permutations(field.corners if not field.outer else (), 2):
+            common = set(board.crossings[a].lines) & set(board.crossings[b].lines)
+            if not common:
+                continue
+            colour = min(common)
+            spot_a = np.array(geometry.corner_point(field.id, a, 1.25 * radius))
+            spot_b = np.array(geometry.corner_point(field.id, b, 1.25 * radius))
+            if math.dist(spot_a, spot_b) < 2 * radius:  # no room between them for "far"
+                continue
+            for t in np.linspace(0, 1, 101):
+                xy = tuple(spot_a + t * (spot_b - spot_a))
+                [engine] = geometry.locate([Foot(DEMON, colour, xy)], pawn_radius=radius)
+                if engine.ambiguity != BETWEEN_CORNERS_AMBIGUITY or engine.crossing != a:
+                    continue
+                if (field.id, b) not in engine.alternatives:
+                    continue
+                [reader] = locate_in_photo(geometry, [Foot(DEMON, colour, xy)], radius)
+                to_b = math.dist(xy, spot_b) / radius
+                case = "kept" if t < 0.5 else "moved" if to_b < SNUG_SPOT_REACH else "far"
+                found.setdefault(case, (engine, reader, field.id, a, b))
+            if len(found) == 3:
+                break
+        if len(found) == 3:
+            break
+    assert set(found) == {"kept", "moved", "far"}, "no such corners on this layout"
+    engine, reader, field_id, a, b = found["moved"]
+    assert (reader.field, reader.crossing) == (field_id, b)
+    assert (reader.creature.field, reader.creature.crossing) == (field_id, b)
+    assert reader.ambiguity == BETWEEN_CORNERS_AMBIGUITY
+    assert reader.alternatives[0] == (field_id, a)
+    for case in ("kept", "far"):
+        engine, reader, *_ = found[case]
+        assert reader == engine, case
+
+
+def test_a_demon_between_corners_goes_to_the_alike_corner_that_has_room() -> None:
+    """A corner holds one demon: a demon the foot cannot tell between two corners of
+    its colour, put in one another demon holds clearly, goes to the other, still
+    doubted, its alternatives leading with the one it left. Where the other is held
+    too, it stays (the photo shows a violation either way)."""
+    board = random_layout(3).board()
+    xy, colour, field, a, b = between_corners_of_its_colour(board, WIDTH / 2)
+    geometry = BoardGeometry(board)
+    [alone] = place(geometry, Pawns([seen(colour, xy)], WIDTH, []))
+    assert (alone.field, alone.crossing, alone.ambiguity) == (field, a, BETWEEN_CORNERS_AMBIGUITY)
+
+    def snug(crossing: int) -> SeenPawn:
+        spot = geometry.corner_point(field, crossing, 1.25 * WIDTH / 2)
+        return seen(board.crossings[crossing].lines[0], spot)
+
+    moved, holder = place(geometry, Pawns([seen(colour, xy), snug(a)], WIDTH, []))
+    assert (holder.field, holder.crossing) == (field, a)
+    assert (moved.field, moved.crossing) == (field, b)
+    assert (moved.creature.field, moved.creature.crossing) == (field, b)
+    assert moved.ambiguity == BETWEEN_CORNERS_AMBIGUITY
+    assert moved.alternatives[0] == (field, a) and (field, b) not in moved.alternatives
+    assert moved.distance == pytest.approx(math.dist(xy, board.crossings[b].xy))
+    assert moved.sector is not None
+    assert any((s.crossing, s.index, s.field) == (b, moved.sector, field) for s in board.sectors)
+    stays, _, _ = place(geometry, Pawns([seen(colour, xy), snug(a), snug(b)], WIDTH, []))
+    assert (stays.field, stays.crossing) == (field, a)
+
+
+def just_beyond(board: Board, field: int, crossing: int, radius: float) -> tuple[Point, str] | None:
+    """A point on the bisector of a corner where a demon of one of its crossing's
+    colours is away from every corner, but in this one as a pawn PAWN_WIDTH_DOUBT times
+    wider; and that colour. None if there is none."""
+    geometry = BoardGeometry(board)
+    apex = board.crossings[crossing].xy
+    snug = geometry.corner_point(field, crossing, 1.25 * radius)
+    step = ((snug[0] - apex[0]) / 20, (snug[1] - apex[1]) / 20)
+    for k in range(20, 160):
+        xy = (apex[0] + k * step[0], apex[1] + k * step[1])
+        for colour in board.crossings[crossing].lines:
+            foot = [Foot(DEMON, colour, xy)]
+            [narrow] = geometry.locate(foot, pawn_radius=radius)
+            [wide] = geometry.locate(foot, pawn_radius=PAWN_WIDTH_DOUBT * radius)
+            if (
+                narrow.ambiguity == FAR_FROM_CORNERS_AMBIGUITY
+                and narrow.field == field
+                and (wide.field, wide.crossing) == (field, crossing)
+            ):
+                return xy, colour
+    return None
+
+
+def test_a_demon_between_corners_makes_room_for_one_counted_within_the_doubt() -> None:
+    """A demon between two corners of its colour and one counted in the first within
+    the width's doubt: the first goes to the other corner, which has room, and the
+    second is counted where the doubt puts it (rather than sent back out of a corner
+    held, which would read a demon off its corner the table does not show)."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    looked_at: dict[tuple[int, int], tuple[Point, str] | None] = {}
+    for points, where, a, b in between_two_corners(board, WIDTH / 2):
+        for point, location in zip(points, where, strict=True):
+            colour, field = location.creature.colour, location.field
+            if location.ambiguity != BETWEEN_CORNERS_AMBIGUITY or location.crossing != a:
+                continue
+            if field is None or colour not in board.crossings[b].lines:
+                continue
+            if (field, a) not in looked_at:
+                looked_at[(field, a)] = just_beyond(board, field, a, WIDTH / 2)
+            beyond = looked_at[(field, a)]
+            if beyond is None:
+                continue
+            pawns = Pawns([seen(colour, point), seen(beyond[1], beyond[0])], WIDTH, [])
+            between, doubted = place(geometry, pawns)
+            assert (between.field, between.crossing) == (field, b)
+            assert (doubted.field, doubted.crossing, doubted.ambiguity) == (
+                field, a, EDGE_OF_REACH
+            )
+            return
+    raise AssertionError("no such corners on this layout")
 
 
 def beside_the_board(board: Board, radii: float) -> tuple[float, float]:
