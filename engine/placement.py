@@ -467,14 +467,24 @@ class BoardGeometry:
     def corner_points(self, field_id: int, crossing_id: int, clearance: float) -> list[Point]:
         """:meth:`corner_point` of every sector the field owns at the crossing (one,
         unless the field is pinched there and owns two)."""
-        points = [
+        return [
             self._corner_spot(crossing_id, index, clearance)
-            for index in range(4)
-            if self._sector_field.get((crossing_id, index)) == field_id
+            for index in self.corner_sectors(field_id, crossing_id)
         ]
-        if not points:
+
+    def corner_sectors(self, field_id: int, crossing_id: int) -> list[int]:
+        """Indices of the sectors of ``crossing_id`` that ``field_id`` owns, in order
+        (one, unless the field is pinched there and owns two).
+
+        Raises
+        ------
+        BoardError
+            If the field has no corner at that crossing.
+        """
+        sectors = [i for i in range(4) if self._sector_field.get((crossing_id, i)) == field_id]
+        if not sectors:
             raise BoardError(f"field {field_id} has no corner at crossing {crossing_id}")
-        return points
+        return sectors
 
     def _corner_spot(self, crossing_id: int, sector: int, clearance: float) -> Point:
         """:meth:`corner_point` of one sector (cached: the walk below costs dozens of

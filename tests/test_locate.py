@@ -6,6 +6,7 @@ import functools
 import itertools
 import math
 from collections.abc import Iterator
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -190,6 +191,26 @@ def test_every_corner_point_of_random_layouts_is_located_back() -> None:
         unclear += sum(f.ambiguity is not None for f in found)
     # Only squeezed corners of small fields may be called ambiguous.
     assert unclear <= 0.05 * located
+
+
+def test_a_corners_sectors_are_the_boards_with_or_without_its_sectors_listed() -> None:
+    """``corner_sectors`` names the sectors a field owns at a crossing, in order, as the
+    board lists them, and finds the same where the board lists none (a board read from
+    a report); a crossing that is no corner of the field is an error."""
+    board = random_layout(5).board()
+    listed, looked = BoardGeometry(board), BoardGeometry(replace(board, sectors=()))
+    for f in board.fields:
+        for crossing_id in sorted(set(f.corners)):
+            expected = sorted(
+                s.index for s in board.sectors if (s.field, s.crossing) == (f.id, crossing_id)
+            )
+            assert len(expected) == f.corners.count(crossing_id)
+            assert listed.corner_sectors(f.id, crossing_id) == expected
+            assert looked.corner_sectors(f.id, crossing_id) == expected
+    field = board.fields[1]
+    stranger = next(c.id for c in board.crossings if c.id not in field.corners)
+    with pytest.raises(BoardError, match="no corner"):
+        listed.corner_sectors(field.id, stranger)
 
 
 @pytest.mark.parametrize(("seed", "players"), [(11, 4), (12, 2), (13, 1), (14, 3)])

@@ -2717,17 +2717,21 @@ def test_a_demon_between_two_corners_is_located_by_its_foot_looked_at_again() ->
         assert (kept.crossing, kept.creature.xy) == (a, first), elsewhere
 
 
-def between_corners_of_its_colour(board: Board, radius: float) -> tuple[Point, str, int, int, int]:
-    """A point where a demon stands between two corners of one field, at crossings
-    ``a`` and ``b`` that both have its colour: located in ``a``'s corner, ``b``'s alike
-    to it. Also the colour and the field."""
+def demons_between_corners(
+    board: Board, radius: float, *, other_of_its_colour: bool = True
+) -> Iterator[tuple[Point, str, int, int, int]]:
+    """Points where a demon stands between two corners of one field, at crossings
+    ``a`` and ``b`` (``b`` of its colour too, or not: ``other_of_its_colour``): located
+    in ``a``'s corner, ``b``'s alike to it; with the colour and the field. For each two
+    corners, along the way from ``a``'s snug spot to ``b``'s."""
     geometry = BoardGeometry(board)
     for points, where, a, b in between_two_corners(board, radius):
-        common = sorted(set(board.crossings[a].lines) & set(board.crossings[b].lines))
+        of_b = set(board.crossings[b].lines)
+        colours = sorted(c for c in board.crossings[a].lines if (c in of_b) == other_of_its_colour)
         for point, location in zip(points, where, strict=True):
             if location.ambiguity != BETWEEN_CORNERS_AMBIGUITY:
                 continue
-            for colour in common:
+            for colour in colours:
                 [there] = locate_in_photo(geometry, [Foot(DEMON, colour, point)], radius)
                 field = there.field
                 if (
@@ -2736,8 +2740,16 @@ def between_corners_of_its_colour(board: Board, radius: float) -> tuple[Point, s
                     and there.crossing == a
                     and (field, b) in there.alternatives
                 ):
-                    return point, colour, field, a, b
-    raise AssertionError("no demon between two corners of its colour on this layout")
+                    yield point, colour, field, a, b
+
+
+def between_corners_of_its_colour(
+    board: Board, radius: float, *, other_of_its_colour: bool = True
+) -> tuple[Point, str, int, int, int]:
+    """The first of :func:`demons_between_corners`."""
+    for found in demons_between_corners(board, radius, other_of_its_colour=other_of_its_colour):
+        return found
+    raise AssertionError("no demon between two such corners on this layout")
 
 
 def test_a_demon_between_corners_stands_in_the_one_whose_snug_spot_is_nearest() -> None:
@@ -2813,6 +2825,45 @@ def test_a_demon_between_corners_goes_to_the_alike_corner_that_has_room() -> Non
     assert any((s.crossing, s.index, s.field) == (b, moved.sector, field) for s in board.sectors)
     stays, _, _ = place(geometry, Pawns([seen(colour, xy), snug(a), snug(b)], WIDTH, []))
     assert (stays.field, stays.crossing) == (field, a)
+
+
+def test_a_demon_between_corners_goes_only_to_an_alike_corner_of_its_colour() -> None:
+    """A demon of a colour the other corner's crossing lacks stays in the corner held
+    (two demons in one corner, which the photo shows either way), rather than going to
+    a corner where it would break the colour rule; the locator's board without its
+    sectors (a board read from a report) places it alike."""
+    board = random_layout(3).board()
+    xy, colour, field, a, b = between_corners_of_its_colour(
+        board, WIDTH / 2, other_of_its_colour=False
+    )
+    assert colour not in board.crossings[b].lines
+    holder_spot = BoardGeometry(board).corner_point(field, a, 1.25 * WIDTH / 2)
+    holder = seen(colour, holder_spot)  # of that colour too: it may not move either
+    for geometry in (BoardGeometry(board), BoardGeometry(replace(board, sectors=()))):
+        stays, kept = place(geometry, Pawns([seen(colour, xy), holder], WIDTH, []))
+        assert (stays.field, stays.crossing) == (field, a)
+        assert (kept.field, kept.crossing) == (field, a)
+
+
+def test_of_two_demons_between_corners_in_one_the_farther_from_its_crossing_moves() -> None:
+    """Two demons the locator puts between the same two corners of their colour, in
+    one of them: the one farther from that corner's crossing goes to the other, in
+    whichever order they were read."""
+    board = random_layout(3).board()
+    geometry = BoardGeometry(board)
+    firsts: dict[tuple[int, int, int], SeenPawn] = {}
+    for xy, colour, field, a, b in demons_between_corners(board, WIDTH / 2):
+        apex = board.crossings[a].xy
+        first = firsts.setdefault((field, a, b), seen(colour, xy))
+        if abs(math.dist(xy, apex) - math.dist(first.foot, apex)) > 1:
+            break
+    else:
+        raise AssertionError("no two such demons on this layout")
+    nearer, farther = sorted([first, seen(colour, xy)], key=lambda p: math.dist(p.foot, apex))
+    stays, moves = place(geometry, Pawns([nearer, farther], WIDTH, []))
+    assert (stays.field, stays.crossing, moves.field, moves.crossing) == (field, a, field, b)
+    moves, stays = place(geometry, Pawns([farther, nearer], WIDTH, []))
+    assert (stays.crossing, moves.crossing) == (a, b)
 
 
 def just_beyond(board: Board, field: int, crossing: int, radius: float) -> tuple[Point, str] | None:

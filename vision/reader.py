@@ -796,10 +796,11 @@ def place(
     read exactly over fourteen sets (2940 photos, forty-fourth session). Not where
     another demon stands in that corner (:func:`_out_of_corners_held`).
 
-    Last, a demon the foot cannot place between corners, put in a corner that then
+    Then a demon the foot cannot place between corners, put in a corner that then
     holds more demons than it has room for, goes to a corner alike to it that has room
-    and is of its colour (:func:`_into_free_alike_corners`), before a demon counted in
-    a corner within the doubt is sent back out of one held (:func:`_out_of_corners_held`).
+    and is of its colour (:func:`_into_free_alike_corners`); only after that is a demon
+    counted in a corner within the doubt sent back out of one held
+    (:func:`_out_of_corners_held`).
     """
     feet = [Foot(p.kind, p.colour, p.foot) for p in pawns.pawns]
     radius = pawns.pawn_width / 2
@@ -853,7 +854,7 @@ def place(
         ]
         # A demon between corners first makes room where it can: the corner it leaves
         # may be the one a demon counted there within the doubt stands in (1550146).
-        roomier = _into_free_alike_corners(geometry.board, doubted)
+        roomier = _into_free_alike_corners(geometry, doubted)
         return _out_of_corners_held(geometry.board, roomier, located)
     except EngineError as error:
         raise ReadError(f"cannot place the pawns on the board: {error}") from error
@@ -1016,23 +1017,26 @@ def _own_corner_within_doubt(
     return replace(wider, ambiguity=EDGE_OF_REACH, alternatives=())
 
 
-def _into_free_alike_corners(board: Board, located: list[Location]) -> list[Location]:
+def _into_free_alike_corners(geometry: BoardGeometry, located: list[Location]) -> list[Location]:
     """``located``, each demon placed between corners (BETWEEN_CORNERS_AMBIGUITY) in a
     corner that holds more demons than it has room for (``board.corner_capacity``) moved
     to the first of its alike corners (``alternatives``, best fit first) that has room
     and lies at a crossing of its colour; its alternatives then lead with the corner it
     left.
 
-    The foot cannot tell those corners apart (a narrow lens between two crossings of
-    the same two strings holds a pawn of either about midway), and the players put one
-    demon in a corner (RULES): where the photo cannot say, the reading that breaks no
-    rule is the likelier, and the other would show a violation the table does not
-    (1540006, 1540041, 1570173: a demon of a lens read in the corner of its neighbour).
-    A demon still counts as doubtful there (its warning and confidence stay). Of two
-    such demons in one corner, the one farther from the crossing moves: the nearer is
-    the surer of it. A demon with no such corner stays, and so does one in a corner
-    it does not overfill.
+    The foot cannot tell those corners apart (a narrow corner holds its pawn deep in,
+    about as near the next crossing), and the players put one demon in a corner
+    (RULES): where the photo cannot say, the reading that breaks no rule is the
+    likelier, and the other would show a violation the table does not (1540006,
+    1540041, 1570173: a demon of a narrow corner read in its neighbour's). A demon
+    still counts as doubtful there (its warning and confidence stay). The demons are
+    taken once each, farthest from their crossing first (of two such demons in one
+    corner the farther moves: the nearer is the surer of it), and a demon counted in a
+    corner within the width's doubt (EDGE_OF_REACH) holds it as any other. A demon
+    with no such corner stays (in the corner the rules then find it breaking one), and
+    so does one in a corner it does not overfill.
     """
+    board = geometry.board
     held = Counter(_corner(location) for location in located if location.creature.kind == DEMON)
     out = list(located)
     doubtful = [
@@ -1057,10 +1061,12 @@ def _into_free_alike_corners(board: Board, located: list[Location]) -> list[Loca
         field, crossing = roomy[0]
         held[at] -= 1
         held[(field, crossing)] += 1
-        sector = next(
-            (s.index for s in board.sectors if (s.field, s.crossing) == (field, crossing)), None
-        )
-        out[i] = _moved_to(board, location, (field, crossing), sector)
+        # Of a pinched corner's two sectors, the one the foot lies in, if either.
+        sectors = geometry.corner_sectors(field, crossing)
+        foot = location.creature.xy
+        angular = None if foot is None else geometry.sector_at(crossing, foot)
+        sector = angular if angular in sectors else sectors[0]
+        out[i] = _moved_to(geometry.board, location, (field, crossing), sector)
     return out
 
 
@@ -1094,9 +1100,7 @@ def _snug_spots(
 ) -> list[tuple[int, Point]]:
     """(sector, spot) of each sector ``field`` owns at ``crossing`` (two where it is
     pinched there): where a pawn of ``radius`` stands snug in that corner."""
-    sectors = sorted(
-        s.index for s in geometry.board.sectors if (s.field, s.crossing) == (field, crossing)
-    )
+    sectors = geometry.corner_sectors(field, crossing)
     # corner_points gives the spots in the sectors' order.
     spots = geometry.corner_points(field, crossing, CORNER_AIR * radius)
     return list(zip(sectors, spots, strict=True))
