@@ -63,6 +63,7 @@ from vision.combine import (
     CROSSING_KNOT_WIDTHS,
     DEMON_AT_GHOST_REACH,
     DEMON_NOT_GHOST,
+    FAINT_DEMON_GHOST,
     FAINT_GHOST_CLEAR_OF_CROSSING,
     FAINT_GHOST_DOUBT,
     FAINT_GHOST_FROM,
@@ -104,6 +105,7 @@ from vision.combine import (
     add_ghosts_behind_pawns,
     combine_knots,
     combine_pawns,
+    faint_demons_checked_as_ghosts,
     knot_reach,
     longest_run_along,
     on_cord_share,
@@ -1249,6 +1251,39 @@ def test_a_faint_mark_no_pawn_stands_at_is_added_when_a_second_look_confirms_it(
     unlooked = combine_pawns(nothing, Detections([fainter], WIDTH), looked_at_as(0.9, looked))
     assert unlooked.pawns == []
     assert looked == []
+
+
+def test_a_demon_seen_faintly_is_a_ghost_where_the_checker_asked_eight_ways_says_so() -> None:
+    """1580163: two ghosts under a harsh side light on mustard cloth marked faintly as
+    blue demons and nowhere as ghosts; the ghost checker 0.997 and 0.998 eight ways. A
+    demon read less surely than UNSURE_ADDED is asked, and read as a ghost (as unsure
+    as it was, its remarks replaced by one that says so) where the checker gives at
+    least FAINT_DEMON_GHOST; a sure demon, or one as near a ghost read as the checker
+    was not taught, is not asked; a ghost that the checker doubts, or NaN, changes
+    nothing."""
+    faint = SeenPawn(DEMON, "blue", (80.0, 80.0), WIDTH, UNSURE_ADDED - 0.3)
+    sure = SeenPawn(DEMON, "blue", (400.0, 80.0), WIDTH, UNSURE_ADDED + 0.1)
+    ghost = SeenPawn(GHOST, WHITE, (80.0, 400.0), WIDTH, 1.0)
+    beside = SeenPawn(DEMON, "red", (80.0 + 0.9 * CLEAR_OF_GHOST * WIDTH, 400.0), WIDTH, 0.3)
+    remark = Remark("a blue demon at {at} seen only by its shape", faint.foot, SHAPE_ONLY)
+    other = Remark("something else at {at}", sure.foot, "")
+    pawns = Pawns([faint, sure, ghost, beside], WIDTH, [remark, other])
+    asked: list[list[tuple[float, float]]] = []
+
+    def checker(odds: float):  # type: ignore[no-untyped-def]
+        def turned_ghost_odds(places: list[tuple[float, float]]) -> list[float]:
+            asked.append(list(places))
+            return [odds] * len(places)
+
+        return turned_ghost_odds
+
+    checked = faint_demons_checked_as_ghosts(pawns, checker(FAINT_DEMON_GHOST + 0.05))
+    assert asked == [[faint.foot]]
+    assert checked.pawns == [replace(faint, kind=GHOST, colour=WHITE), sure, ghost, beside]
+    assert [w.at for w in checked.warnings] == [sure.foot, faint.foot]
+    assert "read as a ghost" in checked.warnings[-1].text
+    assert faint_demons_checked_as_ghosts(pawns, checker(FAINT_DEMON_GHOST - 0.05)) == pawns
+    assert faint_demons_checked_as_ghosts(pawns, checker(math.nan)) == pawns
 
 
 def test_a_ghost_seen_only_faintly_goes_where_the_checker_asked_eight_ways_says_no() -> None:

@@ -46,6 +46,7 @@ from vision.combine import (
     add_ghosts_behind_pawns,
     combine_knots,
     combine_pawns,
+    faint_demons_checked_as_ghosts,
     own_width,
     trace_with_cords,
     without_faint_ghosts_checked_away,
@@ -541,12 +542,13 @@ def _read_photo(
                 demon_odds=demon_odds_here,
                 ghost_odds=ghost_odds_here,
             )
+            def turned_ghost_odds_here(places: list[Point]) -> list[float]:
+                return [float(o) for o in turned_ghost_odds(photo.rgb, places, marks.pawn_width)]
+
             # After the demons: a ghost seen only faintly may be a demon the checkers
             # turn back into one (1390199), not a ghost to take away.
-            checked = without_faint_ghosts_checked_away(
-                cornered,
-                lambda places: turned_ghost_odds(photo.rgb, places, marks.pawn_width).tolist(),
-            )
+            checked = without_faint_ghosts_checked_away(cornered, turned_ghost_odds_here)
+            checked = faint_demons_checked_as_ghosts(checked, turned_ghost_odds_here)
             if not isinstance(strings.masks, ColourMasks):
                 # The shares it weighs were measured on the colour rules' labels, not
                 # on the pixel classifier's classes.
