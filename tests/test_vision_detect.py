@@ -1253,14 +1253,28 @@ def test_a_faint_mark_no_pawn_stands_at_is_added_when_a_second_look_confirms_it(
     assert looked == []
 
 
+def checker_noting(
+    odds: float, asked: list[list[tuple[float, float]]]
+) -> Callable[[list[tuple[float, float]]], list[float]]:
+    """A ghost checker asked eight ways that gives ``odds`` everywhere and notes in
+    ``asked`` the places it was asked about, a list a call."""
+
+    def turned_ghost_odds(places: list[tuple[float, float]]) -> list[float]:
+        asked.append(list(places))
+        return [odds] * len(places)
+
+    return turned_ghost_odds
+
+
 def test_a_demon_seen_faintly_is_a_ghost_where_the_checker_asked_eight_ways_says_so() -> None:
     """1580163: two ghosts under a harsh side light on mustard cloth marked faintly as
     blue demons and nowhere as ghosts; the ghost checker 0.997 and 0.998 eight ways. A
     demon read less surely than UNSURE_ADDED is asked, and read as a ghost (as unsure
     as it was, its remarks replaced by one that says so) where the checker gives at
     least FAINT_DEMON_GHOST; a sure demon, or one as near a ghost read as the checker
-    was not taught, is not asked; a ghost that the checker doubts, or NaN, changes
-    nothing."""
+    was not taught, is not asked; a demon the checker doubts, or NaN, changes nothing.
+    Two faint demons at one place (one ghost marked in two colours) make one ghost, and
+    only the demon's own remarks go."""
     faint = SeenPawn(DEMON, "blue", (80.0, 80.0), WIDTH, UNSURE_ADDED - 0.3)
     sure = SeenPawn(DEMON, "blue", (400.0, 80.0), WIDTH, UNSURE_ADDED + 0.1)
     ghost = SeenPawn(GHOST, WHITE, (80.0, 400.0), WIDTH, 1.0)
@@ -1270,18 +1284,22 @@ def test_a_demon_seen_faintly_is_a_ghost_where_the_checker_asked_eight_ways_says
     pawns = Pawns([faint, sure, ghost, beside], WIDTH, [remark, other])
     asked: list[list[tuple[float, float]]] = []
 
-    def checker(odds: float):  # type: ignore[no-untyped-def]
-        def turned_ghost_odds(places: list[tuple[float, float]]) -> list[float]:
-            asked.append(list(places))
-            return [odds] * len(places)
-
-        return turned_ghost_odds
+    def checker(odds: float) -> Callable[[list[tuple[float, float]]], list[float]]:
+        return checker_noting(odds, asked)
 
     checked = faint_demons_checked_as_ghosts(pawns, checker(FAINT_DEMON_GHOST + 0.05))
     assert asked == [[faint.foot]]
     assert checked.pawns == [replace(faint, kind=GHOST, colour=WHITE), sure, ghost, beside]
     assert [w.at for w in checked.warnings] == [sure.foot, faint.foot]
     assert "read as a ghost" in checked.warnings[-1].text
+    # The same ghost marked faintly in green too, a quarter width away: one ghost; and a
+    # remark at the foot that does not name the demon stays.
+    twin = SeenPawn(DEMON, "green", (80.0 + 0.25 * WIDTH, 80.0), WIDTH, UNSURE_ADDED - 0.2)
+    missed = Remark("a red demon may be missed at {at}", faint.foot, MAYBE_MISSED)
+    doubled = Pawns([faint, twin], WIDTH, [remark, missed])
+    once = faint_demons_checked_as_ghosts(doubled, checker(FAINT_DEMON_GHOST + 0.05))
+    assert [p.kind for p in once.pawns] == [GHOST, DEMON]
+    assert [w.about for w in once.warnings] == [MAYBE_MISSED, FAINTLY_SEEN]
     assert faint_demons_checked_as_ghosts(pawns, checker(FAINT_DEMON_GHOST - 0.05)) == pawns
     assert faint_demons_checked_as_ghosts(pawns, checker(math.nan)) == pawns
 
@@ -1303,12 +1321,8 @@ def test_a_ghost_seen_only_faintly_goes_where_the_checker_asked_eight_ways_says_
         only_shape.xy, demon.xy]
     asked: list[list[tuple[float, float]]] = []
 
-    def checker(odds: float):  # type: ignore[no-untyped-def]
-        def turned_ghost_odds(places: list[tuple[float, float]]) -> list[float]:
-            asked.append(list(places))
-            return [odds] * len(places)
-
-        return turned_ghost_odds
+    def checker(odds: float) -> Callable[[list[tuple[float, float]]], list[float]]:
+        return checker_noting(odds, asked)
 
     checked = without_faint_ghosts_checked_away(combined, checker(FAINT_GHOST_DOUBT / 2))
     # Asked about the ghost only the shape showed, nothing else; it goes, and its remark.

@@ -1300,7 +1300,8 @@ def faint_demons_checked_as_ghosts(
     (:func:`vision.ghost_check.turned_ghost_odds`) gives a ghost there at least
     :data:`FAINT_DEMON_GHOST`, and no ghost is read within
     :data:`vision.ghost_check.CLEAR_OF_GHOST` pawn widths (the checker was taught
-    neither yes nor no that near one); the remarks at its foot go, and one says so.
+    neither yes nor no that near one), nor of one it turned already (the surest
+    first); the demon's own remarks go, and one says so.
 
     Under a harsh, warm side light the detector may mark a white ghost faintly as a
     demon of a cool colour and nowhere as a ghost (1580163: two ghosts on mustard cloth
@@ -1310,28 +1311,39 @@ def faint_demons_checked_as_ghosts(
     """
     width = pawns.pawn_width
     ghosts = [p.foot for p in pawns.pawns if p.kind == GHOST]
+
+    def clear_of(feet: list[Point], xy: Point) -> bool:
+        return all(math.dist(xy, g) >= CLEAR_OF_GHOST * width for g in feet)
+
     faint = [
-        p
-        for p in pawns.pawns
-        if p.kind == DEMON
-        and p.confidence < UNSURE_ADDED
-        and all(math.dist(p.foot, g) >= CLEAR_OF_GHOST * width for g in ghosts)
+        i
+        for i, p in enumerate(pawns.pawns)
+        if p.kind == DEMON and p.confidence < UNSURE_ADDED and clear_of(ghosts, p.foot)
     ]
     if not faint:
         return pawns
-    odds = turned_ghost_odds([p.foot for p in faint])
-    turned = {p.foot: o for p, o in zip(faint, odds, strict=True) if o >= FAINT_DEMON_GHOST}
+    odds = turned_ghost_odds([pawns.pawns[i].foot for i in faint])
+    # Surest first, each clear of the ghosts read and of those it already turned: one
+    # ghost marked faintly in two colours stays one ghost.
+    turned: dict[int, float] = {}
+    for i, o in sorted(zip(faint, odds, strict=True), key=lambda io: -_or_zero(io[1])):
+        foot = pawns.pawns[i].foot
+        if o >= FAINT_DEMON_GHOST and clear_of([pawns.pawns[j].foot for j in turned], foot):
+            turned[i] = o
     if not turned:
         return pawns
     kept = [
-        replace(p, kind=GHOST, colour=WHITE) if p.kind == DEMON and p.foot in turned else p
-        for p in pawns.pawns
+        replace(p, kind=GHOST, colour=WHITE) if i in turned else p
+        for i, p in enumerate(pawns.pawns)
     ]
-    warnings = [w for w in pawns.warnings if w.at not in turned]
+    # The demon's own remarks (they name it) go; any other at its foot stays.
+    named = {(pawns.pawns[i].foot, f"{pawns.pawns[i].colour} demon") for i in turned}
+    warnings = [w for w in pawns.warnings
+                if not any(w.at == foot and name in w.text for foot, name in named)]
     warnings += [
         Remark(f"a demon seen faintly at {{at}} read as a ghost (the ghost checker: {o:.2f})",
-               foot, FAINTLY_SEEN)
-        for foot, o in turned.items()
+               pawns.pawns[i].foot, FAINTLY_SEEN)
+        for i, o in turned.items()
     ]
     return Pawns(kept, pawn_width=width, warnings=warnings)
 
