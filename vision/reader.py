@@ -871,10 +871,11 @@ def locate_in_photo(
     foot (:func:`_nearest_snug_corner`).
 
     The locator weighs how snugly a foot fits each corner by its angles to the strings
-    there: in a narrow lens between two crossings a pawn fits neither corner snugly,
-    and strings read a little off turn the angles enough to swap the two. A player
-    puts a demon in such a corner where it stands snug, as near the crossing as the
-    lens lets it: often nearer the other crossing, but at that corner's snug spot.
+    there: a narrow corner (a wedge of a small field, a lens) holds its pawn deep in,
+    about as near the next crossing, where the angles barely tell the two corners
+    apart, and strings read a little off swap them. A player puts a demon in such a
+    corner where it stands snug, as near the crossing as the corner lets it: often
+    nearer the other crossing, but at that corner's snug spot (1580027).
     Census (eighty-ninth session): of the 253 demons read between corners in 1000
     generated photos (1540000-1580000), the locator's corner is the truth's for 218;
     the corner of the nearest snug spot of the demon's colour for 234 (27 mended, 11
