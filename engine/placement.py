@@ -467,8 +467,15 @@ class BoardGeometry:
     def corner_points(self, field_id: int, crossing_id: int, clearance: float) -> list[Point]:
         """:meth:`corner_point` of every sector the field owns at the crossing (one,
         unless the field is pinched there and owns two)."""
+        return [spot for _, spot in self.corner_spots(field_id, crossing_id, clearance)]
+
+    def corner_spots(
+        self, field_id: int, crossing_id: int, clearance: float
+    ) -> list[tuple[int, Point]]:
+        """(sector index, :meth:`corner_point`) of every sector the field owns at the
+        crossing, in the sectors' order."""
         return [
-            self._corner_spot(crossing_id, index, clearance)
+            (index, self._corner_spot(crossing_id, index, clearance))
             for index in self.corner_sectors(field_id, crossing_id)
         ]
 

@@ -207,6 +207,11 @@ def test_a_corners_sectors_are_the_boards_with_or_without_its_sectors_listed() -
             assert len(expected) == f.corners.count(crossing_id)
             assert listed.corner_sectors(f.id, crossing_id) == expected
             assert looked.corner_sectors(f.id, crossing_id) == expected
+            spots = looked.corner_spots(f.id, crossing_id, CORNER_AIR * RADIUS)
+            assert [i for i, _ in spots] == expected
+            assert [xy for _, xy in spots] == listed.corner_points(
+                f.id, crossing_id, CORNER_AIR * RADIUS
+            )
     field = board.fields[1]
     stranger = next(c.id for c in board.crossings if c.id not in field.corners)
     with pytest.raises(BoardError, match="no corner"):

@@ -1076,7 +1076,7 @@ def _into_free_alike_corners(geometry: BoardGeometry, located: list[Location]) -
 def _nearest_snug_corner(geometry: BoardGeometry, location: Location, radius: float) -> Location:
     """``location`` of a demon placed between corners, moved to the corner, of those
     alike (its own and ``alternatives``) at a crossing of its colour, whose snug spot
-    (where a pawn of ``radius`` stands snug in it: :meth:`BoardGeometry.corner_points`)
+    (where a pawn of ``radius`` stands snug in it: :meth:`BoardGeometry.corner_spots`)
     is nearest its foot, where that is within SNUG_SPOT_REACH pawn radii of it; of all
     of them where none is of its colour."""
     here, foot = _corner(location), location.creature.xy
@@ -1088,7 +1088,7 @@ def _nearest_snug_corner(geometry: BoardGeometry, location: Location, radius: fl
     spots = [
         (math.dist(spot, foot), corner, sector)
         for corner in own
-        for sector, spot in _snug_spots(geometry, *corner, radius)
+        for sector, spot in geometry.corner_spots(*corner, CORNER_AIR * radius)
     ]
     if not spots:
         return location
@@ -1096,17 +1096,6 @@ def _nearest_snug_corner(geometry: BoardGeometry, location: Location, radius: fl
     if nearest == here or distance > SNUG_SPOT_REACH * radius:
         return location
     return _moved_to(geometry.board, location, nearest, sector)
-
-
-def _snug_spots(
-    geometry: BoardGeometry, field: int, crossing: int, radius: float
-) -> list[tuple[int, Point]]:
-    """(sector, spot) of each sector ``field`` owns at ``crossing`` (two where it is
-    pinched there): where a pawn of ``radius`` stands snug in that corner."""
-    sectors = geometry.corner_sectors(field, crossing)
-    # corner_points gives the spots in the sectors' order.
-    spots = geometry.corner_points(field, crossing, CORNER_AIR * radius)
-    return list(zip(sectors, spots, strict=True))
 
 
 def _moved_to(
