@@ -86,8 +86,10 @@ from vision.combine import (
     PAWN_BASE_WIDTHS,
     PAWN_CUT_SCORE,
     RING_FROM,
+    RULED_OUT_KNOT,
     RULES_GHOST_REACH,
     RULES_GHOST_SCORE,
+    SHAPED_KNOT,
     STRONGER_BY,
     STRONGER_BY_BESIDE_PAWN,
     SURE_COLOUR,
@@ -97,6 +99,7 @@ from vision.combine import (
     TOUCHING_DOUBT,
     TOUCHING_DOUBT_REACH,
     UNSURE_ADDED,
+    VIEWED_KNOT,
     WEAK_SEEN,
     _away_from_demons,
     add_centred_ghosts,
@@ -4183,6 +4186,78 @@ def test_a_doubted_knot_moves_only_where_the_checker_asked_eight_ways_agrees() -
     combine_knots(loops, marks, 5.0, knot_odds=lambda places: [0.7] * len(places),
                   turned_knot_odds=turned(0.1, 0.9))
     assert asked == []
+
+
+def test_a_knot_the_checker_rules_out_moves_where_the_views_mark_its_likeliest_place_more() -> None:
+    # 1590173: a red knot half hidden by a demon on red cloth, given 0.56 along its
+    # loop (too little to be sure of), its lump marked 0.22 in the eight views; the
+    # knot stood on a faint lump at a blue demon's base, 0.002 eight ways, 0.22 in the
+    # views.
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    marks = Detections([mark("", (200.0, 97.0), 0.4), mark("", (200.0, 303.0), 0.22)], WIDTH)
+    first = combine_knots(loops, marks, 5.0)
+    knot, place = (200.0, 100.0), (200.0, 300.0)
+    assert first.loops["red"].knot == pytest.approx(knot, abs=1.0)
+    likeliest = CHECKED_KNOT - 0.2  # too little for the doubted knot to move on its own
+
+    def knot_odds(places: list[tuple[float, float]]) -> list[float]:
+        return [likeliest if math.dist(p, place) < 5 else 0.05 for p in places]
+
+    def turned(at_knot: float):  # type: ignore[no-untyped-def]
+        def turned_knot_odds(places: list[tuple[float, float]]) -> list[float]:
+            return [at_knot if math.dist(p, knot) < 5 else 0.5 for p in places]
+
+        return turned_knot_odds
+
+    def views(at_knot: float, at_place: float) -> Callable[[Detection], Detection]:
+        def look(candidate: Detection) -> Detection:
+            score = at_place if math.dist(candidate.xy, place) < 5 else at_knot
+            return Detection(candidate.kind, candidate.colour, candidate.xy, score, views=8)
+
+        return look
+
+    ruled_out = RULED_OUT_KNOT - 0.05
+    for at_knot, views_at_knot, views_at_place, moves in [
+        (ruled_out, 0.22, 0.23, True),
+        (ruled_out, 0.23, 0.22, False),  # the views mark the knot more
+        (RULED_OUT_KNOT + 0.05, 0.22, 0.23, False),  # not ruled out
+        (math.nan, 0.22, 0.23, False),
+        (ruled_out, 0.06, VIEWED_KNOT - 0.01, False),  # the views mark neither much
+        (ruled_out, 0.06, VIEWED_KNOT, True),
+    ]:
+        read = combine_knots(
+            loops, marks, 5.0, look_again=views(views_at_knot, views_at_place),
+            knot_odds=knot_odds, turned_knot_odds=turned(at_knot),
+        ).loops["red"]
+        assert read.knot == pytest.approx(place if moves else knot, abs=3.0), (at_knot, moves)
+        if moves:
+            assert read.knot_confidence == pytest.approx(likeliest)
+            assert read.knot_mark == pytest.approx(0.22)
+    # A knot where the tracer found one surely by its shape stays (dev_0017: the dev
+    # renderer's knot, on a lump the separate stage set apart, 0.02 eight ways).
+    for confidence, moves in [(SHAPED_KNOT, False), (SHAPED_KNOT - 0.05, True)]:
+        shaped = Loops({"red": replace(circle_loop("red", (200, 200), 100), knot=knot,
+                                       knot_confidence=confidence)}, [])
+        read = combine_knots(
+            shaped, marks, 5.0, look_again=views(0.22, 0.23),
+            knot_odds=knot_odds, turned_knot_odds=turned(ruled_out),
+        ).loops["red"]
+        assert read.knot == pytest.approx(place if moves else knot, abs=3.0), confidence
+    # The checker's likeliest place beside the knot, within CHECKED_APART widths along
+    # its loop, is the knot seen again: it stays.
+    turn = 0.8 * CHECKED_APART * WIDTH / 100  # radians round the circle
+    beside = (200.0 + 100 * math.sin(turn), 200.0 - 100 * math.cos(turn))
+
+    def views_beside(candidate: Detection) -> Detection:
+        score = 0.5 if math.dist(candidate.xy, beside) < 3 else 0.22
+        return Detection(candidate.kind, candidate.colour, candidate.xy, score, views=8)
+
+    near = combine_knots(
+        loops, marks, 5.0, look_again=views_beside,
+        knot_odds=lambda places: [likeliest if math.dist(p, beside) < 3 else 0.05 for p in places],
+        turned_knot_odds=turned(ruled_out),
+    ).loops["red"]
+    assert near.knot == pytest.approx(knot, abs=1.0)
 
 
 #: How many places along its loop the knot checker is asked about for one place.

@@ -560,6 +560,27 @@ SURELY_MARKED_KNOT = KNOT_CONTEST
 #: knot stages of 660 hard photos of 1320000-1410000, 1170055, 1170148, 1170231 and the dev photos:
 #: that knot and 1320158's won, none lost.
 CHECKED_TURNED = 0.8
+#: A knot the checker, asked about its crop turned the eight ways, gives odds under
+#: RULED_OUT_KNOT is ruled out where the eight views mark the place along its loop that
+#: the checker finds likeliest (at least CHECKED_APART pawn widths from it) more than the
+#: knot, and at least VIEWED_KNOT: the knot moves there (:func:`_knots_ruled_out`;
+#: ninetieth session). The checker alone will not do: of the 39 knots it gave under
+#: 0.05 eight ways on the 792 hard photos of 1500000-1610000, 30 were right (a knot
+#: under or beside a pawn, on a table of its hue), and the views marked those more than
+#: the checker's likeliest place on every one. The four wrong ones the views marked less
+#: (1530156, 1590164, 1590173, 1590182: a small knot half hidden by a pawn, or of the
+#: table's hue, given 0.56-0.997 along its loop, while its knot stood on a faint lump at
+#: a pawn's base) would move onto the true knot; a floor on the views keeps the one right
+#: knot whose views mark nothing either way (1590189: 0.00 at the knot, 0.04 there).
+#: Any threshold from 0.05 to 0.2 moves the same four. A knot the tracer found surely by
+#: its shape (confidence 1: a lump the separate stage set apart, or plain tails) stays:
+#: the checker and the views may both miss a knot that looks unlike the generator's
+#: (dev_0017: the dev renderer's blue knot, on such a lump, 0.02 eight ways and 0.06 in
+#: the views, against a place 0.79 along its loop, 0.13 in the views); so does
+#: 1530156's wrong one, on a lump of a pawn's rim.
+RULED_OUT_KNOT = 0.1
+VIEWED_KNOT = 0.1
+SHAPED_KNOT = 1.0
 
 
 def combine_pawns(
@@ -1940,6 +1961,11 @@ def combine_knots(
         loops_with_knots = _knots_scanned_for(
             loops_with_knots, rings, detections.pawn_width, knot_odds
         )
+        if turned_knot_odds is not None and look_again is not None:
+            loops_with_knots = _knots_ruled_out(
+                loops_with_knots, loops.loops, marked, rings, reach, detections.pawn_width,
+                knot_odds, turned_knot_odds, look_again,
+            )
     found = {no_knot_warning(colour) for colour, loop in loops_with_knots.items()
              if loop.knot is not None}
     warnings = [w for w in warnings if w not in found]
@@ -2072,6 +2098,69 @@ def _checked_knots(
             knot_mark=_mark_at(knot, marked[colour], reach),
         )
     return checked
+
+
+def _knots_ruled_out(
+    loops: dict[str, Loop],
+    traced: dict[str, Loop],
+    marked: dict[str, list[Detection]],
+    rings: dict[str, LinearRing],
+    reach: float,
+    pawn_width: float,
+    knot_odds: Callable[[list[Point]], Sequence[float]],
+    turned_knot_odds: Callable[[list[Point]], Sequence[float]],
+    look_again: Callable[[Detection], Detection],
+) -> dict[str, Loop]:
+    """``loops``, each knot the checker rules out (under :data:`RULED_OUT_KNOT` asked
+    about its crop turned the eight ways, ``turned_knot_odds``) moved to the place along
+    its loop that the checker (``knot_odds``) finds likeliest, where that lies at least
+    :data:`CHECKED_APART` ``pawn_width`` from it along the loop and the eight views
+    (``look_again``, at the strongest of the loop's ``marked`` places within ``reach``)
+    mark it more than the knot and at least :data:`VIEWED_KNOT`. Its
+    ``knot_confidence`` is then the checker's odds there, its ``knot_mark`` the loop's
+    strongest mark within ``reach``. A knot within ``reach`` of the knot the tracer
+    (``traced``) found with :data:`SHAPED_KNOT` confidence stays."""
+    knots = {
+        colour: loop.knot
+        for colour, loop in loops.items()
+        if loop.knot is not None and not _at_shaped_knot(loop.knot, traced.get(colour), reach)
+    }
+    if not knots or not pawn_width > 0:
+        return loops
+    turned = turned_knot_odds(list(knots.values()))
+    moved = dict(loops)
+    for (colour, knot), odds in zip(knots.items(), turned, strict=True):
+        if not odds < RULED_OUT_KNOT:  # (a NaN answer rules out nothing)
+            continue
+        found = _likeliest_on_loop(loops[colour], rings[colour], pawn_width, knot_odds)
+        if found is None:
+            continue
+        likeliest_odds, likeliest = found
+        if _along_ring(rings[colour], likeliest, knot) < CHECKED_APART * pawn_width:
+            continue
+        there = _seen_in_the_views(likeliest, marked[colour], reach, look_again)
+        here = _seen_in_the_views(knot, marked[colour], reach, look_again)
+        if not (there > here and there >= VIEWED_KNOT):
+            continue
+        place = _on_ring(rings[colour], likeliest)
+        moved[colour] = replace(
+            loops[colour],
+            knot=place,
+            knot_confidence=likeliest_odds,
+            knot_mark=_mark_at(place, marked[colour], reach),
+        )
+    return moved
+
+
+def _at_shaped_knot(knot: Point, traced: Loop | None, reach: float) -> bool:
+    """Whether ``knot`` lies within ``reach`` of the knot the tracer found surely by its
+    shape (``traced``'s, of :data:`SHAPED_KNOT` confidence)."""
+    return (
+        traced is not None
+        and traced.knot is not None
+        and traced.knot_confidence >= SHAPED_KNOT
+        and math.dist(knot, traced.knot) <= reach
+    )
 
 
 def _along_ring(ring: LinearRing, a: Point, b: Point) -> float:
