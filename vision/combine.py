@@ -341,6 +341,15 @@ CHECKED_DEMON_MEAN = 0.1
 #: 330194, the forty-sixth session's false demon made again, 0.74). From 0.5 those two
 #: would be added, and 930136's demon (0.54).
 FAINT_TABLE_HUE_DEMON = 0.8
+#: A demon of the table's hue taken on the views' mean alone (CORNERED_DEMON_SCORE, or
+#: TABLE_HUE_DEMON_SCORE) is not taken where the demon checker gives it under
+#: RULED_OUT_TABLE_HUE_DEMON (ninetieth session): under a harsh side light the shadows
+#: and lit weave of felt beside a crossing are marked as demons of its hue in every view
+#: (1590152: a green demon on bare felt, 0.42 in the one view, 0.24 in the mean;
+#: 1520138, 1620190). Of the 45 demons so taken on the 454 felt and mat photos of
+#: 1430000-1620000, the 42 true ones had odds of 0.126 or more (1610184: a green demon
+#: under a red one's shadow), the three false ones 0.001-0.016.
+RULED_OUT_TABLE_HUE_DEMON = 0.05
 #: A demon's mark in a corner of its colour with a ghost read within a pawn width of
 #: it (a demon half behind the ghost it touches, 820168, 840172) is added where the
 #: demon checker gives it at least BESIDE_GHOST_DEMON odds and the views' mean is at
@@ -563,21 +572,23 @@ CHECKED_TURNED = 0.8
 #: A knot the checker, asked about its crop turned the eight ways, gives odds under
 #: RULED_OUT_KNOT is ruled out where the eight views mark the place along its loop that
 #: the checker finds likeliest (at least CHECKED_APART pawn widths from it) more than the
-#: knot, and at least VIEWED_KNOT: the knot moves there (:func:`_knots_ruled_out`;
-#: ninetieth session). The checker alone will not do: of the 39 knots it gave under
-#: 0.05 eight ways on the 792 hard photos of 1500000-1610000, 30 were right (a knot
-#: under or beside a pawn, on a table of its hue), and the views marked those more than
-#: the checker's likeliest place on every one. The four wrong ones the views marked less
-#: (1530156, 1590164, 1590173, 1590182: a small knot half hidden by a pawn, or of the
-#: table's hue, given 0.56-0.997 along its loop, while its knot stood on a faint lump at
-#: a pawn's base) would move onto the true knot; a floor on the views keeps the one right
-#: knot whose views mark nothing either way (1590189: 0.00 at the knot, 0.04 there).
-#: Any threshold from 0.05 to 0.2 moves the same four. A knot the tracer found surely by
-#: its shape (confidence 1: a lump the separate stage set apart, or plain tails) stays:
-#: the checker and the views may both miss a knot that looks unlike the generator's
-#: (dev_0017: the dev renderer's blue knot, on such a lump, 0.02 eight ways and 0.06 in
-#: the views, against a place 0.79 along its loop, 0.13 in the views); so does
-#: 1530156's wrong one, on a lump of a pawn's rim.
+#: knot, and at least VIEWED_KNOT, and the checker asked eight ways gives that place more
+#: than the knot: the knot moves there (:func:`_knots_ruled_out`; ninetieth session).
+#: The checker alone will not do: of the 39 knots it gave under 0.05 eight ways on the
+#: 792 hard photos of 1500000-1610000, 30 were right (a knot under or beside a pawn, on
+#: a table of its hue), and the views marked every one of those more than the checker's
+#: likeliest place, but one they marked neither (1590189: 0.00 at the knot, 0.04 there;
+#: hence the floor). Of the nine wrong ones, the views marked the likeliest place more
+#: on four, and it lay on the true knot (1530156, 1590164, 1590173, 1590182: a small
+#: knot half hidden by a pawn, or of the table's hue, given 0.56-0.997 along its loop,
+#: while the knot stood on a faint lump at a pawn's base); the eight ways gave it more
+#: there on all four. Any threshold from 0.05 to 0.2 picks the same four. A knot where
+#: the tracer found one surely by its shape (SHAPED_KNOT: a lump the separate stage set
+#: apart, or plain tails) stays: the checker and the views may both miss a knot that
+#: looks unlike the generator's (dev_0017: the dev renderer's blue knot, on such a lump,
+#: 0.02 eight ways and 0.06 in the views, against a place 0.79 along its loop, 0.13 in
+#: the views). (1530156's knot stood 0.33 pawn widths from its tracer's lump, beyond
+#: reach: it moves.)
 RULED_OUT_KNOT = 0.1
 VIEWED_KNOT = 0.1
 SHAPED_KNOT = 1.0
@@ -1446,7 +1457,9 @@ def add_cornered_demons(
     :data:`CHECKED_DEMON_MEAN`, or the odds :data:`FAINT_TABLE_HUE_DEMON` where the mean
     reaches :data:`TABLE_HUE_DEMON_SCORE` (a mark under CONFIRM_FROM): a demon of the
     table's hue looks pale in every view, and the faint mark, the views and the checker
-    are three cues that agree. A mark of another colour the views do not confirm is
+    are three cues that agree; and one of ``table_hue_colour`` the views do confirm is
+    not added where the checker gives it under :data:`RULED_OUT_TABLE_HUE_DEMON` (the
+    lit weave of felt by a crossing). A mark of another colour the views do not confirm is
     added from the checker's odds :data:`CHECKED_DEMON` and the mean
     :data:`CHECKED_DEMON_MEAN` too, unless it lies within :data:`CHECKER_CLEAR_OF_KNOT`
     pawn widths of the knot of its colour (the checker takes a knot for a demon). A
@@ -1506,6 +1519,8 @@ def add_cornered_demons(
             unconfirmed.append((mark, again.score, least_odds))
         elif not _beside_own_knot(geometry, mark, width):
             unconfirmed.append((mark, again.score, CHECKED_DEMON))
+    if demon_odds is not None:
+        added = _table_hue_demons_not_ruled_out(added, table_hue_colour, demon_odds)
     text = "a {colour} demon at {{at}} marked faintly, taken for standing in its corner"
     pawns = _with_added(pawns, added, text)
     if demon_odds is None or not unconfirmed:
@@ -1539,6 +1554,22 @@ def add_cornered_demons(
             checked.append(SeenPawn(DEMON, mark.colour, mark.xy, width, round(mean, 2)))
     text = "a {colour} demon at {{at}} marked faintly, and seen by the demon checker in its corner"
     return _with_added(pawns, checked, text)
+
+
+def _table_hue_demons_not_ruled_out(
+    demons: list[SeenPawn],
+    table_hue_colour: str | None,
+    demon_odds: Callable[[list[Point]], Sequence[float]],
+) -> list[SeenPawn]:
+    """``demons`` (taken on the eight views' mean alone) but those of
+    ``table_hue_colour`` to which the demon checker (``demon_odds``) gives odds under
+    :data:`RULED_OUT_TABLE_HUE_DEMON` at their foot (a NaN answer rules out none)."""
+    asked = [p for p in demons if p.colour == table_hue_colour]
+    if not asked:
+        return demons
+    odds = demon_odds([p.foot for p in asked])
+    ruled_out = [p for p, o in zip(asked, odds, strict=True) if o < RULED_OUT_TABLE_HUE_DEMON]
+    return [p for p in demons if not any(p is q for q in ruled_out)]
 
 
 def _beside_own_knot(geometry: BoardGeometry, mark: Detection, width: float) -> bool:
@@ -1875,8 +1906,11 @@ def combine_knots(
     gives way to a place on its loop that the checker is sure of and the eight views
     do not mark clearly less (:func:`_checked_knots`; given ``turned_knot_odds``,
     :func:`vision.knot_check.turned_knot_odds` bound to the photo, only where the checker
-    asked about each crop turned the eight ways agrees), and a loop still without a knot
-    takes the place along it the checker finds likeliest (:func:`_knots_scanned_for`).
+    asked about each crop turned the eight ways agrees); given both ``turned_knot_odds``
+    and ``look_again``, a knot the checker rules out asked the eight ways moves to the
+    place along its loop it finds likeliest where the views mark that more
+    (:func:`_knots_ruled_out`); and a loop still without a knot takes the place along it
+    the checker finds likeliest (:func:`_knots_scanned_for`).
     """
     rings = {colour: LinearRing(np.asarray(loop.points)) for colour, loop in loops.loops.items()}
     marked: dict[str, list[Detection]] = {colour: [] for colour in rings}
@@ -1958,14 +1992,14 @@ def combine_knots(
             loops_with_knots, loops.loops, marked, rings, reach, knot_odds, look_again,
             detections.pawn_width, turned_knot_odds,
         )
-        loops_with_knots = _knots_scanned_for(
-            loops_with_knots, rings, detections.pawn_width, knot_odds
-        )
         if turned_knot_odds is not None and look_again is not None:
             loops_with_knots = _knots_ruled_out(
                 loops_with_knots, loops.loops, marked, rings, reach, detections.pawn_width,
                 knot_odds, turned_knot_odds, look_again,
             )
+        loops_with_knots = _knots_scanned_for(
+            loops_with_knots, rings, detections.pawn_width, knot_odds
+        )
     found = {no_knot_warning(colour) for colour, loop in loops_with_knots.items()
              if loop.knot is not None}
     warnings = [w for w in warnings if w not in found]
@@ -2116,7 +2150,8 @@ def _knots_ruled_out(
     its loop that the checker (``knot_odds``) finds likeliest, where that lies at least
     :data:`CHECKED_APART` ``pawn_width`` from it along the loop and the eight views
     (``look_again``, at the strongest of the loop's ``marked`` places within ``reach``)
-    mark it more than the knot and at least :data:`VIEWED_KNOT`. Its
+    mark it more than the knot and at least :data:`VIEWED_KNOT`, and the checker asked
+    eight ways gives it more than the knot. Its
     ``knot_confidence`` is then the checker's odds there, its ``knot_mark`` the loop's
     strongest mark within ``reach``. A knot within ``reach`` of the knot the tracer
     (``traced``) found with :data:`SHAPED_KNOT` confidence stays."""
@@ -2139,8 +2174,14 @@ def _knots_ruled_out(
         if _along_ring(rings[colour], likeliest, knot) < CHECKED_APART * pawn_width:
             continue
         there = _seen_in_the_views(likeliest, marked[colour], reach, look_again)
-        here = _seen_in_the_views(knot, marked[colour], reach, look_again)
-        if not (there > here and there >= VIEWED_KNOT):
+        if not there >= VIEWED_KNOT:
+            continue
+        if not there > _seen_in_the_views(knot, marked[colour], reach, look_again):
+            continue
+        # One crop's odds peak narrowly and falsely about once in two loops (see
+        # _checked_knots): the eight ways must prefer the place too.
+        [turned_there] = turned_knot_odds([likeliest])
+        if not turned_there > odds:
             continue
         place = _on_ring(rings[colour], likeliest)
         moved[colour] = replace(
@@ -2396,7 +2437,7 @@ def _knot_looked_at_again(
     if chosen is None or chosen.score >= KNOT_CONTEST:
         return chosen
     near_traced = traced is not None and _agrees(chosen.xy, traced, string_width)
-    if near_traced and loop.knot_confidence >= 1.0:
+    if near_traced and loop.knot_confidence >= SHAPED_KNOT:
         return chosen
     others = sorted((m for m in marks if m is not chosen), key=lambda m: -m.score)
     candidates = others[: KNOT_CONTENDERS - 1]
