@@ -2134,6 +2134,23 @@ def test_a_demon_of_the_tables_hue_the_views_take_is_left_out_where_the_checker_
             )
             assert [p.foot for p in read.pawns] == ([xy] if kept else []), (mean, odds)
             assert asked == [[xy]]
+    # Left out, it keeps no weaker mark of its colour 0.6 widths further into its corner
+    # out (a neighbour within a pawn width of a demon taken is likelier its head).
+    crossing = min((c for c in board.crossings if set(c.lines) == set(lines)),
+                   key=lambda c: math.dist(c.xy, xy))
+    away = (xy[0] - crossing.xy[0], xy[1] - crossing.xy[1])
+    step = 0.6 * WIDTH / math.hypot(*away)
+    deeper = (xy[0] + step * away[0], xy[1] + step * away[1])
+    [where] = locate_creatures(board, [Foot(DEMON, lines[0], deeper)], pawn_radius=WIDTH / 2)
+    assert where.crossing == crossing.id  # (the layout's corner is deep enough)
+    two = Detections([mark(lines[0], xy, CONFIRM_FROM + 0.1),
+                      mark(lines[0], deeper, CONFIRM_FROM + 0.05)], WIDTH)
+    read = add_cornered_demons(
+        geometry, nothing, two, looked_at_as(CORNERED_DEMON_SCORE + 0.1, []),
+        table_hue_colour=lines[0],
+        demon_odds=lambda places: [0.0 if math.dist(p, xy) < 1 else 0.9 for p in places],
+    )
+    assert [p.foot for p in read.pawns] == [deeper]
     # Not the table's hue: the views alone take it, the checker unasked.
     asked = []
     other = add_cornered_demons(
