@@ -2129,14 +2129,19 @@ def _checked_knots(
             here_seen = _seen_in_the_views(knots[colour], marked[colour], reach, look_again)
             if there < here_seen - slack:
                 continue
-        knot = _on_ring(rings[colour], likeliest)
-        checked[colour] = replace(
-            chosen[colour],
-            knot=knot,
-            knot_confidence=best,
-            knot_mark=_mark_at(knot, marked[colour], reach),
-        )
+        checked[colour] = _knot_moved(chosen[colour], rings[colour], likeliest, best,
+                                      marked[colour], reach)
     return checked
+
+
+def _knot_moved(
+    loop: Loop, ring: LinearRing, xy: Point, odds: float, marks: list[Detection], reach: float
+) -> Loop:
+    """``loop`` with its knot moved to its ``ring``'s point nearest ``xy``, where the
+    knot checker gave ``odds`` (its ``knot_confidence``); its ``knot_mark`` the
+    strongest of ``marks`` within ``reach`` of it."""
+    knot = _on_ring(ring, xy)
+    return replace(loop, knot=knot, knot_confidence=odds, knot_mark=_mark_at(knot, marks, reach))
 
 
 def _knots_ruled_out(
@@ -2188,13 +2193,8 @@ def _knots_ruled_out(
         [turned_there] = turned_knot_odds([likeliest])
         if not turned_there > odds:
             continue
-        place = _on_ring(rings[colour], likeliest)
-        moved[colour] = replace(
-            loops[colour],
-            knot=place,
-            knot_confidence=likeliest_odds,
-            knot_mark=_mark_at(place, marked[colour], reach),
-        )
+        moved[colour] = _knot_moved(loops[colour], rings[colour], likeliest, likeliest_odds,
+                                    marked[colour], reach)
     return moved
 
 
