@@ -2161,10 +2161,10 @@ def _knots_ruled_out(
     :data:`CHECKED_APART` ``pawn_width`` from it along the loop and the eight views
     (``look_again``, at the strongest of the loop's ``marked`` places within ``reach``)
     mark it more than the knot and at least :data:`VIEWED_KNOT`, and the checker asked
-    eight ways gives it more than the knot. Its
-    ``knot_confidence`` is then the checker's odds there, its ``knot_mark`` the loop's
-    strongest mark within ``reach``. A knot within ``reach`` of the knot the tracer
-    (``traced``) found with :data:`SHAPED_KNOT` confidence stays."""
+    eight ways gives it more than the knot. Its ``knot_confidence`` is then the
+    checker's odds there, its ``knot_mark`` the loop's strongest mark within ``reach``.
+    A knot within ``reach`` of the knot the tracer (``traced``) found with
+    :data:`SHAPED_KNOT` confidence stays."""
     knots = {
         colour: loop.knot
         for colour, loop in loops.items()
