@@ -4316,6 +4316,22 @@ def test_a_knot_the_checker_rules_out_moves_where_the_views_mark_its_likeliest_p
         turned_knot_odds=turned(ruled_out),
     ).loops["red"]
     assert near.knot == pytest.approx(knot, abs=1.0)
+    # A knot both doubted and ruled out has its loop scanned all along once, not twice:
+    # the places it asks far from the knot, the place and the tracer's knot, once each.
+    far_side, spacing = (100.0, 200.0), KNOT_SCAN_STEP * WIDTH
+    asked: list[tuple[float, float]] = []
+
+    def counted_knot_odds(places: list[tuple[float, float]]) -> list[float]:
+        asked.extend(places)
+        return knot_odds(places)
+
+    read = combine_knots(
+        loops, marks, 5.0, look_again=views(0.22, 0.23),
+        knot_odds=counted_knot_odds, turned_knot_odds=turned(ruled_out),
+    ).loops["red"]
+    assert read.knot == pytest.approx(place, abs=3.0)
+    scanned = [p for p in asked if math.dist(p, far_side) < spacing]
+    assert scanned and len(set(scanned)) == len(scanned)
 
 
 #: How many places along its loop the knot checker is asked about for one place.

@@ -32,6 +32,7 @@ none. This stage keeps what each is good at:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
@@ -1993,18 +1994,23 @@ def combine_knots(
                 knot_mark=away.score,
             )
     if knot_odds is not None:
+        pawn_width = detections.pawn_width
+        # Each loop is scanned all along at most once: a knot both doubted and ruled out
+        # asks about the same places twice (only the knot moves; the loop stays).
+        likeliest_on = functools.cache(
+            lambda colour: _likeliest_on_loop(loops.loops[colour], rings[colour], pawn_width,
+                                              knot_odds)
+        )
         loops_with_knots = _checked_knots(
-            loops_with_knots, loops.loops, marked, rings, reach, knot_odds, look_again,
-            detections.pawn_width, turned_knot_odds,
+            loops_with_knots, loops.loops, marked, rings, reach, knot_odds, likeliest_on,
+            look_again, pawn_width, turned_knot_odds,
         )
         if turned_knot_odds is not None and look_again is not None:
             loops_with_knots = _knots_ruled_out(
-                loops_with_knots, loops.loops, marked, rings, reach, detections.pawn_width,
-                knot_odds, turned_knot_odds, look_again,
+                loops_with_knots, loops.loops, marked, rings, reach, pawn_width,
+                likeliest_on, turned_knot_odds, look_again,
             )
-        loops_with_knots = _knots_scanned_for(
-            loops_with_knots, rings, detections.pawn_width, knot_odds
-        )
+        loops_with_knots = _knots_scanned_for(loops_with_knots, pawn_width, likeliest_on)
     found = {no_knot_warning(colour) for colour, loop in loops_with_knots.items()
              if loop.knot is not None}
     warnings = [w for w in warnings if w not in found]
@@ -2018,6 +2024,7 @@ def _checked_knots(
     rings: dict[str, LinearRing],
     reach: float,
     knot_odds: Callable[[list[Point]], Sequence[float]],
+    likeliest_on: Callable[[str], tuple[float, Point] | None],
     look_again: Callable[[Detection], Detection] | None = None,
     pawn_width: float = 0.0,
     turned_knot_odds: Callable[[list[Point]], Sequence[float]] | None = None,
@@ -2034,8 +2041,9 @@ def _checked_knots(
     :data:`CHECKED_ALONG` widths either side (:func:`_likeliest_along`), stands where
     the checker is surest, and must be likelier so than the knot asked alike; a
     nearer place is asked where it stands. Where no such place will do, the loop is
-    asked all along (:func:`_likeliest_on_loop`), and its likeliest place, at least
-    CHECKED_APART from the knot, is taken on the same terms, the views with no slack.
+    asked all along (``likeliest_on``, :func:`_likeliest_on_loop` for a colour), and its
+    likeliest place, at least CHECKED_APART from the knot, is taken on the same terms,
+    the views with no slack.
     Given ``turned_knot_odds`` (the checker asked about each crop turned the eight ways,
     averaged), a place is taken only where those odds are higher than at the knot's
     likeliest place along its loop: one crop's odds swing with a pixel or two, the
@@ -2101,9 +2109,7 @@ def _checked_knots(
             # than the knot: nothing marks it (with CHECKED_SLACK, two right knots of
             # 600 hard photos moved where the views marked 0.11 and 0.04 against 0.25
             # and 0.15).
-            found_on_loop = _likeliest_on_loop(
-                chosen[colour], rings[colour], pawn_width, knot_odds
-            )
+            found_on_loop = likeliest_on(colour)
             if found_on_loop is None:
                 continue
             best, likeliest = found_on_loop
@@ -2151,13 +2157,14 @@ def _knots_ruled_out(
     rings: dict[str, LinearRing],
     reach: float,
     pawn_width: float,
-    knot_odds: Callable[[list[Point]], Sequence[float]],
+    likeliest_on: Callable[[str], tuple[float, Point] | None],
     turned_knot_odds: Callable[[list[Point]], Sequence[float]],
     look_again: Callable[[Detection], Detection],
 ) -> dict[str, Loop]:
     """``loops``, each knot the checker rules out (under :data:`RULED_OUT_KNOT` asked
     about its crop turned the eight ways, ``turned_knot_odds``) moved to the place along
-    its loop that the checker (``knot_odds``) finds likeliest, where that lies at least
+    its loop that the checker finds likeliest (``likeliest_on``, :func:`_likeliest_on_loop`
+    for a colour), where that lies at least
     :data:`CHECKED_APART` ``pawn_width`` from it along the loop and the eight views
     (``look_again``, at the strongest of the loop's ``marked`` places within ``reach``)
     mark it more than the knot and at least :data:`VIEWED_KNOT`, and the checker asked
@@ -2177,7 +2184,7 @@ def _knots_ruled_out(
     for (colour, knot), odds in zip(knots.items(), turned, strict=True):
         if not odds < RULED_OUT_KNOT:  # (a NaN answer rules out nothing)
             continue
-        found = _likeliest_on_loop(loops[colour], rings[colour], pawn_width, knot_odds)
+        found = likeliest_on(colour)
         if found is None:
             continue
         likeliest_odds, likeliest = found
@@ -2258,20 +2265,20 @@ def _likeliest_along(
 
 def _knots_scanned_for(
     loops: dict[str, Loop],
-    rings: dict[str, LinearRing],
     pawn_width: float,
-    knot_odds: Callable[[list[Point]], Sequence[float]],
+    likeliest_on: Callable[[str], tuple[float, Point] | None],
 ) -> dict[str, Loop]:
-    """``loops``, each one without a knot given the place along its ring, asked every
-    :data:`KNOT_SCAN_STEP` pawn widths (at most :data:`KNOT_SCAN_MOST` places), where
-    the knot checker's odds are highest; its ``knot_confidence`` those odds. A loop
-    whose checker gives no finite answer stays without a knot."""
+    """``loops``, each one without a knot given the place along it where the knot
+    checker's odds are highest (``likeliest_on``, :func:`_likeliest_on_loop` for a
+    colour: asked every :data:`KNOT_SCAN_STEP` pawn widths, at most
+    :data:`KNOT_SCAN_MOST` places); its ``knot_confidence`` those odds. A loop whose
+    checker gives no finite answer stays without a knot."""
     knotless = [colour for colour, loop in loops.items() if loop.knot is None]
     if not knotless or not pawn_width > 0:
         return loops
     scanned = dict(loops)
     for colour in knotless:
-        found = _likeliest_on_loop(loops[colour], rings[colour], pawn_width, knot_odds)
+        found = likeliest_on(colour)
         if found is None:
             continue
         odds, place = found
