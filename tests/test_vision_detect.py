@@ -4317,7 +4317,8 @@ def test_a_knot_the_checker_rules_out_moves_where_the_views_mark_its_likeliest_p
     ).loops["red"]
     assert near.knot == pytest.approx(knot, abs=1.0)
     # A knot both doubted and ruled out has its loop scanned all along once, not twice:
-    # the places it asks far from the knot, the place and the tracer's knot, once each.
+    # each place asked far from all three (the knot, the place, the tracer's knot) is
+    # asked once.
     far_side, spacing = (100.0, 200.0), KNOT_SCAN_STEP * WIDTH
     asked: list[tuple[float, float]] = []
 

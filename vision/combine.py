@@ -1994,23 +1994,23 @@ def combine_knots(
                 knot_mark=away.score,
             )
     if knot_odds is not None:
-        pawn_width = detections.pawn_width
+        detected_width = detections.pawn_width
         # Each loop is scanned all along at most once: a knot both doubted and ruled out
         # asks about the same places twice (only the knot moves; the loop stays).
         likeliest_on = functools.cache(
-            lambda colour: _likeliest_on_loop(loops.loops[colour], rings[colour], pawn_width,
-                                              knot_odds)
+            lambda colour: _likeliest_on_loop(loops.loops[colour], rings[colour],
+                                              detected_width, knot_odds)
         )
         loops_with_knots = _checked_knots(
             loops_with_knots, loops.loops, marked, rings, reach, knot_odds, likeliest_on,
-            look_again, pawn_width, turned_knot_odds,
+            look_again, detected_width, turned_knot_odds,
         )
         if turned_knot_odds is not None and look_again is not None:
             loops_with_knots = _knots_ruled_out(
-                loops_with_knots, loops.loops, marked, rings, reach, pawn_width,
+                loops_with_knots, loops.loops, marked, rings, reach, detected_width,
                 likeliest_on, turned_knot_odds, look_again,
             )
-        loops_with_knots = _knots_scanned_for(loops_with_knots, pawn_width, likeliest_on)
+        loops_with_knots = _knots_scanned_for(loops_with_knots, detected_width, likeliest_on)
     found = {no_knot_warning(colour) for colour, loop in loops_with_knots.items()
              if loop.knot is not None}
     warnings = [w for w in warnings if w not in found]
@@ -2164,10 +2164,10 @@ def _knots_ruled_out(
     """``loops``, each knot the checker rules out (under :data:`RULED_OUT_KNOT` asked
     about its crop turned the eight ways, ``turned_knot_odds``) moved to the place along
     its loop that the checker finds likeliest (``likeliest_on``, :func:`_likeliest_on_loop`
-    for a colour), where that lies at least
-    :data:`CHECKED_APART` ``pawn_width`` from it along the loop and the eight views
-    (``look_again``, at the strongest of the loop's ``marked`` places within ``reach``)
-    mark it more than the knot and at least :data:`VIEWED_KNOT`, and the checker asked
+    for a colour), where that lies at least :data:`CHECKED_APART` ``pawn_width`` from it
+    along the loop and the eight views (``look_again``, at the strongest of the loop's
+    ``marked`` places within ``reach``) mark it more than the knot and at least
+    :data:`VIEWED_KNOT`, and the checker asked
     eight ways gives it more than the knot. Its ``knot_confidence`` is then the
     checker's odds there, its ``knot_mark`` the loop's strongest mark within ``reach``.
     A knot within ``reach`` of the knot the tracer (``traced``) found with
