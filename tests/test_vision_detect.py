@@ -86,6 +86,7 @@ from vision.combine import (
     PAWN_BASE_WIDTHS,
     PAWN_CUT_SCORE,
     RING_FROM,
+    RULED_OUT_FAINT_DEMON,
     RULED_OUT_KNOT,
     RULED_OUT_TABLE_HUE_DEMON,
     RULES_GHOST_REACH,
@@ -3437,6 +3438,43 @@ def test_a_pawn_kept_on_a_faint_mark_is_looked_for_as_it_was_read() -> None:
     assert combine_pawns(pawns, marks, faint_ghost).pawns == []
     marked = looked_at_by_colour({"white": 0.25, "yellow": KEEP_SCORE + 0.05}, [])
     assert [p.colour for p in combine_pawns(pawns, marks, marked).pawns] == ["yellow"]
+
+
+def test_a_demon_kept_on_a_faint_mark_goes_where_the_demon_checker_rules_it_out() -> None:
+    # A pawn's reddish shadow on dark wood under a harsh side light: the rules read a red
+    # demon, the detector marks it faintly in the one view and in the eight.
+    shadow, ghost = seen("red", (100.0, 100.0), 1.0), seen("white", (300.0, 100.0), 0.6)
+    faint = (KEEP_SCORE + CONFIRM_FROM) / 2
+    marks = Detections(
+        [mark("red", (102.0, 104.0), faint), mark("white", (302.0, 104.0), faint)], WIDTH
+    )
+    views = looked_at_as(CONFIRM_FROM, [])
+    asked: list[Point] = []
+
+    def checker(odds: float):
+        def demon_odds(places: list[Point]) -> list[float]:
+            asked.extend(places)
+            return [odds] * len(places)
+
+        return demon_odds
+
+    pawns = Pawns([shadow, ghost], WIDTH, [])
+    kept = combine_pawns(pawns, marks, views, demon_odds=checker(RULED_OUT_FAINT_DEMON - 0.01))
+    assert [p.colour for p in kept.pawns] == ["white"]  # a ghost is not asked about
+    assert asked == [(102.0, 104.0)]  # at the foot it would take
+    kept = combine_pawns(pawns, marks, views, demon_odds=checker(RULED_OUT_FAINT_DEMON))
+    assert [p.colour for p in kept.pawns] == ["red", "white"]
+    assert len(combine_pawns(pawns, marks, views, demon_odds=checker(math.nan)).pawns) == 2
+    # A demon of the table's hue looks pale against it, to the checker too: it stays.
+    ruled_out = checker(0.0)
+    hued = combine_pawns(pawns, marks, views, table_hue_colour="red", demon_odds=ruled_out)
+    assert [p.colour for p in hued.pawns] == ["red", "white"]
+    # A demon marked from CONFIRM_FROM is not asked about.
+    asked.clear()
+    sure = Detections([mark("red", (102.0, 104.0), CONFIRM_FROM + 0.05)], WIDTH)
+    alone = Pawns([shadow], WIDTH, [])
+    assert len(combine_pawns(alone, sure, views, demon_odds=checker(0.0)).pawns) == 1
+    assert asked == []
 
 
 def test_the_rules_doubts_about_pawns_are_kept_only_where_they_still_hold() -> None:

@@ -354,6 +354,14 @@ FAINT_TABLE_HUE_DEMON = 0.8
 #: too many fewer, its other false one given 0.995), none lost; the dev photos the same.
 #: It is asked as the demon is taken: one left out then keeps no neighbour's mark out.
 RULED_OUT_TABLE_HUE_DEMON = 0.05
+#: A demon of the colour rules kept on a faint mark (under CONFIRM_FROM) that the eight
+#: views confirm is dropped where the demon checker gives it under RULED_OUT_FAINT_DEMON
+#: (ninety-second session): under a harsh side light on dark wood, the long shadows of
+#: pawns are reddish and dark, the colour rules read them as red demons, and the detector
+#: marks them faintly in the one view and in the mean too (1660147: 0.16 and 0.15, the
+#: checker 0.000; 1660155: 0.24 and 0.21, the checker 0.001). The same bound as for the
+#: table's hue (RULED_OUT_TABLE_HUE_DEMON); the census is in docs/reader-history.md.
+RULED_OUT_FAINT_DEMON = 0.05
 #: A demon's mark in a corner of its colour with a ghost read within a pawn width of
 #: it (a demon half behind the ghost it touches, 820168, 840172) is added where the
 #: demon checker gives it at least BESIDE_GHOST_DEMON odds and the views' mean is at
@@ -605,6 +613,7 @@ def combine_pawns(
     *,
     table_hue_colour: str | None = None,
     loops: Loops | None = None,
+    demon_odds: Callable[[list[Point]], Sequence[float]] | None = None,
 ) -> Pawns:
     """The pawns of the colour rules, checked against the detector's marks.
 
@@ -641,6 +650,11 @@ def combine_pawns(
         The loops traced in the same photo (same pixels): a ghost mark under
         CONFIRM_FROM within :data:`FAINT_GHOST_CLEAR_OF_CROSSING` pawn widths of
         where two of them cross is not looked at again.
+    demon_odds : callable, optional
+        The demon checker's odds at places (:func:`vision.demon_check.demon_odds`
+        bound to the photo): a demon of the rules kept on a mark under CONFIRM_FROM
+        is dropped where it gives the mark under :data:`RULED_OUT_FAINT_DEMON`, as
+        one the eight views do not mark is (not one of ``table_hue_colour``).
 
     Returns
     -------
@@ -698,14 +712,19 @@ def combine_pawns(
                     confidence = ghost.score
                     confirmed_in_views = True
         look_for_it = mark.score < CONFIRM_FROM and not confirmed_in_views
-        if look_for_it and _unmarked_in_the_views(pawn, mark, look_again):
+        if look_for_it and (
+            _unmarked_in_the_views(pawn, mark, look_again)
+            or _demon_ruled_out(pawn, mark, demon_odds, table_hue_colour)
+        ):
             # Faintly marked in the one view, the pawn must be marked in the eight too:
             # a ghost's shadow on a white table, the rules' ghost by its outline, is
             # marked 0.12 in the one view and 0.0 in the mean (310088); the five rules'
             # pawns kept on faint marks over two generated sets (420 photos), all true,
             # 0.2-0.35 in the mean. The pawn as read is looked for (after the turn to a
             # ghost above): a faint mark of another colour does not keep a demon the
-            # views do not mark. Its mark stays taken: no other pawn is kept on it.
+            # views do not mark. A demon the views do mark must not be ruled out by the
+            # demon checker either (a pawn's reddish shadow on dark wood: 1660147).
+            # Its mark stays taken: no other pawn is kept on it.
             continue
         pawns.append(replace(pawn, foot=mark.xy, confidence=confidence))
         if mark.score < CONFIRM_FROM and pawn.kind == GHOST:
@@ -851,6 +870,23 @@ def _unmarked_in_the_views(
     if look_again is None:
         return False
     return look_again(replace(mark, kind=pawn.kind, colour=pawn.colour)).score < KEEP_SCORE
+
+
+def _demon_ruled_out(
+    pawn: SeenPawn,
+    mark: Detection,
+    demon_odds: Callable[[list[Point]], Sequence[float]] | None,
+    table_hue_colour: str | None,
+) -> bool:
+    """Whether ``pawn``, a demon, is given odds under :data:`RULED_OUT_FAINT_DEMON` by
+    the demon checker (``demon_odds``) at ``mark``, the foot it would take. A NaN
+    answer rules out nothing, nor is a ghost asked about, nor a demon of
+    ``table_hue_colour``: against its table it looks pale to the checker too (dev_0015,
+    green demons on green felt in a low sun, given under 0.05)."""
+    if demon_odds is None or pawn.kind != DEMON or pawn.colour == table_hue_colour:
+        return False
+    [odds] = demon_odds([mark.xy])
+    return bool(odds < RULED_OUT_FAINT_DEMON)
 
 
 def _likelier_ghost(

@@ -453,10 +453,19 @@ def _read_photo(
         table_hue = (
             strings.masks.table_hue_colour if isinstance(strings.masks, ColourMasks) else None
         )
+
+        def demon_odds_here(places: list[Point]) -> list[float]:
+            return [float(o) for o in demon_odds(photo.rgb, places, marks.pawn_width)]
+
         pawns = stage(
             "combine",
             lambda: combine_pawns(
-                seen, marks, look_again_at, table_hue_colour=table_hue, loops=traced
+                seen,
+                marks,
+                look_again_at,
+                table_hue_colour=table_hue,
+                loops=traced,
+                demon_odds=demon_odds_here,
             ),
         )
         kept = pawns
@@ -506,9 +515,6 @@ def _read_photo(
 
         def ghost_odds_here(places: list[Point]) -> list[float]:
             return [float(o) for o in ghost_odds(photo.rgb, places, marks.pawn_width)]
-
-        def demon_odds_here(places: list[Point]) -> list[float]:
-            return [float(o) for o in demon_odds(photo.rgb, places, marks.pawn_width)]
 
         # Only now are the fields known: a ghost stands in a field's centre.
         combined = pawns
