@@ -3467,11 +3467,16 @@ def test_a_demon_kept_on_a_faint_mark_goes_where_the_demon_checker_rules_it_out(
     assert len(combine_pawns(pawns, marks, views, demon_odds=checker(math.nan)).pawns) == 2
     # A demon of the table's hue looks pale against it, to the checker too: it stays.
     ruled_out = checker(0.0)
+    asked.clear()
     hued = combine_pawns(pawns, marks, views, table_hue_colour="red", demon_odds=ruled_out)
     assert [p.colour for p in hued.pawns] == ["red", "white"]
-    # A demon marked from CONFIRM_FROM is not asked about.
-    asked.clear()
-    sure = Detections([mark("red", (102.0, 104.0), CONFIRM_FROM + 0.05)], WIDTH)
+    assert asked == []
+    # A demon the views do not mark goes without the checker being asked; one marked
+    # from CONFIRM_FROM stays, unasked.
+    unmarked = looked_at_as(KEEP_SCORE - 0.05, [])
+    assert combine_pawns(pawns, marks, unmarked, demon_odds=checker(1.0)).pawns == []
+    assert asked == []
+    sure = Detections([mark("red", (102.0, 104.0), CONFIRM_FROM)], WIDTH)
     alone = Pawns([shadow], WIDTH, [])
     assert len(combine_pawns(alone, sure, views, demon_odds=checker(0.0)).pawns) == 1
     assert asked == []

@@ -634,7 +634,8 @@ def combine_pawns(
         colour at the same place are looked at the same way, and of those confirmed the
         one they mark most is added. A pawn of the
         rules kept on a mark under CONFIRM_FROM is dropped where the eight views mark
-        it less than :data:`KEEP_SCORE`; one the rules read as a demon turns into a
+        it less than :data:`KEEP_SCORE` (a demon, also where ``demon_odds`` rules it
+        out); one the rules read as a demon turns into a
         ghost where the views mark the detector's unsure ghost there more, and at
         least :data:`LIKELIER_GHOST_SCORE` (:func:`_likelier_ghost`), unless the
         demon is of the table's hue (``table_hue_colour``); one the rules read as a
@@ -653,8 +654,9 @@ def combine_pawns(
     demon_odds : callable, optional
         The demon checker's odds at places (:func:`vision.demon_check.demon_odds`
         bound to the photo): a demon of the rules kept on a mark under CONFIRM_FROM
-        is dropped where it gives the mark under :data:`RULED_OUT_FAINT_DEMON`, as
-        one the eight views do not mark is (not one of ``table_hue_colour``).
+        is dropped, like one the eight views do not mark, where it gives the mark
+        under :data:`RULED_OUT_FAINT_DEMON`; it is asked only after the views (when
+        given) confirm the demon, and not about a demon of ``table_hue_colour``.
 
     Returns
     -------
