@@ -635,7 +635,8 @@ def combine_pawns(
         one they mark most is added. A pawn of the
         rules kept on a mark under CONFIRM_FROM is dropped where the eight views mark
         it less than :data:`KEEP_SCORE` (a demon, also where ``demon_odds`` rules it
-        out); one the rules read as a demon turns into a
+        out), and is as sure as their mean where it stays; one the rules read as a
+        demon turns into a
         ghost where the views mark the detector's unsure ghost there more, and at
         least :data:`LIKELIER_GHOST_SCORE` (:func:`_likelier_ghost`), unless the
         demon is of the table's hue (``table_hue_colour``); one the rules read as a
@@ -713,11 +714,7 @@ def combine_pawns(
                     pawn = replace(pawn, kind=GHOST, colour=WHITE)
                     confidence = ghost.score
                     confirmed_in_views = True
-        look_for_it = mark.score < CONFIRM_FROM and not confirmed_in_views
-        if look_for_it and (
-            _unmarked_in_the_views(pawn, mark, look_again)
-            or _demon_ruled_out(pawn, mark, demon_odds, table_hue_colour)
-        ):
+        if mark.score < CONFIRM_FROM and not confirmed_in_views:
             # Faintly marked in the one view, the pawn must be marked in the eight too:
             # a ghost's shadow on a white table, the rules' ghost by its outline, is
             # marked 0.12 in the one view and 0.0 in the mean (310088); the five rules'
@@ -727,7 +724,17 @@ def combine_pawns(
             # views do not mark. A demon the views do mark must not be ruled out by the
             # demon checker either (a pawn's reddish shadow on dark wood: 1660147).
             # Its mark stays taken: no other pawn is kept on it.
-            continue
+            mean = _score_in_the_views(pawn, mark, look_again)
+            if (mean is not None and mean < KEEP_SCORE) or _demon_ruled_out(
+                pawn, mark, demon_odds, table_hue_colour
+            ):
+                continue
+            if mean is not None:
+                # As sure as the views see it, as a pawn added on a faint mark is: the
+                # rules are as sure of a shadow or a playing card's corner as of a pawn
+                # (1700176: a green card's corners, the rules 0.75-1.0, the views
+                # 0.13 and 0.31), and the overlay rings it for a look.
+                confidence = mean
         pawns.append(replace(pawn, foot=mark.xy, confidence=confidence))
         if mark.score < CONFIRM_FROM and pawn.kind == GHOST:
             faintly_marked.append(pawns[-1])
@@ -864,14 +871,14 @@ def _passed_over(
     )
 
 
-def _unmarked_in_the_views(
+def _score_in_the_views(
     pawn: SeenPawn, mark: Detection, look_again: Callable[[Detection], Detection] | None
-) -> bool:
-    """Whether, given ``look_again``, the eight views mark ``pawn`` (its kind and
-    colour, at ``mark``) less than :data:`KEEP_SCORE` in the mean."""
+) -> float | None:
+    """How much, given ``look_again``, the eight views mark ``pawn`` (its kind and
+    colour, at ``mark``) in the mean; None without ``look_again``."""
     if look_again is None:
-        return False
-    return look_again(replace(mark, kind=pawn.kind, colour=pawn.colour)).score < KEEP_SCORE
+        return None
+    return look_again(replace(mark, kind=pawn.kind, colour=pawn.colour)).score
 
 
 def _demon_ruled_out(
