@@ -81,8 +81,9 @@ from vision.trace import (
 #: A pawn the rules did not see is added when the detector is this sure of it.
 ADD_SCORE = 0.4
 #: An added pawn marked less than this gets a warning (the overlay rings the same
-#: pawns as unsure: vision.doubts.LOW_CONFIDENCE); surer ones would only crowd the
-#: list a player checks first.
+#: pawns as unsure: vision.doubts.LOW_CONFIDENCE, and with them, since the ninety-second
+#: session, the rules' pawns kept on faint marks, without a warning); surer ones would
+#: only crowd the list a player checks first.
 UNSURE_ADDED = 0.6
 #: A mark from CONFIRM_FROM (a ghost's from FAINT_GHOST_FROM) up to ADD_SCORE that no
 #: pawn kept stands at is scored again in eight views (vision.detect.look_again) and
@@ -285,7 +286,10 @@ FAINT_GHOST_REMARKS = (SHAPE_ONLY, FAINTLY_SEEN)
 #: photos of 1540000-1590000: 346 in 134 photos; the 342 at a true demon and the 2
 #: where nothing stands (1590152, 1590193: green demons too many on felt) had at most
 #: 0.08 eight ways (0.22 in one crop: 1560141, a green demon 0.88 widths from a ghost),
-#: the two at 1580163's ghosts 0.997 and 0.998. Only 1580163 changes.
+#: the two at 1580163's ghosts 0.997 and 0.998. Only 1580163 changes. Since the
+#: ninety-second session the rules' demons kept on faint marks are under UNSURE_ADDED
+#: too (as sure as the views' mean); read again, the 27 photos of 1660000-1700000 that
+#: have such pawns turned none of them into a ghost.
 FAINT_DEMON_GHOST = 0.9
 #: A demon the detector marks from CORNERED_DEMON_FROM, where no pawn was read, which
 #: stands in a corner of its own colour (see :func:`add_cornered_demons`) is
@@ -636,8 +640,8 @@ def combine_pawns(
         rules kept on a mark under CONFIRM_FROM is dropped where the eight views mark
         it less than :data:`KEEP_SCORE` (a demon, also where ``demon_odds`` rules it
         out), and is as sure as their mean where it stays; one the rules read as a
-        demon turns into a
-        ghost where the views mark the detector's unsure ghost there more, and at
+        demon turns into a ghost where the views mark the detector's unsure ghost there
+        more, and at
         least :data:`LIKELIER_GHOST_SCORE` (:func:`_likelier_ghost`), unless the
         demon is of the table's hue (``table_hue_colour``); one the rules read as a
         ghost, at which the detector's sure mark is a demon, stays a ghost where it
@@ -689,7 +693,8 @@ def combine_pawns(
         # a rules' ghost the eight views mark more than the sure demon stays one, as
         # sure as their mean), and a ghost's where it marks no pawn of the rules' kind
         # and colour there at all (then the pawn is only as sure as that mark) or the
-        # eight views mark the ghost more (then as sure as their mean).
+        # eight views mark the ghost more (then as sure as their mean); a pawn kept on
+        # a faint mark is as sure as the views' mean (below).
         confidence = max(pawn.confidence, mark.score)
         confirmed_in_views = False  # a ghost the eight views chose: not looked at twice
         if mark.colour != pawn.colour:
