@@ -91,6 +91,7 @@ from vision.combine import (
     RULED_OUT_TABLE_HUE_DEMON,
     RULES_GHOST_REACH,
     RULES_GHOST_SCORE,
+    SHAPED_DEMON_CHECKED,
     SHAPED_KNOT,
     STRONGER_BY,
     STRONGER_BY_BESIDE_PAWN,
@@ -1194,6 +1195,32 @@ def test_a_pawn_only_the_detector_sees_is_added_when_it_is_sure() -> None:
     combined = combine_pawns(pawns, sure)
     assert [p.colour for p in combined.pawns] == ["red"]
     assert combined.warnings == []
+
+
+def test_a_demon_added_on_its_shape_is_sure_where_the_demon_checker_confirms_it() -> None:
+    pawns = Pawns([], WIDTH, [])
+    shaped = ADD_SCORE + 0.05
+    marks = Detections(
+        [mark("green", (50.0, 50.0), shaped), mark("white", (300.0, 50.0), shaped)], WIDTH
+    )
+    asked: list[Point] = []
+
+    def checker(odds: float):
+        def demon_odds(places: list[Point]) -> list[float]:
+            asked.extend(places)
+            return [odds] * len(places)
+
+        return demon_odds
+
+    combined = combine_pawns(pawns, marks, demon_odds=checker(SHAPED_DEMON_CHECKED))
+    confidence = {p.colour: p.confidence for p in combined.pawns}
+    assert confidence == {"green": UNSURE_ADDED, "white": pytest.approx(shaped)}
+    assert [w.text for w in combined.warnings] == ["a white ghost at {at} seen only by its shape"]
+    assert asked == [(50.0, 50.0)]  # the demon alone: ghosts are left as they were
+    for odds in (SHAPED_DEMON_CHECKED - 0.01, math.nan):
+        unsure = combine_pawns(pawns, marks, demon_odds=checker(odds))
+        assert {p.colour: p.confidence for p in unsure.pawns}["green"] == pytest.approx(shaped)
+        assert len(unsure.warnings) == 2
 
 
 def test_a_pawn_marked_twice_takes_its_sure_mark_and_is_read_once() -> None:
