@@ -166,7 +166,7 @@ from vision.detect import (
     one_mark_per_pawn,
     peaks,
 )
-from vision.doubts import missed_pawn_places, missed_pawn_warning, no_knot_warning
+from vision.doubts import is_unsure, missed_pawn_places, missed_pawn_warning, no_knot_warning
 from vision.errors import ReadError
 from vision.ghost_check import CLEAR_OF_GHOST
 from vision.load import Photo, load_photo
@@ -1215,12 +1215,22 @@ def test_a_demon_added_on_its_shape_is_sure_where_the_demon_checker_confirms_it(
     combined = combine_pawns(pawns, marks, demon_odds=checker(SHAPED_DEMON_CHECKED))
     confidence = {p.colour: p.confidence for p in combined.pawns}
     assert confidence == {"green": UNSURE_ADDED, "white": pytest.approx(shaped)}
+    assert not is_unsure(confidence["green"])  # not ringed on the page
     assert [w.text for w in combined.warnings] == ["a white ghost at {at} seen only by its shape"]
     assert asked == [(50.0, 50.0)]  # the demon alone: ghosts are left as they were
     for odds in (SHAPED_DEMON_CHECKED - 0.01, math.nan):
         unsure = combine_pawns(pawns, marks, demon_odds=checker(odds))
         assert {p.colour: p.confidence for p in unsure.pawns}["green"] == pytest.approx(shaped)
-        assert len(unsure.warnings) == 2
+        assert sorted(w.text for w in unsure.warnings) == [
+            "a green demon at {at} seen only by its shape",
+            "a white ghost at {at} seen only by its shape",
+        ]
+    # A demon added surely is neither asked about nor made less sure.
+    asked.clear()
+    sure = Detections([mark("red", (50.0, 50.0), UNSURE_ADDED + 0.2)], WIDTH)
+    [pawn] = combine_pawns(pawns, sure, demon_odds=checker(1.0)).pawns
+    assert pawn.confidence == pytest.approx(UNSURE_ADDED + 0.2)
+    assert asked == []
 
 
 def test_a_pawn_marked_twice_takes_its_sure_mark_and_is_read_once() -> None:

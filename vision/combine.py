@@ -83,7 +83,8 @@ ADD_SCORE = 0.4
 #: An added pawn marked less than this gets a warning (the overlay rings the same
 #: pawns as unsure: vision.doubts.LOW_CONFIDENCE, and with them, since the ninety-second
 #: session, the rules' pawns kept on faint marks, without a warning); surer ones would
-#: only crowd the list a player checks first.
+#: only crowd the list a player checks first. A demon the demon checker confirms is
+#: excepted: it is as sure as UNSURE_ADDED, without a warning (SHAPED_DEMON_CHECKED).
 UNSURE_ADDED = 0.6
 #: A mark from CONFIRM_FROM (a ghost's from FAINT_GHOST_FROM) up to ADD_SCORE that no
 #: pawn kept stands at is scored again in eight views (vision.detect.look_again) and
@@ -289,7 +290,9 @@ FAINT_GHOST_REMARKS = (SHAPE_ONLY, FAINTLY_SEEN)
 #: the two at 1580163's ghosts 0.997 and 0.998. Only 1580163 changes. Since the
 #: ninety-second session the rules' demons kept on faint marks are under UNSURE_ADDED
 #: too (as sure as the views' mean); read again, the 27 photos of 1660000-1700000 that
-#: have such pawns turned none of them into a ghost.
+#: have such pawns turned none of them into a ghost. A demon added on its shape alone
+#: that the demon checker confirms (SHAPED_DEMON_CHECKED) is no longer under it, and
+#: not asked about.
 FAINT_DEMON_GHOST = 0.9
 #: A demon the detector marks from CORNERED_DEMON_FROM, where no pawn was read, which
 #: stands in a corner of its own colour (see :func:`add_cornered_demons`) is
@@ -670,7 +673,10 @@ def combine_pawns(
         bound to the photo): a demon of the rules kept on a mark under CONFIRM_FROM
         is dropped, like one the eight views do not mark, where it gives the mark
         under :data:`RULED_OUT_FAINT_DEMON`; it is asked only after the views (when
-        given) confirm the demon, and not about a demon of ``table_hue_colour``.
+        given) confirm the demon, and not about a demon of ``table_hue_colour``. A
+        demon added on a mark under :data:`UNSURE_ADDED` is as sure as UNSURE_ADDED,
+        without its "seen only by its shape" warning, where it gives it at least
+        :data:`SHAPED_DEMON_CHECKED` (a ghost is not asked about).
 
     Returns
     -------
