@@ -1197,6 +1197,16 @@ def test_a_pawn_only_the_detector_sees_is_added_when_it_is_sure() -> None:
     assert combined.warnings == []
 
 
+def checker_saying(odds: float, asked: list[Point]):
+    """A checker (``demon_odds``) giving ``odds`` at every place, noting the places."""
+
+    def say(places: list[Point]) -> list[float]:
+        asked.extend(places)
+        return [odds] * len(places)
+
+    return say
+
+
 def test_a_demon_added_on_its_shape_is_sure_where_the_demon_checker_confirms_it() -> None:
     pawns = Pawns([], WIDTH, [])
     shaped = ADD_SCORE + 0.05
@@ -1206,11 +1216,7 @@ def test_a_demon_added_on_its_shape_is_sure_where_the_demon_checker_confirms_it(
     asked: list[Point] = []
 
     def checker(odds: float):
-        def demon_odds(places: list[Point]) -> list[float]:
-            asked.extend(places)
-            return [odds] * len(places)
-
-        return demon_odds
+        return checker_saying(odds, asked)
 
     combined = combine_pawns(pawns, marks, demon_odds=checker(SHAPED_DEMON_CHECKED))
     confidence = {p.colour: p.confidence for p in combined.pawns}
@@ -3495,11 +3501,7 @@ def test_a_demon_kept_on_a_faint_mark_goes_where_the_demon_checker_rules_it_out(
     asked: list[Point] = []
 
     def checker(odds: float):
-        def demon_odds(places: list[Point]) -> list[float]:
-            asked.extend(places)
-            return [odds] * len(places)
-
-        return demon_odds
+        return checker_saying(odds, asked)
 
     pawns = Pawns([shadow, ghost], WIDTH, [])
     kept = combine_pawns(pawns, marks, views, demon_odds=checker(RULED_OUT_FAINT_DEMON - 0.01))
