@@ -375,7 +375,7 @@ RULED_OUT_FAINT_DEMON = 0.05
 #: are nearly always right, and warning of each made half the exact boards carry a
 #: doubt. Census on 1670000 and 1700000 (400 photos): 96 such demons right, 73 of them
 #: given 0.99 or more, the one wrong (1700170, a yellow demon on the blue mat) 0.022;
-#: of 84 such ghosts right 66 reach 0.99, and 3 wrong ghosts off the board (cups' rims)
+#: of 84 such ghosts right 66 reach 0.99, and 3 wrong ghosts off the board (boards still exact)
 #: 0.996-1.0, so ghosts are left as they were.
 SHAPED_DEMON_CHECKED = 0.99
 #: A demon's mark in a corner of its colour with a ghost read within a pawn width of
