@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from calibration.profile import ColourProfile
 from engine.colours import LINE_COLOURS, WHITE
 from vision.overlay import COLOURS_RGB
-from vision.parallel import map_in_threads
+from vision.parallel import all_at_once, for_each_band, map_in_threads, map_over_images
 
 #: Label values of :attr:`ColourMasks.labels`: 0 is the table.
 LABEL_COLOURS: tuple[str, ...] = ("table", *LINE_COLOURS, WHITE)
@@ -144,8 +144,16 @@ def first_foreground(
     # The first model is needed only for its residual, computed in its place (12 bytes
     # a pixel: the largest part of this stage's peak, freed on return).
     first = model_table(lab, small, window)
-    residual = np.subtract(lab, first, out=first)
+    residual = difference(lab, first, out=first)
     return np.asarray(table_distance(residual) > profile.min_contrast)
+
+
+def difference(a: FloatImage, b: FloatImage, out: FloatImage | None = None) -> FloatImage:
+    """``a - b`` (into ``out`` where given), in bands of rows in the reader's threads."""
+    if out is None:
+        out = np.empty_like(a)
+    for_each_band(lambda rows: np.subtract(a[rows], b[rows], out=out[rows]), *a.shape[:2])
+    return out
 
 
 def _inpaint(lab: FloatImage, hole: NDArray[np.bool_]) -> FloatImage:
@@ -228,7 +236,7 @@ def classify_colours(
     window = median_window(long_side or max(lab.shape[:2]))
     foreground = first_foreground(lab, small, window, profile)
     table = model_table(lab, small, window, foreground=foreground)
-    residual = lab - table
+    residual = difference(lab, table)
     distance = table_distance(residual)
     # Only a pixel unlike the table can be string or ghost, and those are a few per
     # cent of the photo: their hues are judged on them alone, not on every pixel.
@@ -354,12 +362,16 @@ class _Candidates:
         distance: FloatImage,
         profile: ColourProfile,
     ) -> _Candidates:
-        pixel = lab.reshape(-1, 3)[index]
-        under = table.reshape(-1, 3)[index]
+        # The four look-ups in the reader's threads (each is NumPy's, on one core).
+        pixel, under, gain, far = all_at_once([
+            lambda: lab.reshape(-1, 3)[index],
+            lambda: table.reshape(-1, 3)[index],
+            lambda: residual.reshape(-1, 3)[index, 0],
+            lambda: distance.ravel()[index],
+        ])
         a, b = pixel[:, 1].copy(), pixel[:, 2].copy()
         chroma = np.hypot(a, b)
         table_chroma = np.hypot(under[:, 1], under[:, 2])
-        gain = residual.reshape(-1, 3)[index, 0]
         # A shadow darkens the table and dulls its hue; it is no string even where it
         # stands out.
         hue_cos_to_table = (a * under[:, 1] + b * under[:, 2]) / np.maximum(
@@ -374,7 +386,7 @@ class _Candidates:
             table_chroma=table_chroma,
             lightness_gain=gain,
             table_lightness=under[:, 0].copy(),
-            stands_out=distance.ravel()[index] > profile.min_contrast,
+            stands_out=far > profile.min_contrast,
             faint=~shadow & (chroma > profile.min_chroma),
         )
 
@@ -456,8 +468,11 @@ def majority_filter(labels: NDArray[np.uint8], size: int = 5) -> NDArray[np.uint
     crop = np.ascontiguousarray(labels[box])  # flat indices into it below
     changing = np.flatnonzero(crop)
     votes = np.empty((len(LABEL_COLOURS), changing.size), np.uint16)
-    for k in range(1, len(LABEL_COLOURS)):
+
+    def count_votes(k: int) -> None:
         votes[k] = _votes(crop == k, size).ravel()[changing]
+
+    map_over_images(count_votes, range(1, len(LABEL_COLOURS)), crop.size)
     # Every window holds size² labels (OpenCV reflects the image at its edge), so the
     # table has the votes the colours leave.
     votes[0] = size * size - votes[1:].sum(axis=0, dtype=np.uint16)

@@ -36,6 +36,7 @@ from vision.networks import (
     load_network,
     run_on_part,
 )
+from vision.parallel import for_each_band, map_over_images
 from vision.parts import window_round
 from vision.pawn_size import SizerModel, width_ratios
 
@@ -314,10 +315,16 @@ def detector_input(rgb: NDArray[np.uint8], pawn_px: float) -> NDArray[np.float32
     # Both channels are functions of 8-bit values, so they are looked up in tables
     # made with the same arithmetic: the same numbers, without two logarithms a pixel.
     channels = np.empty((6, h, w), np.float32)
-    for c, (plane, under) in enumerate(zip(cv2.split(rgb), cv2.split(table), strict=True)):
-        channels[c] = np.asarray(cv2.LUT(plane, COLOUR_OF_LEVEL)).reshape(h, w)
-        pair = (plane.astype(np.uint16) << 8) | np.asarray(under, np.uint16)
-        np.take(RELATIVE_OF_PAIR, pair, out=channels[3 + c])
+
+    def look_up(rows: slice) -> None:
+        for c in range(3):
+            plane = rgb[rows, :, c]
+            np.take(COLOUR_OF_LEVEL.ravel(), plane, out=channels[c, rows])
+            pair = (plane.astype(np.uint16) << 8) | table[rows, :, c].astype(np.uint16)
+            np.take(RELATIVE_OF_PAIR, pair, out=channels[3 + c, rows])
+
+    # In bands of rows in the reader's threads: the look-ups are NumPy's, on one core.
+    for_each_band(look_up, h, w)
     return channels
 
 
@@ -908,22 +915,27 @@ def peaks(
     if output.ndim != 3 or output.shape[0] != len(OBJECTS) + 2:
         raise ValueError(f"expected {len(OBJECTS) + 2} output maps, got {output.shape}")
     heat = 1.0 / (1.0 + np.exp(-output[: len(OBJECTS)]))
-    found = []
     kernel = np.ones((3, 3), np.uint8)
-    for index, obj in enumerate(OBJECTS):
+
+    def peaks_of(index: int) -> list[tuple[str, float, tuple[float, float]]]:
         h = np.ascontiguousarray(heat[index], np.float32)
         top = h == cv2.dilate(h, kernel)
         ys, xs = np.nonzero(top & (h >= min_score))
-        for y, x in zip(ys.tolist(), xs.tolist(), strict=True):
-            dx, dy = float(output[-2, y, x]), float(output[-1, y, x])
-            found.append(
+        return [
+            (
+                OBJECTS[index],
+                float(h[y, x]),
                 (
-                    obj,
-                    float(h[y, x]),
-                    ((x + 0.5 + dx) * stride - 0.5, (y + 0.5 + dy) * stride - 0.5),
-                )
+                    (x + 0.5 + float(output[-2, y, x])) * stride - 0.5,
+                    (y + 0.5 + float(output[-1, y, x])) * stride - 0.5,
+                ),
             )
-    return found
+            for y, x in zip(ys.tolist(), xs.tolist(), strict=True)
+        ]
+
+    # The maps in the reader's threads (in order: the peaks are listed as before).
+    in_threads = map_over_images(peaks_of, range(len(OBJECTS)), heat[0].size)
+    return [peak for found in in_threads for peak in found]
 
 
 def draw_detections(rgb: NDArray[np.uint8], detections: Detections) -> NDArray[np.uint8]:

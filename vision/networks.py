@@ -242,19 +242,21 @@ class ScaledPart:
         grown = cv2.resize(maps.transpose(1, 2, 0), self.padded_size)
         grown = grown.reshape(self.padded_size[1], self.padded_size[0], count)
         scaled = grown[: self.size[1], : self.size[0]]
-        images: list[NDArray[np.uint8]] = []
-        for index in range(count):
-            # One map at a time: all of them at once in float at the part's size is
-            # 16 bytes a pixel, the largest allocation of a photo read at full size.
+
+        def back_to_photo(index: int) -> NDArray[np.uint8]:
             grown_one = cv2.resize(np.ascontiguousarray(scaled[:, :, index]), self.part_size)
             back: NDArray[np.uint8] = np.asarray(grown_one, np.float32).astype(np.uint8)
             if back.shape[:2] == tuple(shape[:2]):
-                images.append(back)
-                continue
+                return back
             whole = np.zeros(shape[:2], np.uint8)
             whole[self.box] = back
-            images.append(whole)
-        return images
+            return whole
+
+        # One map at a time in each of the reader's threads: all of them at once in
+        # float at the part's size is 16 bytes a pixel, the largest allocation of a
+        # photo read at full size (a part of more pixels than that is done one by one).
+        part_pixels = self.part_size[0] * self.part_size[1]
+        return parallel.map_over_images(back_to_photo, range(count), part_pixels)
 
 
 def run_on_part(

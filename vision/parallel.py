@@ -43,6 +43,9 @@ WORKERS = _workers()
 #: again at full size would hold two colours' distance maps and skeletons at once (100 MB
 #: more at the peak, which is kept under 1 GB).
 MAX_SHARED_PIXELS = 6_000_000
+#: Per-pixel work on images of fewer pixels than this is done in one thread: handing
+#: work to the pool costs about 0.1 ms, what a few NumPy passes over these take.
+MIN_SHARED_PIXELS = 100_000
 
 
 def _start_pool() -> None:
@@ -97,3 +100,29 @@ def both(
     """``(first(), second())``, the two computed at once as :func:`map_in_threads` does."""
     results = all_at_once([first, second], pixels)
     return results[0], results[1]
+
+
+
+
+def map_over_images(
+    function: Callable[[Item], Result], items: Iterable[Item], pixels: int
+) -> list[Result]:
+    """:func:`map_in_threads` for items that each work on an image of ``pixels``
+    pixels, but in turn in this thread where that is fewer than
+    :data:`MIN_SHARED_PIXELS`."""
+    if pixels < MIN_SHARED_PIXELS:
+        return [function(item) for item in items]
+    return map_in_threads(function, items, pixels)
+
+
+def for_each_band(function: Callable[[slice], Any], height: int, width: int) -> None:
+    """``function(rows)`` for bands of the rows ``0..height`` of an image ``width``
+    wide, one band for each of the reader's threads (one band in all where the image
+    has fewer than :data:`MIN_SHARED_PIXELS` pixels): for per-pixel NumPy work, which
+    runs on one core, and through memory about as fast in one large band as in many."""
+    if height < 0 or width < 0:
+        raise ValueError(f"an image is at least 0 x 0 pixels, got {height} x {width}")
+    shared = height * width >= MIN_SHARED_PIXELS
+    rows = max(-(-height // WORKERS), 1) if shared else max(height, 1)
+    bands = [slice(top, min(top + rows, height)) for top in range(0, height, rows)]
+    map_in_threads(function, bands)
