@@ -33,6 +33,7 @@ from engine.placement import (
     Location,
     locate_creatures,
 )
+from vision import parallel
 from vision.combine import (
     ADD_SCORE,
     ALONG_REACH,
@@ -260,9 +261,13 @@ def test_the_input_is_colour_and_colour_against_the_table() -> None:
     assert channels[:3, 5, 5] == pytest.approx(np.array([150, 120, 90]) / 255 - 0.5, abs=1e-6)
 
 
-def test_the_input_is_the_colour_and_its_log_ratio_to_the_table_for_every_level() -> None:
+def test_the_input_is_the_colour_and_its_log_ratio_to_the_table_for_every_level(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # The channels come from look-up tables: they must be what the formulas give, for
-    # all 256 levels of the photo against all levels of the table.
+    # all 256 levels of the photo against all levels of the table (looked up in two
+    # bands of rows, one a thread).
+    monkeypatch.setattr(parallel, "WORKERS", 2)
     levels = np.arange(256, dtype=np.uint8)
     image = np.stack(np.meshgrid(levels, levels), axis=-1)[..., [0, 1, 0]]
     image = np.ascontiguousarray(np.repeat(np.repeat(image, 2, axis=0), 2, axis=1))

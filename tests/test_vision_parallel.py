@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from vision import parallel
-from vision.parallel import MAX_SHARED_PIXELS, all_at_once, both, map_in_threads
+from vision.parallel import (
+    MAX_SHARED_PIXELS,
+    MIN_SHARED_PIXELS,
+    all_at_once,
+    both,
+    for_each_band,
+    map_in_threads,
+    map_over_images,
+)
 from vision.reader import read_photo
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
@@ -38,6 +46,37 @@ def test_the_items_run_in_other_threads_unless_the_image_is_large() -> None:
     assert all(name.startswith("vision") for name in map_in_threads(thread_name, range(4)))
     alone = map_in_threads(thread_name, range(4), pixels=MAX_SHARED_PIXELS + 1)
     assert alone == [threading.current_thread().name] * 4
+
+
+@pytest.mark.usefixtures("two_workers")
+def test_work_on_small_images_stays_in_this_thread() -> None:
+    def thread_name(_: int) -> str:
+        return threading.current_thread().name
+
+    here = threading.current_thread().name
+    assert map_over_images(thread_name, range(4), MIN_SHARED_PIXELS - 1) == [here] * 4
+    shared = map_over_images(thread_name, range(4), MIN_SHARED_PIXELS)
+    assert all(name.startswith("vision") for name in shared)
+
+
+@pytest.mark.usefixtures("two_workers")
+def test_the_bands_cover_every_row_once_one_band_a_thread() -> None:
+    seen: list[tuple[int, int, str]] = []
+
+    def note(rows: slice) -> None:
+        seen.append((rows.start, rows.stop, threading.current_thread().name))
+
+    for_each_band(note, 1001, MIN_SHARED_PIXELS // 1000)
+    assert sorted((start, stop) for start, stop, _ in seen) == [(0, 501), (501, 1001)]
+    assert all(name.startswith("vision") for _, _, name in seen)
+    seen.clear()
+    for_each_band(note, 10, 10)  # a small image: one band, here
+    assert seen == [(0, 10, threading.current_thread().name)]
+    seen.clear()
+    for_each_band(note, 0, 10)
+    assert seen == []
+    with pytest.raises(ValueError, match="0 x 0"):
+        for_each_band(note, -1, 10)
 
 
 @pytest.mark.usefixtures("two_workers")
