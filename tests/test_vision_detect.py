@@ -68,7 +68,9 @@ from vision.combine import (
     FAINT_GHOST_CLEAR_OF_CROSSING,
     FAINT_GHOST_DOUBT,
     FAINT_GHOST_FROM,
+    FAINT_RULES_GHOST,
     FAINT_TABLE_HUE_DEMON,
+    HEAD_REACH,
     HIDDEN_GHOST_REACH,
     KEEP_SCORE,
     KNOT_CONTEST,
@@ -3428,8 +3430,20 @@ def test_a_rules_ghost_marked_faintly_beside_a_sure_ghost_mark_is_that_ghost() -
     touching = Pawns([seen("red", (100.0, 100.0), 0.6)], WIDTH, [])
     red_marks = [marks[0], mark("red", (101.0, 100.0), 0.15)]
     assert len(combine_pawns(touching, Detections(red_marks, WIDTH)).pawns) == 2
-    surer = [marks[0], mark("white", (101.0, 100.0), CONFIRM_FROM + 0.05)]
+    surer = [marks[0], mark("white", (101.0, 100.0), FAINT_RULES_GHOST + 0.05)]
     assert len(combine_pawns(rules, Detections(surer, WIDTH)).pawns) == 2
+    # Marked under FAINT_RULES_GHOST but more than CONFIRM_FROM, within HEAD_REACH it is
+    # a tall ghost's head, its foot marked more (1710077: 0.36 at the head, 0.53 at the
+    # foot); farther, a second ghost touching the first (1670128).
+    foot = mark("white", (100.0 + (HEAD_REACH - 0.05) * WIDTH, 100.0), 0.7)
+    head = [foot, mark("white", (100.0, 100.0), FAINT_RULES_GHOST - 0.05)]
+    [ghost] = combine_pawns(rules, Detections(head, WIDTH)).pawns
+    assert ghost.foot == foot.xy
+    touching = [replace(foot, xy=(100.0 + (HEAD_REACH + 0.05) * WIDTH, 100.0)), head[1]]
+    assert len(combine_pawns(rules, Detections(touching, WIDTH)).pawns) == 2
+    fainter = [foot, mark("white", (100.0, 100.0), CONFIRM_FROM - 0.05)]
+    [ghost] = combine_pawns(rules, Detections(fainter, WIDTH)).pawns
+    assert ghost.foot == foot.xy
     # Two demons of a colour touching stand as near, one of them marked faintly.
     demons = Pawns([seen("green", (100.0, 100.0), 0.7)], WIDTH, [])
     green_marks = [mark("green", marks[0].xy, 0.7), mark("green", (101.0, 100.0), 0.15)]
