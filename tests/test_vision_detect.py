@@ -3444,6 +3444,14 @@ def test_a_rules_ghost_marked_faintly_beside_a_sure_ghost_mark_is_that_ghost() -
     fainter = [foot, mark("white", (100.0, 100.0), CONFIRM_FROM - 0.05)]
     [ghost] = combine_pawns(rules, Detections(fainter, WIDTH)).pawns
     assert ghost.foot == foot.xy
+    # A rules' ghost so faint gives way to one of the rules marked from CONFIRM_FROM,
+    # however it is marked itself: the shadow's foot to the ghost's.
+    kept_mark = mark("white", (100.0 + 0.8 * WIDTH, 100.0), CONFIRM_FROM + 0.05)
+    two = Pawns([seen("white", (100.0, 100.0), 0.6), seen("white", kept_mark.xy, 0.6)],
+                WIDTH, [])
+    faint_pair = [kept_mark, mark("white", (100.0, 100.0), CONFIRM_FROM - 0.1)]
+    [ghost] = combine_pawns(two, Detections(faint_pair, WIDTH)).pawns
+    assert ghost.foot == kept_mark.xy
     # Two demons of a colour touching stand as near, one of them marked faintly.
     demons = Pawns([seen("green", (100.0, 100.0), 0.7)], WIDTH, [])
     green_marks = [mark("green", marks[0].xy, 0.7), mark("green", (101.0, 100.0), 0.15)]

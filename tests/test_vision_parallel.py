@@ -166,4 +166,7 @@ def test_a_photo_reads_the_same_with_threads_as_without(monkeypatch: pytest.Monk
     monkeypatch.setattr(parallel, "WORKERS", 2)
     threaded = read_photo(photo).report
     assert threaded == alone
+    # Every image shared out, however small (the eight views' maps, a few candidates).
+    monkeypatch.setattr(parallel, "MIN_SHARED_PIXELS", 0)
+    assert read_photo(photo).report == alone
     assert alone["creatures"] and len(alone["lines"]) == 4

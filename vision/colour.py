@@ -13,6 +13,7 @@ separate stage then reads by shape.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -22,7 +23,7 @@ from numpy.typing import NDArray
 from calibration.profile import ColourProfile
 from engine.colours import LINE_COLOURS, WHITE
 from vision.overlay import COLOURS_RGB
-from vision.parallel import all_at_once, for_each_band, map_in_threads, map_over_images
+from vision.parallel import for_each_band, map_in_threads, map_over_images
 
 #: Label values of :attr:`ColourMasks.labels`: 0 is the table.
 LABEL_COLOURS: tuple[str, ...] = ("table", *LINE_COLOURS, WHITE)
@@ -363,12 +364,13 @@ class _Candidates:
         profile: ColourProfile,
     ) -> _Candidates:
         # The four look-ups in the reader's threads (each is NumPy's, on one core).
-        pixel, under, gain, far = all_at_once([
+        look_ups: list[Callable[[], FloatImage]] = [
             lambda: lab.reshape(-1, 3)[index],
             lambda: table.reshape(-1, 3)[index],
             lambda: residual.reshape(-1, 3)[index, 0],
             lambda: distance.ravel()[index],
-        ])
+        ]
+        pixel, under, gain, far = map_over_images(lambda look: look(), look_ups, index.size)
         a, b = pixel[:, 1].copy(), pixel[:, 2].copy()
         chroma = np.hypot(a, b)
         table_chroma = np.hypot(under[:, 1], under[:, 2])

@@ -168,15 +168,16 @@ TOUCHING_DOUBT_REACH = (0.7, 1.2)
 #: 97.1 -> 98.1 % on the dev photos, for no pawn lost.)
 KEEP_SCORE = 0.1
 #: A rules' ghost kept on a mark under CONFIRM_FROM is dropped where a ghost marked
-#: more surely stands within a pawn width: the same ghost, its foot put by the rules in
-#: its shadow. Kept on a mark under FAINT_RULES_GHOST, it is dropped where that ghost
-#: stands within HEAD_REACH pawn widths: the rules put a tall ghost's foot at its head,
+#: from CONFIRM_FROM stands within a pawn width: the same ghost, its foot put by the
+#: rules in its shadow. Kept on a mark under FAINT_RULES_GHOST, it is dropped where a
+#: ghost marked from FAINT_RULES_GHOST (or added) stands within HEAD_REACH pawn widths:
+#: the rules put a tall ghost's foot at its head,
 #: where the detector marks it less than its foot (1710077: 0.36 at the head, 0.53 at
 #: the foot, 0.56 widths apart, one ghost read twice). Not farther: two ghosts touching
 #: (a planted two-ghosts-in-field, 1670128: marked 0.39 and 0.47, 0.85 widths apart)
 #: stand from TOUCHING_DOUBT_REACH's 0.7 widths apart.
 FAINT_RULES_GHOST = ADD_SCORE
-HEAD_REACH = 0.7
+HEAD_REACH = TOUCHING_DOUBT_REACH[0]
 #: A pawn both see takes the detector's kind and colour where its mark is this strong
 #: (a ghost under a warm lamp looks yellow to the colour rules, not to the detector).
 #: A fainter ghost mark turns the rules' demon into a ghost too where the detector
@@ -700,8 +701,7 @@ def combine_pawns(
     rings = [LinearRing(np.asarray(loop.points)) for loop in traced]
     taken: set[int] = set()
     pawns: list[SeenPawn] = []
-    # The rules' ghosts kept on marks under FAINT_RULES_GHOST, and how near a ghost
-    # marked more surely makes each the same ghost (below).
+    # The rules' ghosts kept on marks under FAINT_RULES_GHOST, and those marks' scores.
     faintly_marked: dict[int, float] = {}
     unmarked_ghosts: list[SeenPawn] = []  # the rules' ghosts no mark kept
     for pawn in seen.pawns:
@@ -769,8 +769,7 @@ def combine_pawns(
                 confidence = mean
         pawns.append(replace(pawn, foot=mark.xy, confidence=confidence))
         if mark.score < FAINT_RULES_GHOST and pawn.kind == GHOST:
-            same_within = 1.0 if mark.score < CONFIRM_FROM else HEAD_REACH
-            faintly_marked[id(pawns[-1])] = same_within * width
+            faintly_marked[id(pawns[-1])] = mark.score
     added: list[Detection] = []
     not_confirmed: list[Detection] = []  # as looked at again
     # Where the one view marks a pawn in two maps, the eight views may see the fainter
@@ -839,11 +838,15 @@ def combine_pawns(
     # it at its head, marked less than its foot (FAINT_RULES_GHOST). (A field holds one
     # ghost, so ghosts touching are rare; not so demons: two of a colour touching stand
     # as near, and one of them may be marked faintly.)
-    surer = [p for p in pawns if id(p) not in faintly_marked]
-    pawns = [
-        p for p in pawns
-        if id(p) not in faintly_marked or not _beside_own_colour(p, surer, faintly_marked[id(p)])
-    ]
+    def same_ghost(ghost: SeenPawn) -> bool:
+        surer_from, reach = (
+            (CONFIRM_FROM, 1.0) if faintly_marked[id(ghost)] < CONFIRM_FROM
+            else (FAINT_RULES_GHOST, HEAD_REACH)
+        )
+        surer = [p for p in pawns if faintly_marked.get(id(p), 1.0) >= surer_from]
+        return _beside_own_colour(ghost, surer, reach * width)
+
+    pawns = [p for p in pawns if id(p) not in faintly_marked or not same_ghost(p)]
     # The rules' doubts where they still hold for the pawns kept, then the pawns only
     # the shape showed, and not surely (a demon the checker confirms is sure enough).
     checked = _demons_checked_sure(

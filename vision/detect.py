@@ -319,9 +319,11 @@ def detector_input(rgb: NDArray[np.uint8], pawn_px: float) -> NDArray[np.float32
     def look_up(rows: slice) -> None:
         for c in range(3):
             plane = rgb[rows, :, c]
-            np.take(COLOUR_OF_LEVEL.ravel(), plane, out=channels[c, rows])
+            # (Indices of bytes are always in the tables: "clip" checks nothing, and
+            # writes straight into ``out`` without a buffer of its own.)
+            np.take(COLOUR_OF_LEVEL.ravel(), plane, out=channels[c, rows], mode="clip")
             pair = (plane.astype(np.uint16) << 8) | table[rows, :, c].astype(np.uint16)
-            np.take(RELATIVE_OF_PAIR, pair, out=channels[3 + c, rows])
+            np.take(RELATIVE_OF_PAIR, pair, out=channels[3 + c, rows], mode="clip")
 
     # In bands of rows in the reader's threads: the look-ups are NumPy's, on one core.
     for_each_band(look_up, h, w)

@@ -252,9 +252,10 @@ class ScaledPart:
             whole[self.box] = back
             return whole
 
-        # One map at a time in each of the reader's threads: all of them at once in
-        # float at the part's size is 16 bytes a pixel, the largest allocation of a
-        # photo read at full size (a part of more pixels than that is done one by one).
+        # One map at a time in each of the reader's threads (4 + 1 bytes a pixel each):
+        # all of them at once in float at the part's size is 16 bytes a pixel, the
+        # largest allocation of a photo read at full size, and a part of more than
+        # MAX_SHARED_PIXELS, as that is, has its maps done one by one.
         part_pixels = self.part_size[0] * self.part_size[1]
         return parallel.map_over_images(back_to_photo, range(count), part_pixels)
 

@@ -1,9 +1,11 @@
-"""Work on the colours at once, one thread each.
+"""Work on the colours at once, one thread each, and on large images a band or a map
+a thread.
 
 Most of a reading is OpenCV, NumPy and scikit-image working on whole masks, and they
 let go of Python's lock in their loops, so the strings of two colours are skeletonised
-or measured on two cores at the same time. The results are collected in the order of
-the items, so a reading is the same whichever thread finishes first.
+or measured on two cores at the same time, and NumPy's per-pixel work, which runs on one
+core, is shared out in bands of rows or one image a thread. The results are collected
+in the order of the items, so a reading is the same whichever thread finishes first.
 """
 
 from __future__ import annotations
@@ -102,8 +104,6 @@ def both(
     return results[0], results[1]
 
 
-
-
 def map_over_images(
     function: Callable[[Item], Result], items: Iterable[Item], pixels: int
 ) -> list[Result]:
@@ -123,6 +123,6 @@ def for_each_band(function: Callable[[slice], Any], height: int, width: int) -> 
     if height < 0 or width < 0:
         raise ValueError(f"an image is at least 0 x 0 pixels, got {height} x {width}")
     shared = height * width >= MIN_SHARED_PIXELS
-    rows = max(-(-height // WORKERS), 1) if shared else max(height, 1)
+    rows = -(-height // WORKERS) if shared else max(height, 1)
     bands = [slice(top, min(top + rows, height)) for top in range(0, height, rows)]
     map_in_threads(function, bands)
