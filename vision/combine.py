@@ -171,11 +171,11 @@ KEEP_SCORE = 0.1
 #: from CONFIRM_FROM stands within a pawn width: the same ghost, its foot put by the
 #: rules in its shadow. Kept on a mark under FAINT_RULES_GHOST, it is dropped where a
 #: ghost marked from FAINT_RULES_GHOST (or added) stands within HEAD_REACH pawn widths:
-#: the rules put a tall ghost's foot at its head,
-#: where the detector marks it less than its foot (1710077: 0.36 at the head, 0.53 at
-#: the foot, 0.56 widths apart, one ghost read twice). Not farther: two ghosts touching
-#: (a planted two-ghosts-in-field, 1670128: marked 0.39 and 0.47, 0.85 widths apart)
-#: stand from TOUCHING_DOUBT_REACH's 0.7 widths apart.
+#: the rules put a tall ghost's foot at its head, where the detector marks it less than
+#: its foot (1710077: 0.36 at the head, 0.53 at the foot, 0.56 widths apart, one ghost
+#: read twice). Not farther: two ghosts touching (a planted two-ghosts-in-field,
+#: 1670128: marked 0.39 and 0.47, 0.85 widths apart) stand from TOUCHING_DOUBT_REACH's
+#: 0.7 widths apart.
 FAINT_RULES_GHOST = ADD_SCORE
 HEAD_REACH = TOUCHING_DOUBT_REACH[0]
 #: A pawn both see takes the detector's kind and colour where its mark is this strong
