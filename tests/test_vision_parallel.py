@@ -17,7 +17,6 @@ from vision.parallel import (
     both,
     for_each_band,
     map_in_threads,
-    map_over_images,
 )
 from vision.reader import read_photo
 
@@ -54,8 +53,8 @@ def test_work_on_small_images_stays_in_this_thread() -> None:
         return threading.current_thread().name
 
     here = threading.current_thread().name
-    assert map_over_images(thread_name, range(4), MIN_SHARED_PIXELS - 1) == [here] * 4
-    shared = map_over_images(thread_name, range(4), MIN_SHARED_PIXELS)
+    assert map_in_threads(thread_name, range(4), MIN_SHARED_PIXELS - 1) == [here] * 4
+    shared = map_in_threads(thread_name, range(4), MIN_SHARED_PIXELS)
     assert all(name.startswith("vision") for name in shared)
 
 

@@ -13,7 +13,6 @@ separate stage then reads by shape.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -23,7 +22,7 @@ from numpy.typing import NDArray
 from calibration.profile import ColourProfile
 from engine.colours import LINE_COLOURS, WHITE
 from vision.overlay import COLOURS_RGB
-from vision.parallel import for_each_band, map_in_threads, map_over_images
+from vision.parallel import all_at_once, for_each_band, map_in_threads
 
 #: Label values of :attr:`ColourMasks.labels`: 0 is the table.
 LABEL_COLOURS: tuple[str, ...] = ("table", *LINE_COLOURS, WHITE)
@@ -364,13 +363,15 @@ class _Candidates:
         profile: ColourProfile,
     ) -> _Candidates:
         # The four look-ups in the reader's threads (each is NumPy's, on one core).
-        look_ups: list[Callable[[], FloatImage]] = [
-            lambda: lab.reshape(-1, 3)[index],
-            lambda: table.reshape(-1, 3)[index],
-            lambda: residual.reshape(-1, 3)[index, 0],
-            lambda: distance.ravel()[index],
-        ]
-        pixel, under, gain, far = map_over_images(lambda look: look(), look_ups, index.size)
+        pixel, under, gain, far = all_at_once(
+            [
+                lambda: lab.reshape(-1, 3)[index],
+                lambda: table.reshape(-1, 3)[index],
+                lambda: residual.reshape(-1, 3)[index, 0],
+                lambda: distance.ravel()[index],
+            ],
+            index.size,
+        )
         a, b = pixel[:, 1].copy(), pixel[:, 2].copy()
         chroma = np.hypot(a, b)
         table_chroma = np.hypot(under[:, 1], under[:, 2])
@@ -474,7 +475,7 @@ def majority_filter(labels: NDArray[np.uint8], size: int = 5) -> NDArray[np.uint
     def count_votes(k: int) -> None:
         votes[k] = _votes(crop == k, size).ravel()[changing]
 
-    map_over_images(count_votes, range(1, len(LABEL_COLOURS)), crop.size)
+    map_in_threads(count_votes, range(1, len(LABEL_COLOURS)), crop.size)
     # Every window holds size² labels (OpenCV reflects the image at its edge), so the
     # table has the votes the colours leave.
     votes[0] = size * size - votes[1:].sum(axis=0, dtype=np.uint16)

@@ -664,9 +664,8 @@ def combine_pawns(
         it less than :data:`KEEP_SCORE` (a demon, also where ``demon_odds`` rules it
         out), and is as sure as their mean where it stays; one the rules read as a
         demon turns into a ghost where the views mark the detector's unsure ghost there
-        more, and at
-        least :data:`LIKELIER_GHOST_SCORE` (:func:`_likelier_ghost`), unless the
-        demon is of the table's hue (``table_hue_colour``); one the rules read as a
+        more, and at least :data:`LIKELIER_GHOST_SCORE` (:func:`_likelier_ghost`),
+        unless the demon is of the table's hue (``table_hue_colour``); one the rules read as a
         ghost, at which the detector's sure mark is a demon, stays a ghost where it
         marks a ghost there too and the views mark that more, on the same terms
         (:func:`_ghost_kept`). Ghost marks are looked at again from the fainter

@@ -36,7 +36,7 @@ from vision.networks import (
     load_network,
     run_on_part,
 )
-from vision.parallel import for_each_band, map_over_images
+from vision.parallel import for_each_band, map_in_threads
 from vision.parts import window_round
 from vision.pawn_size import SizerModel, width_ratios
 
@@ -936,7 +936,7 @@ def peaks(
         ]
 
     # The maps in the reader's threads (in order: the peaks are listed as before).
-    in_threads = map_over_images(peaks_of, range(len(OBJECTS)), heat[0].size)
+    in_threads = map_in_threads(peaks_of, range(len(OBJECTS)), heat[0].size)
     return [peak for found in in_threads for peak in found]
 
 

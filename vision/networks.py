@@ -257,7 +257,7 @@ class ScaledPart:
         # largest allocation of a photo read at full size, and a part of more than
         # MAX_SHARED_PIXELS, as that is, has its maps done one by one.
         part_pixels = self.part_size[0] * self.part_size[1]
-        return parallel.map_over_images(back_to_photo, range(count), part_pixels)
+        return parallel.map_in_threads(back_to_photo, range(count), part_pixels)
 
 
 def run_on_part(

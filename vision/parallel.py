@@ -68,17 +68,18 @@ _in_pool = threading.local()
 
 
 def map_in_threads(
-    function: Callable[[Item], Result], items: Iterable[Item], pixels: int = 0
+    function: Callable[[Item], Result], items: Iterable[Item], pixels: int | None = None
 ) -> list[Result]:
     """``[function(item) for item in items]``, computed in the reader's threads, unless
-    each item works on an image of more than :data:`MAX_SHARED_PIXELS` ``pixels``.
+    each item works on an image of more than :data:`MAX_SHARED_PIXELS` ``pixels`` or
+    fewer than :data:`MIN_SHARED_PIXELS` (None: of no image, or of one not measured).
 
     A call from inside one of those threads runs in that thread, one item after the
     other: a task that waited for tasks queued behind it could wait for ever.
     """
     items = list(items)
-    alone = pixels > MAX_SHARED_PIXELS or getattr(_in_pool, "active", False)
-    if WORKERS < 2 or len(items) < 2 or alone:
+    alone = pixels is not None and not MIN_SHARED_PIXELS <= pixels <= MAX_SHARED_PIXELS
+    if WORKERS < 2 or len(items) < 2 or alone or getattr(_in_pool, "active", False):
         return [function(item) for item in items]
 
     def run(item: Item) -> Result:
@@ -91,28 +92,17 @@ def map_in_threads(
     return list(_pool.map(run, items))
 
 
-def all_at_once(jobs: Iterable[Callable[[], Any]], pixels: int = 0) -> list[Any]:
+def all_at_once(jobs: Iterable[Callable[[], Any]], pixels: int | None = None) -> list[Any]:
     """``[job() for job in jobs]``, computed at once as :func:`map_in_threads` does."""
     return map_in_threads(lambda job: job(), jobs, pixels)
 
 
 def both(
-    first: Callable[[], First], second: Callable[[], Second], pixels: int = 0
+    first: Callable[[], First], second: Callable[[], Second], pixels: int | None = None
 ) -> tuple[First, Second]:
     """``(first(), second())``, the two computed at once as :func:`map_in_threads` does."""
     results = all_at_once([first, second], pixels)
     return results[0], results[1]
-
-
-def map_over_images(
-    function: Callable[[Item], Result], items: Iterable[Item], pixels: int
-) -> list[Result]:
-    """:func:`map_in_threads` for items that each work on an image of ``pixels``
-    pixels, but in turn in this thread where that is fewer than
-    :data:`MIN_SHARED_PIXELS`."""
-    if pixels < MIN_SHARED_PIXELS:
-        return [function(item) for item in items]
-    return map_in_threads(function, items, pixels)
 
 
 def for_each_band(function: Callable[[slice], Any], height: int, width: int) -> None:
