@@ -17,7 +17,7 @@ from PIL import Image
 
 import vision.load
 from vision.errors import PhotoError
-from vision.load import _UPRIGHT, load_photo, working_scale
+from vision.load import _UPRIGHT, _copied, _upright, load_photo, working_scale
 
 #: Stored picture → upright picture for each EXIF orientation (inverse of the viewer's
 #: transposition: the two rotations swap, the flips undo themselves).
@@ -283,6 +283,18 @@ def test_a_grey_jpeg_of_odd_size_has_pillows_pixels_in_a_box() -> None:
     height, width = part.rgb.shape[:2]
     assert part.scale == 2.0 and part.size == (1283, 961) and (left, top) == (50, 101)
     assert np.array_equal(part.rgb, upright[top : top + height, left : left + width])
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_a_turned_view_is_copied_pixel_for_pixel(orientation: int) -> None:
+    # OpenCV turns and mirrors the decoded pixels (NumPy's copy of a turned view is
+    # slow): the copy must hold NumPy's pixels, whole and in any part, in rows of its own.
+    stored = np.random.default_rng(orientation).integers(0, 256, (31, 47, 3), np.uint8)
+    view = _upright(stored, orientation)
+    for part in (view, view[3:20, 5:9], view[:1], view[:, -1:], view[4:4]):
+        copy = _copied(part)
+        assert copy.flags.c_contiguous and copy.dtype == np.uint8
+        assert copy.shape == part.shape and np.array_equal(copy, part)
 
 
 def test_stray_bytes_between_a_jpegs_header_segments_are_no_damage() -> None:

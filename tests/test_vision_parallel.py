@@ -109,6 +109,22 @@ def test_an_error_in_an_item_reaches_the_caller() -> None:
     assert map_in_threads(lambda x: x + 1, [1, 2]) == [2, 3]
 
 
+@pytest.mark.usefixtures("two_workers")
+def test_an_error_is_raised_once_every_other_item_has_ended() -> None:
+    # A reading that fails is given up: no item of it may go on working afterwards.
+    ended: list[int] = []
+
+    def fail_first(item: int) -> None:
+        if item == 0:
+            raise ValueError("item zero")
+        time.sleep(0.1)
+        ended.append(item)
+
+    with pytest.raises(ValueError, match="item zero"):
+        map_in_threads(fail_first, range(3))
+    assert sorted(ended) == [1, 2]
+
+
 def test_one_worker_runs_everything_in_the_callers_thread(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

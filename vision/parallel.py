@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 from vision import memory
@@ -75,7 +75,9 @@ def map_in_threads(
     fewer than :data:`MIN_SHARED_PIXELS` (None: of no image, or of one not measured).
 
     A call from inside one of those threads runs in that thread, one item after the
-    other: a task that waited for tasks queued behind it could wait for ever.
+    other: a task that waited for tasks queued behind it could wait for ever. Where
+    items fail, the first of them (in the order of the items) raises, once every item
+    has ended.
     """
     items = list(items)
     alone = pixels is not None and not MIN_SHARED_PIXELS <= pixels <= MAX_SHARED_PIXELS
@@ -89,7 +91,11 @@ def map_in_threads(
         finally:
             _in_pool.active = False
 
-    return list(_pool.map(run, items))
+    futures = [_pool.submit(run, item) for item in items]
+    # Every item ends before this returns, also where one fails: none goes on working
+    # (on a reading the caller has given up, say) after the failure is raised.
+    wait(futures)
+    return [future.result() for future in futures]
 
 
 def all_at_once(jobs: Iterable[Callable[[], Any]], pixels: int | None = None) -> list[Any]:

@@ -196,7 +196,7 @@ def estimate_width(mask: BoolImage) -> float:
     """Twice the median distance from the skeleton of ``mask`` to its edge: the width
     of its thin parts (0 when there is too little of it to measure)."""
     box = bounding_box(mask, margin=2)
-    if box is None or mask[box].sum() < 50:
+    if box is None or np.count_nonzero(mask[box]) < 50:
         return 0.0
     # The box is enough: with a margin of background round it, the distances and the
     # skeleton inside it are those of the whole image.
@@ -413,7 +413,7 @@ def separate(masks: ColourMasks) -> Separation:
     for index, colour in enumerate(LINE_COLOURS, start=1):
         # Too little of a cord for a loop: a dark navy cord on beige may have too little
         # chroma left to be labelled, yet it is a thin dark line of its hue.
-        too_little = strings[colour].sum() < MIN_LOOP_WIDTHS * string_width**2
+        too_little = np.count_nonzero(strings[colour]) < MIN_LOOP_WIDTHS * string_width**2
         if too_little and masks.profile is not None and colour != masks.table_hue_colour:
             dull = of_dull_hue(masks, colour)
             strings[colour] |= thin_lines_of_hue(masks, index, dull, string_width)
