@@ -3563,9 +3563,14 @@ def test_the_rules_doubts_about_pawns_are_kept_only_where_they_still_hold() -> N
         WIDTH,
         [touching, too_large, other],
     )
-    # The detector keeps both touching pawns and finds none in the large object.
+    # The detector keeps both touching pawns, marking one under LOW_CONFIDENCE (the
+    # pawn itself reads as sure as the rules are of it), and finds none in the large
+    # object.
+    unsure = Detections([mark("red", (90.0, 100.0), 0.9), mark("red", (112.0, 100.0), 0.5)], WIDTH)
+    assert combine_pawns(pawns, unsure).warnings == [touching, too_large, other]
+    # Sure of both, it has told them apart: the rules' doubt is gone.
     both = Detections([mark("red", (90.0, 100.0), 0.9), mark("red", (112.0, 100.0), 0.9)], WIDTH)
-    assert combine_pawns(pawns, both).warnings == [touching, too_large, other]
+    assert combine_pawns(pawns, both).warnings == [too_large, other]
     # It marks neither touching pawn, and a pawn inside the large object.
     moved = Detections([mark("red", (300.0, 110.0), 0.9)], WIDTH)
     assert combine_pawns(pawns, moved).warnings == [other]

@@ -59,7 +59,7 @@ from vision.creatures import (
 )
 from vision.demon_check import CLEAR_OF_DEMON
 from vision.detect import KNOT, SAME_PAWN, Detection, Detections, one_mark_per_pawn
-from vision.doubts import missed_pawn_warning, no_knot_warning
+from vision.doubts import LOW_CONFIDENCE, missed_pawn_warning, no_knot_warning
 from vision.ghost_check import CLEAR_OF_GHOST
 from vision.knot_check import KNOT_REACH
 from vision.parts import disc_window
@@ -855,7 +855,7 @@ def combine_pawns(
         replace(p, confidence=UNSURE_ADDED) if (p.kind, p.colour, p.foot) in checked else p
         for p in pawns
     ]
-    warnings = [w for w in seen.warnings if _still_doubtful(w, pawns, width)]
+    warnings = [w for w in seen.warnings if _still_doubtful(w, pawns, width, detections)]
     warnings += [
         Remark(f"a {mark.colour} {mark.kind} at {{at}} seen only by its shape", mark.xy,
                SHAPE_ONLY)
@@ -1911,16 +1911,35 @@ def _marked_as(
     )
 
 
-def _still_doubtful(remark: Remark, pawns: list[SeenPawn], width: float) -> bool:
+def _still_doubtful(
+    remark: Remark, pawns: list[SeenPawn], width: float, detections: Detections
+) -> bool:
     """Whether a remark of the colour rules still holds once the detector has had its
-    say: "touching pawns" only where pawns were kept, "too large for a pawn" only where
-    none was found (the detector then read the object as pawns): within the thing's
-    extent, or a pawn width, of where the remark points."""
+    say: "touching pawns" only where pawns were kept and the detector is unsure of one
+    of them, "too large for a pawn" only where none was found (the detector then read
+    the object as pawns): within the thing's extent, or a pawn width, of where the
+    remark points.
+
+    A pawn the detector marks from :data:`vision.doubts.LOW_CONFIDENCE` at its foot is
+    one it told apart from the pawn it touches; where it so marks every pawn kept at a
+    blob the rules split, the remark only crowds the list a player checks first
+    (ninety-fourth session; see docs/reader-history.md).
+    """
     if remark.at is None or remark.about not in (TOUCHING_PAWNS, NOT_A_PAWN):
         return True
     at, reach = remark.at, max(width, remark.extent)
-    pawn_there = any(math.dist(p.foot, at) < reach for p in pawns)
-    return pawn_there if remark.about == TOUCHING_PAWNS else not pawn_there
+    there = [p for p in pawns if math.dist(p.foot, at) < reach]
+    if remark.about == NOT_A_PAWN:
+        return not there
+    return bool(there) and not all(_marked_surely(p.foot, detections) for p in there)
+
+
+def _marked_surely(foot: Point, detections: Detections) -> bool:
+    """Whether the detector marks a pawn at ``foot`` (a kept pawn's foot is its mark's
+    place) from :data:`vision.doubts.LOW_CONFIDENCE`."""
+    return any(
+        math.dist(m.xy, foot) < 0.5 for m in detections.pawns(min_score=LOW_CONFIDENCE)
+    )
 
 
 def _seen_by_the_rules(looked: Detection, ghosts: list[SeenPawn], width: float) -> bool:
