@@ -1931,15 +1931,9 @@ def _still_doubtful(
     there = [p for p in pawns if math.dist(p.foot, at) < reach]
     if remark.about == NOT_A_PAWN:
         return not there
-    return bool(there) and not all(_marked_surely(p.foot, detections) for p in there)
-
-
-def _marked_surely(foot: Point, detections: Detections) -> bool:
-    """Whether the detector marks a pawn at ``foot`` (a kept pawn's foot is its mark's
-    place) from :data:`vision.doubts.LOW_CONFIDENCE`."""
-    return any(
-        math.dist(m.xy, foot) < 0.5 for m in detections.pawns(min_score=LOW_CONFIDENCE)
-    )
+    # A kept pawn's foot is its mark's place.
+    marks = detections.pawns(min_score=0.0)
+    return any((_mark_at(p.foot, marks, 0.5) or 0.0) < LOW_CONFIDENCE for p in there)
 
 
 def _seen_by_the_rules(looked: Detection, ghosts: list[SeenPawn], width: float) -> bool:
