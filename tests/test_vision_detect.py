@@ -4647,6 +4647,37 @@ def test_a_knot_the_detector_marks_surely_moves_only_to_a_place_the_views_mark_a
     assert read_with(SURELY_MARKED_KNOT, 0.5) == pytest.approx(at_the_place, abs=1.0)
 
 
+def test_a_knot_at_the_base_of_its_own_pawn_is_not_made_sure_by_its_mark() -> None:
+    # 1770176: a blue knot chosen on a blue demon's base on its cord (marked 0.51, 0.465
+    # in the views; the checker 0.16) stayed although the checker gave the true knot
+    # 0.999 and the views marked it 0.46: a pawn's base is a lump the views mark as
+    # surely as a knot, so there the views' slack holds as for a faint mark.
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    at_the_knot, at_the_place = (200.0, 100.0), (200.0, 300.0)
+    marks = Detections([mark("", (200.0, 97.0), SURELY_MARKED_KNOT + 0.05),
+                        mark("", (200.0, 303.0), 0.22)], WIDTH)
+
+    def sure_of_the_place(places: list[tuple[float, float]]) -> list[float]:
+        return [0.95 if math.dist(p, at_the_place) < 5 else 0.05 for p in places]
+
+    def views(candidate: Detection) -> Detection:
+        near_place = math.dist(candidate.xy, (200.0, 303.0)) < 5
+        score = 0.5 - CHECKED_SLACK / 2 if near_place else 0.5
+        return Detection(candidate.kind, candidate.colour, candidate.xy, score, views=8)
+
+    def read_with(pawn: SeenPawn) -> tuple[float, float] | None:
+        read = combine_knots(loops, marks, 5.0, Pawns([pawn], WIDTH, []), look_again=views,
+                             knot_odds=sure_of_the_place)
+        return read.loops["red"].knot
+
+    beside = (200.0, 100.0 - 0.9 * PAWN_BASE_WIDTHS * WIDTH)
+    apart = (200.0, 100.0 - 1.1 * PAWN_BASE_WIDTHS * WIDTH)
+    assert read_with(seen("red", beside)) == pytest.approx(at_the_place, abs=1.0)
+    # A pawn of another colour there, or its own a little further off, leaves it sure.
+    assert read_with(seen("blue", beside)) == pytest.approx(at_the_knot, abs=1.0)
+    assert read_with(seen("red", apart)) == pytest.approx(at_the_knot, abs=1.0)
+
+
 def test_a_loop_without_a_knot_takes_the_place_along_it_the_knot_checker_finds_likeliest() -> None:
     # 1190087: a knot in the open beside a demon, not marked by the detector, nor a lump
     # to the tracer; the checker, asked along the loop, is likeliest there.

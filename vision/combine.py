@@ -596,7 +596,12 @@ CHECKED_APART = 2 * KNOT_REACH
 #: 0.36-0.50): the three moved wrong (1170055, 1170148, 1170231) went where the views
 #: mark 0.02-0.11 less (a demon's base on the cord, the tracer's lump); the two others
 #: where they mark more (1180188: 0.50 against 0.39, set right; 1180568, right both
-#: ways). Replayed: 3 knots won, none lost; dev photos the same.
+#: ways). Replayed: 3 knots won, none lost; dev photos the same. Not so for a knot at
+#: the base of a pawn of its loop's colour (PAWN_BASE_WIDTHS), which the views mark as
+#: surely as a knot (1770176: a blue demon's base on its cord, 0.51, views 0.465,
+#: checker 0.16, against the true knot's 0.999 and views 0.46). Over the 815 hard
+#: photos of 1660000-1770000 and the dev photos (ninety-fifth session) that moved that
+#: knot right and one other 23 px along its loop, right either way; none lost.
 SURELY_MARKED_KNOT = KNOT_CONTEST
 #: The views' slack (CHECKED_SLACK) is for a place the checker is sure of: asked eight
 #: ways (:func:`vision.knot_check.turned_knot_odds`), it must give the place at least
@@ -2111,6 +2116,10 @@ def combine_knots(
             )
     if knot_odds is not None:
         detected_width = detections.pawn_width
+        at_pawn_base = frozenset(
+            colour for colour, loop in loops_with_knots.items()
+            if _at_pawn_base(loop.knot, colour, pawns)
+        )
         # Each loop is scanned all along at most once: a knot both doubted and ruled out
         # asks about the same places twice (only the knot moves; the loop stays).
         likeliest_on = functools.cache(
@@ -2119,7 +2128,7 @@ def combine_knots(
         )
         loops_with_knots = _checked_knots(
             loops_with_knots, loops.loops, marked, rings, reach, knot_odds, likeliest_on,
-            look_again, detected_width, turned_knot_odds,
+            look_again, detected_width, turned_knot_odds, at_pawn_base,
         )
         if turned_knot_odds is not None and look_again is not None:
             loops_with_knots = _knots_ruled_out(
@@ -2144,14 +2153,16 @@ def _checked_knots(
     look_again: Callable[[Detection], Detection] | None = None,
     pawn_width: float = 0.0,
     turned_knot_odds: Callable[[list[Point]], Sequence[float]] | None = None,
+    at_pawn_base: frozenset[str] = frozenset(),
 ) -> dict[str, Loop]:
     """The loops ``chosen``, each knot the checker doubts (under :data:`KNOT_DOUBT`)
     moved to the likeliest of the loop's :data:`CHECKED_CONTENDERS` strongest ``marked``
     places and the tracer's knot (of ``traced``) beyond ``reach`` of it, where the
     checker is sure of that one (:data:`CHECKED_KNOT`) and, given ``look_again``, the
     eight views mark it at most :data:`CHECKED_SLACK` less than the knot (no less, where
-    the knot's mark reaches :data:`SURELY_MARKED_KNOT`; each place looked at as the
-    strongest mark within ``reach`` of it). Its ``knot_mark`` is then
+    the knot's mark reaches :data:`SURELY_MARKED_KNOT`, unless the knot stands at the
+    base of a pawn of its loop's colour: the colours ``at_pawn_base``; each place looked
+    at as the strongest mark within ``reach`` of it). Its ``knot_mark`` is then
     the loop's strongest mark within ``reach``. A place at least :data:`CHECKED_APART`
     pawn widths (``pawn_width``) from the knot is asked about along its loop within
     :data:`CHECKED_ALONG` widths either side (:func:`_likeliest_along`), stands where
@@ -2234,7 +2245,12 @@ def _checked_knots(
             if _along_ring(rings[colour], likeliest, knots[colour]) < apart:
                 continue
             scanned = True
-        sure = (chosen[colour].knot_mark or 0.0) >= SURELY_MARKED_KNOT
+        # A pawn's base on its own cord is a lump to the detector as a knot is, and the
+        # views mark it as surely: there its mark does not make the knot sure.
+        sure = (
+            (chosen[colour].knot_mark or 0.0) >= SURELY_MARKED_KNOT
+            and colour not in at_pawn_base
+        )
         slack = 0.0 if sure or scanned else CHECKED_SLACK
         if turned_knot_odds is not None:
             # A second opinion, steadier than one crop's (1390146: a right knot given
@@ -2642,6 +2658,15 @@ def _in_the_open(
     if look_again is not None and look_again(best).score < look_again(chosen).score:
         return chosen
     return best
+
+
+def _at_pawn_base(knot: Point | None, colour: str, pawns: Pawns | None) -> bool:
+    """Whether ``knot`` stands within :data:`PAWN_BASE_WIDTHS` pawn widths of the foot
+    of one of ``pawns`` of its loop's ``colour`` (as :func:`_in_the_open` asks)."""
+    if knot is None or pawns is None or not pawns.pawn_width > 0:
+        return False
+    reach = PAWN_BASE_WIDTHS * pawns.pawn_width
+    return any(math.dist(knot, p.foot) < reach for p in pawns.pawns if p.colour == colour)
 
 
 def _agrees(xy: tuple[float, float], traced: tuple[float, float], string_width: float) -> bool:
