@@ -4678,6 +4678,39 @@ def test_a_knot_at_the_base_of_its_own_pawn_is_not_made_sure_by_its_mark() -> No
     assert read_with(seen("red", apart)) == pytest.approx(at_the_knot, abs=1.0)
 
 
+def test_a_knot_at_the_base_of_its_own_pawn_is_asked_of_the_checker_eight_ways() -> None:
+    # 1700199: a blue knot chosen on a blue demon's base on its cord (marked 0.49, 0.43 in
+    # the views), which one crop of the checker took for a knot (0.76) and the eight
+    # turns did not (0.29); the true knot in the open, marked 0.35 (views 0.33), 1.0 both.
+    loops = Loops({"red": circle_loop("red", (200, 200), 100)}, [])  # traced knot: (300, 200)
+    at_the_knot, at_the_place = (200.0, 100.0), (200.0, 300.0)
+    marks = Detections([mark("", (200.0, 97.0), 0.49), mark("", (200.0, 303.0), 0.35)], WIDTH)
+
+    def odds_by_place(at_knot: float) -> Callable[[list[tuple[float, float]]], list[float]]:
+        def odds(places: list[tuple[float, float]]) -> list[float]:
+            return [at_knot if math.dist(p, at_the_knot) < 5 else
+                    1.0 if math.dist(p, at_the_place) < 5 else 0.0 for p in places]
+
+        return odds
+
+    def views(candidate: Detection) -> Detection:
+        score = 0.33 if math.dist(candidate.xy, (200.0, 303.0)) < 5 else 0.43
+        return Detection(candidate.kind, candidate.colour, candidate.xy, score, views=8)
+
+    def read_with(pawn: SeenPawn, turned: bool = True) -> tuple[float, float] | None:
+        read = combine_knots(loops, marks, 5.0, Pawns([pawn], WIDTH, []), look_again=views,
+                             knot_odds=odds_by_place(0.76),
+                             turned_knot_odds=odds_by_place(0.29) if turned else None)
+        return read.loops["red"].knot
+
+    beside = (200.0, 100.0 - 0.8 * PAWN_BASE_WIDTHS * WIDTH)
+    assert read_with(seen("red", beside)) == pytest.approx(at_the_place, abs=1.0)
+    # One crop alone does not doubt it; nor is a knot asked eight ways beside another
+    # colour's pawn.
+    assert read_with(seen("red", beside), turned=False) == pytest.approx(at_the_knot, abs=1.0)
+    assert read_with(seen("blue", beside)) == pytest.approx(at_the_knot, abs=1.0)
+
+
 def test_a_loop_without_a_knot_takes_the_place_along_it_the_knot_checker_finds_likeliest() -> None:
     # 1190087: a knot in the open beside a demon, not marked by the detector, nor a lump
     # to the tracer; the checker, asked along the loop, is likeliest there.

@@ -601,7 +601,9 @@ CHECKED_APART = 2 * KNOT_REACH
 #: surely as a knot (1770176: a blue demon's base on its cord, 0.51, views 0.465,
 #: checker 0.16, against the true knot's 0.999 and views 0.46). Over the 815 hard
 #: photos of 1660000-1770000 and the dev photos (ninety-fifth session) that moved that
-#: knot right and one other 23 px along its loop, right either way; none lost.
+#: knot right and one other 23 px along its loop, right either way; none lost. With
+#: such a knot also doubted on the checker's odds asked eight ways (1700199: 0.76 in
+#: one crop, 0.29 eight ways), one more right (1700199), none lost.
 SURELY_MARKED_KNOT = KNOT_CONTEST
 #: The views' slack (CHECKED_SLACK) is for a place the checker is sure of: asked eight
 #: ways (:func:`vision.knot_check.turned_knot_odds`), it must give the place at least
@@ -2155,14 +2157,16 @@ def _checked_knots(
     turned_knot_odds: Callable[[list[Point]], Sequence[float]] | None = None,
     at_pawn_base: frozenset[str] = frozenset(),
 ) -> dict[str, Loop]:
-    """The loops ``chosen``, each knot the checker doubts (under :data:`KNOT_DOUBT`)
-    moved to the likeliest of the loop's :data:`CHECKED_CONTENDERS` strongest ``marked``
-    places and the tracer's knot (of ``traced``) beyond ``reach`` of it, where the
-    checker is sure of that one (:data:`CHECKED_KNOT`) and, given ``look_again``, the
-    eight views mark it at most :data:`CHECKED_SLACK` less than the knot (no less, where
-    the knot's mark reaches :data:`SURELY_MARKED_KNOT`, unless the knot stands at the
-    base of a pawn of its loop's colour: the colours ``at_pawn_base``; each place looked
-    at as the strongest mark within ``reach`` of it). Its ``knot_mark`` is then
+    """The loops ``chosen``, each knot the checker doubts (under :data:`KNOT_DOUBT`;
+    given ``turned_knot_odds``, a knot at the base of a pawn of its loop's colour, the
+    colours ``at_pawn_base``, asked eight ways) moved to the likeliest of the loop's
+    :data:`CHECKED_CONTENDERS` strongest ``marked`` places and the tracer's knot (of
+    ``traced``) beyond ``reach`` of it, where the checker is sure of that one
+    (:data:`CHECKED_KNOT`) and, given ``look_again``, the eight views mark it at most
+    :data:`CHECKED_SLACK` less than the knot (no less, where the knot's mark reaches
+    :data:`SURELY_MARKED_KNOT`, unless the knot stands at the base of a pawn of its
+    loop's colour: the colours ``at_pawn_base``; each place looked at as the strongest
+    mark within ``reach`` of it). Its ``knot_mark`` is then
     the loop's strongest mark within ``reach``. A place at least :data:`CHECKED_APART`
     pawn widths (``pawn_width``) from the knot is asked about along its loop within
     :data:`CHECKED_ALONG` widths either side (:func:`_likeliest_along`), stands where
@@ -2187,10 +2191,16 @@ def _checked_knots(
     knots = {colour: loop.knot for colour, loop in chosen.items() if loop.knot is not None}
     if not knots:
         return chosen
-    here = knot_odds(list(knots.values()))
+    here = dict(zip(knots, knot_odds(list(knots.values())), strict=True))
+    based = [colour for colour in knots if colour in at_pawn_base]
+    if turned_knot_odds is not None and based:
+        # A knot at its own pawn's base is asked eight ways: one crop of a pawn's base
+        # on its cord may look like a knot (1700199: 0.76 one crop, 0.29 eight ways;
+        # the true knot in the open 1.0 both ways).
+        here.update(zip(based, turned_knot_odds([knots[c] for c in based]), strict=True))
     others: dict[str, list[Point]] = {}
-    for (colour, knot), odds in zip(knots.items(), here, strict=True):
-        if not odds < KNOT_DOUBT:  # (a NaN answer doubts nothing)
+    for colour, knot in knots.items():
+        if not here[colour] < KNOT_DOUBT:  # (a NaN answer doubts nothing)
             continue
         strongest = sorted(marked[colour], key=lambda m: -m.score)[:CHECKED_CONTENDERS]
         places = [m.xy for m in strongest]
