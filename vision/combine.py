@@ -553,7 +553,11 @@ CROSSING_KNOT_WIDTHS = 1.0
 #: (0.45 one fewer, 0.8 loses a dev photo's). Read whole, that checker lost dev_0004's
 #: red knot at either threshold (given 0.19; a plain cord along its long shadow 0.81);
 #: the third, which ships, was trained under cast shadows and keeps it (replayed, 0.45
-#: and 0.6 the same).
+#: and 0.6 the same). A knot at the base of a pawn of its loop's colour is doubted
+#: also where the checker asked eight ways gives it under KNOT_DOUBT (1700199: a blue
+#: demon's base on its cord, 0.76 in one crop, 0.29 eight ways; the true knot in the
+#: open 1.0 both ways). Replayed (ninety-fifth session) as for SURELY_MARKED_KNOT:
+#: 1700199's knot set right, none lost.
 CHECKED_CONTENDERS = 4
 KNOT_DOUBT = 0.6
 CHECKED_KNOT = 0.8
@@ -599,11 +603,10 @@ CHECKED_APART = 2 * KNOT_REACH
 #: ways). Replayed: 3 knots won, none lost; dev photos the same. Not so for a knot at
 #: the base of a pawn of its loop's colour (PAWN_BASE_WIDTHS), which the views mark as
 #: surely as a knot (1770176: a blue demon's base on its cord, 0.51, views 0.465,
-#: checker 0.16, against the true knot's 0.999 and views 0.46). Over the 815 hard
-#: photos of 1660000-1770000 and the dev photos (ninety-fifth session) that moved that
-#: knot right and one other 23 px along its loop, right either way; none lost. With
-#: such a knot also doubted on the checker's odds asked eight ways (1700199: 0.76 in
-#: one crop, 0.29 eight ways), one more right (1700199), none lost.
+#: checker 0.16, against the true knot's 0.999 and views 0.46). Replayed (ninety-fifth
+#: session) on the 815 hard photos of 1660000-1770000, 804 easy and normal ones and the
+#: dev photos: 1770176's knot set right, one other moved 23 px along its loop (right
+#: either way); none lost.
 SURELY_MARKED_KNOT = KNOT_CONTEST
 #: The views' slack (CHECKED_SLACK) is for a place the checker is sure of: asked eight
 #: ways (:func:`vision.knot_check.turned_knot_odds`), it must give the place at least
@@ -2080,9 +2083,7 @@ def combine_knots(
         stronger_by = STRONGER_BY
         feet = [p.foot for p in pawns.pawns if p.colour == colour] if pawns is not None else []
         pawn_width = pawns.pawn_width if pawns is not None else 0.0
-        if loop.knot is not None and any(
-            math.dist(loop.knot, f) < BESIDE_PAWN * pawn_width for f in feet
-        ):
+        if loop.knot is not None and _widths_from_feet(loop.knot, feet, pawn_width) < BESIDE_PAWN:
             stronger_by = STRONGER_BY_BESIDE_PAWN
         first = _knot_mark(loop.knot, marked[colour], string_width, stronger_by)
         chosen = first
@@ -2157,16 +2158,16 @@ def _checked_knots(
     turned_knot_odds: Callable[[list[Point]], Sequence[float]] | None = None,
     at_pawn_base: frozenset[str] = frozenset(),
 ) -> dict[str, Loop]:
-    """The loops ``chosen``, each knot the checker doubts (under :data:`KNOT_DOUBT`;
-    given ``turned_knot_odds``, a knot at the base of a pawn of its loop's colour, the
-    colours ``at_pawn_base``, asked eight ways) moved to the likeliest of the loop's
-    :data:`CHECKED_CONTENDERS` strongest ``marked`` places and the tracer's knot (of
-    ``traced``) beyond ``reach`` of it, where the checker is sure of that one
-    (:data:`CHECKED_KNOT`) and, given ``look_again``, the eight views mark it at most
-    :data:`CHECKED_SLACK` less than the knot (no less, where the knot's mark reaches
-    :data:`SURELY_MARKED_KNOT`, unless the knot stands at the base of a pawn of its
-    loop's colour: the colours ``at_pawn_base``; each place looked at as the strongest
-    mark within ``reach`` of it). Its ``knot_mark`` is then
+    """The loops ``chosen``, each knot the checker doubts (under :data:`KNOT_DOUBT`, in
+    one crop or, for a knot at its own pawn's base and given ``turned_knot_odds``, asked
+    eight ways) moved to the likeliest of the loop's :data:`CHECKED_CONTENDERS`
+    strongest ``marked`` places and the tracer's knot (of ``traced``) beyond ``reach``
+    of it, where the checker is sure of that one (:data:`CHECKED_KNOT`) and, given
+    ``look_again``, the eight views mark it at most :data:`CHECKED_SLACK` less than the
+    knot (each place looked at as the strongest mark within ``reach`` of it); no less,
+    where the knot's mark reaches :data:`SURELY_MARKED_KNOT` and it is not at its own
+    pawn's base. ``at_pawn_base`` are the colours whose knot stands at the base of a
+    pawn of that colour (:func:`_at_pawn_base`). Its ``knot_mark`` is then
     the loop's strongest mark within ``reach``. A place at least :data:`CHECKED_APART`
     pawn widths (``pawn_width``) from the knot is asked about along its loop within
     :data:`CHECKED_ALONG` widths either side (:func:`_likeliest_along`), stands where
@@ -2180,7 +2181,8 @@ def _checked_knots(
     likeliest place along its loop: one crop's odds swing with a pixel or two, the
     eight turns' far less; and the views give slack only where those odds at the place
     reach :data:`CHECKED_TURNED`.
-    The checker is asked about every knot where it stands, then about the places of
+    The checker is asked about every knot where it stands (eight ways too about each
+    knot at its own pawn's base), then about the places of
     the loops whose knot it doubts, then along those loops none of them will do, and,
     for each loop whose knot would move, eight ways about the two places. A place near
     the knot, which stands on its own odds, must beat the knot's likeliest place along
@@ -2194,10 +2196,14 @@ def _checked_knots(
     here = dict(zip(knots, knot_odds(list(knots.values())), strict=True))
     based = [colour for colour in knots if colour in at_pawn_base]
     if turned_knot_odds is not None and based:
-        # A knot at its own pawn's base is asked eight ways: one crop of a pawn's base
-        # on its cord may look like a knot (1700199: 0.76 one crop, 0.29 eight ways;
-        # the true knot in the open 1.0 both ways).
-        here.update(zip(based, turned_knot_odds([knots[c] for c in based]), strict=True))
+        # A knot at its own pawn's base is asked eight ways too, and doubted where
+        # either way doubts it: one crop of a pawn's base on its cord may look like a
+        # knot (1700199: 0.76 one crop, 0.29 eight ways; the true knot in the open 1.0
+        # both ways).
+        turned = turned_knot_odds([knots[c] for c in based])
+        for colour, odds in zip(based, turned, strict=True):
+            if math.isfinite(odds):
+                here[colour] = min(here[colour], odds)
     others: dict[str, list[Point]] = {}
     for colour, knot in knots.items():
         if not here[colour] < KNOT_DOUBT:  # (a NaN answer doubts nothing)
@@ -2655,7 +2661,7 @@ def _in_the_open(
         return chosen
 
     def from_feet(mark: Detection) -> float:
-        return min(math.dist(mark.xy, foot) for foot in feet) / pawn_width
+        return _widths_from_feet(mark.xy, feet, pawn_width)
 
     if from_feet(chosen) >= PAWN_BASE_WIDTHS:
         return chosen
@@ -2672,11 +2678,20 @@ def _in_the_open(
 
 def _at_pawn_base(knot: Point | None, colour: str, pawns: Pawns | None) -> bool:
     """Whether ``knot`` stands within :data:`PAWN_BASE_WIDTHS` pawn widths of the foot
-    of one of ``pawns`` of its loop's ``colour`` (as :func:`_in_the_open` asks)."""
-    if knot is None or pawns is None or not pawns.pawn_width > 0:
+    of one of ``pawns`` of its loop's ``colour``: the line :func:`_in_the_open` draws,
+    measured at the knot on its loop."""
+    if knot is None or pawns is None:
         return False
-    reach = PAWN_BASE_WIDTHS * pawns.pawn_width
-    return any(math.dist(knot, p.foot) < reach for p in pawns.pawns if p.colour == colour)
+    feet = [p.foot for p in pawns.pawns if p.colour == colour]
+    return _widths_from_feet(knot, feet, pawns.pawn_width) < PAWN_BASE_WIDTHS
+
+
+def _widths_from_feet(xy: Point, feet: Sequence[Point], pawn_width: float) -> float:
+    """How many ``pawn_width`` from ``xy`` the nearest of ``feet`` stands (infinite
+    with no feet, or no positive width)."""
+    if not feet or not pawn_width > 0:
+        return math.inf
+    return min(math.dist(xy, foot) for foot in feet) / pawn_width
 
 
 def _agrees(xy: tuple[float, float], traced: tuple[float, float], string_width: float) -> bool:
