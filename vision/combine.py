@@ -556,7 +556,7 @@ CROSSING_KNOT_WIDTHS = 1.0
 #: and 0.6 the same). A knot at the base of a pawn of its loop's colour is doubted
 #: also where the checker asked eight ways gives it under KNOT_DOUBT (1700199: a blue
 #: demon's base on its cord, 0.76 in one crop, 0.29 eight ways; the true knot in the
-#: open 1.0 both ways). Replayed (ninety-fifth session) on the 815 hard photos of
+#: open 1.0 both ways). Replayed (ninety-fifth session) on the 792 hard photos of
 #: 1660000-1770000, the 804 easy and normal ones of 1720000-1770000 and the dev photos:
 #: 1700199's knot set right, none lost.
 CHECKED_CONTENDERS = 4
@@ -605,7 +605,7 @@ CHECKED_APART = 2 * KNOT_REACH
 #: the base of a pawn of its loop's colour (PAWN_BASE_WIDTHS), which the views mark as
 #: surely as a knot (1770176: a blue demon's base on its cord, 0.51, views 0.465,
 #: checker 0.16, against the true knot's 0.999 and views 0.46). Replayed (ninety-fifth
-#: session) on the 815 hard photos of 1660000-1770000, the 1608 easy and normal ones of
+#: session) on the 792 hard photos of 1660000-1770000, the 1608 easy and normal ones of
 #: 1660000-1770000 and the dev photos: 1770176's knot set right, one other moved 23 px
 #: along its loop (right either way); none lost.
 SURELY_MARKED_KNOT = KNOT_CONTEST
