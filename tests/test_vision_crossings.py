@@ -733,6 +733,61 @@ def test_a_tangle_bent_round_a_pawn_is_undone_on_its_course_without_the_kink() -
     assert min(math.dist(xy, crossing) for xy in after) < 0.25 * WIDTH
 
 
+#: 1780199's blue and green traces round their tangle (working pixels from its middle,
+#: string width 3.82): a blue demon stands where the cords cross, and the blue trace
+#: hooks round the blue knot's tails beside it before it crosses the green three times.
+HOOKED_BLUE = [
+    (27, -51), (24, -48), (22, -45), (19, -42), (17, -39), (15, -36), (13, -33), (11, -29),
+    (9, -26), (6, -23), (4, -20), (3, -17), (2, -14), (3, -11), (4, -8), (7, -6), (10, -5),
+    (12, -4), (12, -3), (9, -3), (5, -2), (1, -2), (-2, -2), (-6, -1), (-8, 0), (-9, 3),
+    (-9, 6), (-9, 10), (-10, 13), (-11, 17), (-13, 20), (-14, 23), (-14, 27), (-15, 30),
+    (-16, 34), (-17, 37), (-17, 41), (-17, 45), (-18, 49), (-18, 52), (-19, 56),
+]
+GREEN_ACROSS = [
+    (52, -24), (49, -23), (45, -22), (42, -20), (38, -19), (35, -18), (31, -16), (28, -14),
+    (25, -13), (21, -11), (18, -9), (15, -7), (11, -5), (8, -3), (5, -1), (1, 1), (-2, 3),
+    (-5, 5), (-8, 7), (-11, 9), (-15, 11), (-18, 13), (-21, 15), (-24, 17), (-27, 19),
+    (-30, 21), (-33, 23), (-36, 25), (-39, 26), (-42, 28), (-45, 30), (-48, 32),
+]
+
+
+def _closed_through(trace: list[tuple[int, int]], detour: list[tuple[int, int]]) -> np.ndarray:
+    """``trace`` closed into a loop through the ``detour``'s corners, a point about every
+    3.5 pixels, moved 400 pixels right and down."""
+    points = [np.asarray(p, float) for p in trace]
+    corners = [np.asarray(p, float) for p in [trace[-1], *detour, trace[0]]]
+    for a, b in zip(corners[:-1], corners[1:], strict=True):
+        steps = max(int(np.linalg.norm(b - a) / 3.5), 1)
+        points += [a + (b - a) * t for t in np.arange(1, steps + 1) / steps]
+    return np.asarray(points[:-1]) + 400.0  # (the last is the trace's first again)
+
+
+def test_a_tangle_hooked_round_a_knot_beside_a_pawn_is_undone_without_the_kink() -> None:
+    """The hooked trace's course strays under TANGLE_STRAY_WIDTHS from its fit, but laid
+    on it the trace crosses what is left of the hook: where a pawn of its colour kinks it
+    there, it is laid on its course fitted without the kink (1780199)."""
+    width = 3.82
+    blue = _closed_through(HOOKED_BLUE, [(-19, 300), (300, 300), (300, -300), (27, -300)])
+    green = _closed_through(GREEN_ACROSS, [(-300, 32), (-300, 400), (400, 400), (400, -24)])
+    course = _course_through(blue, np.asarray((400.0, 400.0)), width)
+    assert course is not None and course[1].stray < TANGLE_STRAY_WIDTHS * width
+    loops = Loops({"blue": Loop("blue", blue, None), "green": Loop("green", green, None)}, [])
+
+    def crossings(read: Loops) -> np.ndarray:
+        met = ring_crossings(
+            LinearRing(read.loops["blue"].points), LinearRing(read.loops["green"].points)
+        )
+        assert met is not None
+        return met
+
+    assert len(crossings(loops)) == 4  # three in the tangle, one at the detours
+    assert len(crossings(settle_crossings(loops, width))) == 4  # no pawn: left
+    demon = {"blue": np.asarray([(408.0, 412.0)])}
+    settled = crossings(settle_crossings(loops, width, pawn_feet=demon))
+    assert len(settled) == 2
+    assert min(math.dist(xy, (400.0, 400.0)) for xy in settled) < 3 * width
+
+
 def test_a_lens_too_small_for_a_pawn_is_undone_where_the_courses_do_not_cross() -> None:
     red, blue, near_point = _apart_circles(-2 * WIDTH)  # two widths apart at the closest
     bump = pushed(red, (200.0, 300.0), near_point, 3 * WIDTH, 1.5 * WIDTH)

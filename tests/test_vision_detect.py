@@ -188,8 +188,8 @@ from vision.pawn_size import (
 from vision.reader import (
     EDGE_OF_REACH,
     FOOT_SHIFT,
-    MOST_OWN_SIZE,
     MOST_OWN_WIDTH,
+    MOST_SIZED_WIDTH,
     OWN_SIZE_MARGIN,
     OWN_SIZE_REACH,
     OWN_WIDTH_DOUBT,
@@ -3161,16 +3161,17 @@ def test_a_creature_is_put_on_the_board_only_clearly_so_by_its_own_width() -> No
 def test_a_width_wider_than_any_pawns_does_not_put_a_creature_on_the_board() -> None:
     """1770199: a blue cup at the photo's edge, read as a demon 7.6 of the photo's radii
     from the strings (off the board), was sized 2.8 times the photo's width and put on
-    the board. A width over MOST_OWN_SIZE times the photo's is no pawn's: ignored."""
+    the board. A width over MOST_SIZED_WIDTH times the photo's is no pawn's: ignored."""
     board = random_layout(3).board()
     geometry = BoardGeometry(board)
     pawns = Pawns([seen("blue", beside_the_board(board, 7.6))], WIDTH, [])
-    assert OWN_SIZE_REACH[1] > 7.6 and OFF_BOARD_CLEARANCE > 7.6 / 2.0
+    assert OWN_SIZE_REACH[1] > 7.6
+    assert 7.6 > OFF_BOARD_CLEARANCE > 7.6 * OWN_SIZE_MARGIN / (0.99 * MOST_SIZED_WIDTH)
     [as_read] = place(geometry, pawns)
     assert as_read.creature.off_board
-    [sized] = place(geometry, pawns, measure_widths=widths_of(0.99 * MOST_OWN_SIZE))
+    [sized] = place(geometry, pawns, measure_widths=widths_of(0.99 * MOST_SIZED_WIDTH))
     assert not sized.creature.off_board
-    [too_wide] = place(geometry, pawns, measure_widths=widths_of(1.01 * MOST_OWN_SIZE))
+    [too_wide] = place(geometry, pawns, measure_widths=widths_of(1.01 * MOST_SIZED_WIDTH))
     assert too_wide == as_read
 
 

@@ -476,59 +476,92 @@ def _untangled(
 ) -> tuple[Points, Points] | None:
     """The pair of loops laid on their fits through ``tangle`` (crossings of theirs),
     or None where that does not undo it. A loop whose fit strays too far, kinked there
-    (``kinks_of``, see :func:`_kinks`), is fitted without the kink instead. Undone, the
-    pair crosses there as often as the fits do, fewer times than before by an even
-    number (two closed loops cross an even number of times), and nothing else changes:
-    both loops stay simple and every other pair of loops crosses where it did."""
+    (``kinks_of``, see :func:`_kinks`), is fitted without the kink instead; so is a
+    loop kinked there that crosses itself laid on its fit. Undone, the pair crosses
+    there as often as the fits do, fewer times than before by an even number (two
+    closed loops cross an even number of times), and nothing else changes: both loops
+    stay simple and every other pair of loops crosses where it did."""
     centre = tangle.mean(axis=0)
     spread = float(np.linalg.norm(tangle - centre, axis=1).max())
     # The kinked loop's hole takes in the whole tangle.
     hole = max(KINK_HOLE_WIDTHS, spread / width + LAID_WIDTHS)
-    courses, kinked = [], []
+
+    def kinked(colour: str) -> bool:
+        return _kinked_near(kinks_of(colour), centre, width)
+
+    def laid_on(
+        courses: list[tuple[NDArray[np.intp], CourseFit]], round_kinks: list[bool]
+    ) -> tuple[tuple[Points, Points] | None, list[bool]]:
+        """The pair laid on ``courses`` (over its kink where ``round_kinks`` says so),
+        or None; and for each loop, whether it crossed itself so laid (all False where
+        none was laid)."""
+        fits = [fit for _, fit in courses]
+        centre_point, near = ShapelyPoint(centre), spread + LAID_WIDTHS * width
+        meets = [g for g in _meetings(fits, width) if g.distance(centre_point) <= near]
+        undone = len(tangle) - len(meets)
+        if undone <= 0 or undone % 2:
+            return None, [False, False]
+        laid = tuple(
+            _laid_over_kink(points[colour], stretch, fit, centre, width, hole)
+            if round_kink
+            else _laid(points[colour], stretch, fit, centre, width, spread / width + LAID_WIDTHS)
+            for colour, (stretch, fit), round_kink in zip(pair, courses, round_kinks, strict=True)
+        )
+        tried = {**rings, pair[0]: LinearRing(laid[0]), pair[1]: LinearRing(laid[1])}
+        crossed_itself = [not tried[colour].is_simple for colour in pair]
+        if any(crossed_itself):
+            return None, crossed_itself
+        for a, b in itertools.combinations(sorted(rings), 2):
+            before, after = ring_crossings(rings[a], rings[b]), ring_crossings(tried[a], tried[b])
+            if before is None or after is None:
+                return None, [False, False]
+            expected = len(before) - (undone if {a, b} == set(pair) else 0)
+            if len(after) != expected:
+                return None, [False, False]
+            if {a, b} != set(pair) and not _same_places(before, after, width):
+                return None, [False, False]
+        # Nor does any loop meet the others in another order along it (the pair, each
+        # other aside: a crossing of theirs is what goes).
+        order, now = _crossing_order(rings), _crossing_order(tried)
+        if order is None or now is None or _without(order, pair) != _without(now, pair):
+            return None, [False, False]
+        return (laid[0], laid[1]), [False, False]
+
+    courses, round_kinks = [], []
     for colour in pair:
         course = _course_through(points[colour], centre, width)
-        kink = False
-        if course is None or course[1].stray > TANGLE_STRAY_WIDTHS * width:
+        round_kink = course is None or course[1].stray > TANGLE_STRAY_WIDTHS * width
+        if round_kink:
             # A trace bent round a pawn of its colour there crosses the other cord three
             # times (1320148): its course is fitted without the kink, as the last pass
             # of settle_crossings fits one.
-            kink = _kinked_near(kinks_of(colour), centre, width)
-            course = _course_round_kink(points[colour], centre, width, hole) if kink else None
+            if not kinked(colour):
+                return None
+            course = _course_round_kink(points[colour], centre, width, hole)
         if course is None:
             return None
         courses.append(course)
-        kinked.append(kink)
-    stretches = [c[0] for c in courses]
-    fits = [c[1] for c in courses]
-    centre_point, near = ShapelyPoint(centre), spread + LAID_WIDTHS * width
-    meets = [g for g in _meetings(fits, width) if g.distance(centre_point) <= near]
-    undone = len(tangle) - len(meets)
-    if undone <= 0 or undone % 2:
+        round_kinks.append(round_kink)
+    laid, crossed_itself = laid_on(courses, round_kinks)
+    if laid is not None or not any(crossed_itself):
+        return laid
+    # A trace hooked by a knot's tails at the tangle strays under TANGLE_STRAY_WIDTHS
+    # from its fit, but laid on it crosses what is left of the hook (1780199: a blue
+    # knot beside a blue demon standing where the blue and green cords cross): a loop
+    # that crossed itself so, kinked there, is fitted without the kink and laid again.
+    again = [
+        not round_kink and crossed and kinked(colour)
+        for colour, round_kink, crossed in zip(pair, round_kinks, crossed_itself, strict=True)
+    ]
+    if not any(again):
         return None
-    laid = tuple(
-        _laid_over_kink(points[colour], stretch, fit, centre, width, hole)
-        if kink
-        else _laid(points[colour], stretch, fit, centre, width, spread / width + LAID_WIDTHS)
-        for colour, stretch, fit, kink in zip(pair, stretches, fits, kinked, strict=True)
-    )
-    tried = {**rings, pair[0]: LinearRing(laid[0]), pair[1]: LinearRing(laid[1])}
-    if not (tried[pair[0]].is_simple and tried[pair[1]].is_simple):
-        return None
-    for a, b in itertools.combinations(sorted(rings), 2):
-        before, after = ring_crossings(rings[a], rings[b]), ring_crossings(tried[a], tried[b])
-        if before is None or after is None:
-            return None
-        expected = len(before) - (undone if {a, b} == set(pair) else 0)
-        if len(after) != expected:
-            return None
-        if {a, b} != set(pair) and not _same_places(before, after, width):
-            return None
-    # Nor does any loop meet the others in another order along it (the pair, each other
-    # aside: a crossing of theirs is what goes).
-    order, now = _crossing_order(rings), _crossing_order(tried)
-    if order is None or now is None or _without(order, pair) != _without(now, pair):
-        return None
-    return laid[0], laid[1]
+    for i, colour in enumerate(pair):
+        if again[i]:
+            course = _course_round_kink(points[colour], centre, width, hole)
+            if course is None:
+                return None
+            courses[i], round_kinks[i] = course, True
+    return laid_on(courses, round_kinks)[0]
 
 
 def _without(
