@@ -494,7 +494,7 @@ def _untangled(
     ) -> tuple[tuple[Points, Points] | None, list[bool]]:
         """The pair laid on ``courses`` (over its kink where ``round_kinks`` says so),
         or None; and for each loop, whether it crossed itself so laid (all False where
-        none was laid)."""
+        the pair was refused for another reason)."""
         fits = [fit for _, fit in courses]
         centre_point, near = ShapelyPoint(centre), spread + LAID_WIDTHS * width
         meets = [g for g in _meetings(fits, width) if g.distance(centre_point) <= near]
