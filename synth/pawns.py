@@ -85,6 +85,7 @@ def shade_pawn(
     lighting: Lighting,
     facing_rad: float,
     rng: np.random.Generator,
+    sheen: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Render one pawn.
 
@@ -101,6 +102,9 @@ def shade_pawn(
     facing_rad : float
         Direction the painted face looks, in the table plane.
     rng : numpy.random.Generator
+    sheen : float, optional
+        How much of the room a lacquered finish mirrors (0, painted wood, mirrors
+        nothing); a lacquered pawn's lamp highlight is sharper too.
 
     Returns
     -------
@@ -129,13 +133,34 @@ def shade_pawn(
         if k == made.head:
             paint = _paint_face(paint, normal, facing_rad)
         spec = gloss * lighting.shadow_strength * lighting.specular(
-            point, normal, camera.centre_mm, exponent=40.0
+            point, normal, camera.centre_mm, exponent=25.0 if sheen > 0 else 40.0
         )
+        if sheen > 0:
+            mirrored = sheen * _room_reflection(point, normal, camera.centre_mm)
+            mirrored *= 1.0 - 0.5 * lighting.shadow_strength  # a sunlit room is dim beside it
+            paint = paint * (1.0 - 0.5 * mirrored)[:, None]
+            spec = spec + mirrored
         colours[k, seen] = paint + spec[:, None]
     rgb, alpha = composite_front_to_back(hits.t, hits.coverage, colours)
     keep = alpha > 0.0
     idx = hits.ys[keep].astype(np.int64) * camera.size[0] + hits.xs[keep]
     return idx, rgb[keep], alpha[keep]
+
+
+def _room_reflection(point: np.ndarray, normal: np.ndarray, eye: np.ndarray) -> np.ndarray:
+    """How bright the room is where a glossy surface mirrors it, seen from ``eye``.
+
+    The ceiling or sky above is bright and the room around darker, so a lacquered pawn
+    shows a white patch where it mirrors straight up (the top of the head, the shoulders)
+    and, by Fresnel's law, a brighter rim where the surface turns away from the camera.
+    """
+    to_eye = eye - point
+    to_eye /= np.linalg.norm(to_eye, axis=1)[:, None]
+    facing = np.clip(np.einsum("ij,ij->i", normal, to_eye), 0.0, 1.0)
+    up = np.clip(2.0 * facing * normal[:, 2] - to_eye[:, 2], 0.0, 1.0)  # mirrored ray's z
+    room = 0.3 * up + 12.0 * up**8  # a lamp or window high above: a small bright patch
+    fresnel = 0.15 + 0.85 * (1.0 - facing) ** 3
+    return np.asarray(room * fresnel)
 
 
 def _wood_grain(

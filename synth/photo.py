@@ -25,11 +25,15 @@ from synth.extras import arrange_extras, keeps_off
 from synth.objects import Pawn, SceneObjects
 from synth.placement import cover_knots, place_pawns, read_back, sample_habits, strings_of
 from synth.render import encode_jpeg, render_with_labels
-from synth.scene import DIFFICULTIES, Scene, sample_scene
+from synth.scene import DIFFICULTIES, Scene, lacquer_pawns, pale_table, sample_scene
 
 DEFAULT_SIZE = (4032, 3024)
 #: Seeds the random stream of the demons put down on knots, beside the photo's seed.
 COVER_STREAM = 7
+#: Seeds the random stream of the pawns' finish (:func:`synth.scene.lacquer_pawns`).
+FINISH_STREAM = 8
+#: Seeds the random stream of a pale felt or mat (:func:`synth.scene.pale_table`).
+TABLE_STREAM = 9
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,11 @@ def plan_photo(
     )
     made = generate_board(board_rng, difficulty)
     scene = sample_scene(scene_rng, difficulty, size, play_area(made.board))
+    # Streams of their own, like the knot cover's: every other draw stays as it was.
+    finish_rng = np.random.default_rng([seed, FINISH_STREAM])
+    scene = replace(scene, materials=lacquer_pawns(scene.materials, difficulty, finish_rng))
+    table_rng = np.random.default_rng([seed, TABLE_STREAM])
+    scene = replace(scene, table=pale_table(scene.table, table_rng))
     # The pawns' sizes are the scene's: now the players can put them down.
     made = replace(made, board=put_down(made, scene, hand_rng))
     if knot_cover > 0:

@@ -856,6 +856,7 @@ def _pawn_layers(ctx: RenderContext, rng: np.random.Generator) -> list[_Layer]:
             lighting,
             facing_rad=float(rng.uniform(0, 2 * np.pi)),
             rng=rng,
+            sheen=mat.pawn_sheen,
         )
         if out is not None:
             layers.append(_solid_layer(ctx, *out, rng, label=pawn_class(pawn.colour)))

@@ -33,6 +33,8 @@ __all__ = [
     "SensorParams",
     "TableEdge",
     "TableParams",
+    "lacquer_pawns",
+    "pale_table",
     "sample_scene",
 ]
 
@@ -109,6 +111,12 @@ _EXTRA_CHANCE = {
              "far_camera": 0.2},
 }
 #: Chances of the pawn shapes (:data:`synth.pawns.PAWN_STYLES`) per difficulty.
+#: Felt and mats also come in pale shades (:func:`pale_table`): the palest of each, and
+#: how often a table of the kind is drawn towards it.
+_PALE_TABLE_RGB: dict[str, RGB] = {"green_felt": (0.30, 0.66, 0.40), "blue_mat": (0.45, 0.58, 0.88)}
+_PALE_TABLE_CHANCE = 0.4
+#: How often a scene's pawns are lacquered rather than painted wood (:func:`lacquer_pawns`).
+_LACQUER_CHANCE = {"easy": 0.15, "normal": 0.3, "hard": 0.4}
 _PAWN_STYLE_WEIGHTS = {
     "easy": [0.6, 0.25, 0.15],
     "normal": [0.4, 0.3, 0.3],
@@ -256,6 +264,8 @@ class MaterialParams:
     pawn_gloss: float
     #: One of :data:`synth.pawns.PAWN_STYLES`: the shape of this set of pawns.
     pawn_style: str = "snowman"
+    #: How much of the room a lacquered, plastic-like finish mirrors (0: painted wood).
+    pawn_sheen: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -513,6 +523,51 @@ def _sample_materials(
         pawn_height_mm=float(width * rng.uniform(1.2, 1.4)),
         pawn_gloss=float(rng.uniform(0.1, 0.45)),
         pawn_style=str(rng.choice(PAWN_STYLES, p=_PAWN_STYLE_WEIGHTS[difficulty])),
+    )
+
+
+def lacquer_pawns(
+    materials: MaterialParams, difficulty: str, rng: np.random.Generator
+) -> MaterialParams:
+    """Now and then give the scene's pawns a lacquered finish instead of painted wood.
+
+    Sets of pawns differ in finish as well as shape: a lacquered or plastic pawn mirrors
+    the bright room above it and the lamp in sharp highlights, so its colour breaks into
+    white patches that painted wood does not show. ``rng`` is a stream of its own, so a
+    scene drawn before this existed keeps everything else it had.
+    """
+    if difficulty not in DIFFICULTIES:
+        raise ValueError(f"difficulty must be one of {DIFFICULTIES}, not {difficulty!r}")
+    if rng.random() >= _LACQUER_CHANCE[difficulty]:
+        return materials
+    return dataclasses.replace(
+        materials,
+        pawn_gloss=float(rng.uniform(0.6, 1.2)),
+        pawn_sheen=float(rng.uniform(0.25, 0.8)),
+    )
+
+
+def pale_table(table: TableParams, rng: np.random.Generator) -> TableParams:
+    """Now and then make a green felt or a blue mat a paler one than the usual deep shade.
+
+    Felt and mats are sold in light shades as well as in deep ones; a pale table keeps
+    its hue, so a cord or pawn of that hue stands out from it by lightness rather than
+    colour. ``rng`` is a stream of its own, so a scene drawn before this existed keeps
+    everything else it had.
+    """
+    pale = _PALE_TABLE_RGB.get(table.kind)
+    if pale is None or rng.random() >= _PALE_TABLE_CHANCE:
+        return table
+    lift = rng.uniform(0.3, 1.0)  # how far from the deep shade towards the palest
+
+    def towards_pale(rgb: RGB) -> RGB:
+        return _clip_rgb((1.0 - lift) * np.asarray(rgb) + lift * np.asarray(pale))
+
+    return dataclasses.replace(
+        table,
+        variant=f"pale_{table.variant}",
+        rgb=towards_pale(table.rgb),
+        rgb2=towards_pale(table.rgb2),
     )
 
 

@@ -490,3 +490,21 @@ def test_scene_facets_of_a_synthetic_truth(truth: Report) -> None:
     assert facets["difficulty"] == scene["difficulty"]
     assert facets["tilt"].endswith("°")
     assert scene_facets({})["table"] == "unknown"
+
+
+@pytest.mark.parametrize(("sheen", "variant", "finish", "shade"), [
+    (0.0, "plain", "painted", "usual"), (0.5, "pale_neoprene", "lacquered", "pale"),
+])
+def test_scene_facets_say_the_pawns_finish_and_a_pale_table(
+    truth: Report, sheen: float, variant: str, finish: str, shade: str
+) -> None:
+    scene = truth["scene"]
+    made = {**truth, "scene": {**scene, "table": {**scene["table"], "variant": variant},
+                               "materials": {**scene["materials"], "pawn_sheen": sheen}}}
+    facets = scene_facets(made)
+    assert (facets["finish"], facets["shade"]) == (finish, shade)
+    # A truth from before the generator knew of either has neither.
+    older = {**scene, "materials": {k: v for k, v in scene["materials"].items()
+                                    if k != "pawn_sheen"}}
+    assert "finish" not in scene_facets({**truth, "scene": older})
+    assert "shade" not in scene_facets({**truth, "scene": older})

@@ -26,7 +26,7 @@ from synth.render import (
     render,
     render_with_labels,
 )
-from synth.scene import DIFFICULTIES, Extras, TableEdge, sample_scene
+from synth.scene import DIFFICULTIES, Extras, TableEdge, lacquer_pawns, pale_table, sample_scene
 from synth.textures import TableCoords, table_albedo
 
 SIZE = (800, 600)
@@ -279,6 +279,62 @@ def test_second_light_casts_a_second_shadow():
     shaded = render(objects, two, cam, np.random.default_rng(0)).astype(float)
     patch = np.s_[v - 2 : v + 3, u - 2 : u + 3]
     assert shaded[patch].mean() < lit[patch].mean() - 15
+
+
+def test_lacquered_pawns_mirror_the_room_in_white_patches():
+    foot = (40.0, 30.0)
+    objects = _board([Pawn("demon", "blue", foot)])
+    scene = _scene(2, "easy", objects, kind="cloth", rgb=(0.6, 0.6, 0.6), rgb2=(0.55, 0.55, 0.55))
+    painted = dataclasses.replace(scene.materials, pawn_sheen=0.0)
+    wood = dataclasses.replace(scene, materials=painted)
+    lacquered = dataclasses.replace(wood, materials=dataclasses.replace(painted, pawn_sheen=0.8))
+    cam = Camera.from_scene(wood)
+    a = render(objects, wood, cam, np.random.default_rng(0)).astype(float)
+    b = render(objects, lacquered, cam, np.random.default_rng(0)).astype(float)
+    # Only the pawn changes, and where it does it turns whiter: its red and green
+    # (absent from blue paint) rise most.
+    # Seen from nearly overhead, the bright patch is the top of the head.
+    changed = np.abs(b - a).sum(axis=2) > 15
+    u, v = cam.project(np.array([foot]))[0]
+    ys, xs = np.nonzero(changed)
+    assert changed.sum() >= 4
+    assert np.hypot(xs - u, ys - v).max() < 12  # the pawn is about 25 px across here
+    assert (b[changed][:, :2] - a[changed][:, :2]).mean() > 20
+
+
+def test_lacquer_comes_now_and_then_and_keeps_the_rest_of_the_scene():
+    materials = _scene(3, "hard").materials
+    with pytest.raises(ValueError, match="difficulty"):
+        lacquer_pawns(materials, "nightmare", np.random.default_rng(0))
+    shares = {}
+    for difficulty in DIFFICULTIES:
+        made = [lacquer_pawns(materials, difficulty, np.random.default_rng(i)) for i in range(400)]
+        glossy = [m for m in made if m.pawn_sheen > 0]
+        assert all(m is materials for m in made if m.pawn_sheen == 0)
+        assert all(0.6 <= m.pawn_gloss <= 1.2 and m.pawn_sheen <= 0.8 for m in glossy)
+        assert all(dataclasses.replace(m, pawn_gloss=materials.pawn_gloss, pawn_sheen=0.0)
+                   == materials for m in glossy)
+        shares[difficulty] = len(glossy) / len(made)
+    assert 0.05 < shares["easy"] < shares["normal"] < shares["hard"] < 0.55
+
+
+@pytest.mark.parametrize("kind", ["green_felt", "blue_mat", "light_wood", "white_table"])
+def test_felt_and_mats_are_now_and_then_pale_and_keep_their_hue(kind: str):
+    deep = (0.13, 0.42, 0.22) if kind == "green_felt" else (0.12, 0.27, 0.52)
+    table = dataclasses.replace(
+        _scene(5, "hard").table, kind=kind, variant="plain", rgb=deep, rgb2=deep
+    )
+    made = [pale_table(table, np.random.default_rng(i)) for i in range(300)]
+    pale = [t for t in made if t is not table]
+    if kind not in ("green_felt", "blue_mat"):
+        assert not pale  # only felt and mats come in pale shades
+        return
+    assert 0.3 < len(pale) / len(made) < 0.5
+    for t in pale:
+        assert t.variant == "pale_plain"
+        assert sum(t.rgb) > sum(table.rgb) + 0.1  # lighter
+        assert int(np.argmax(t.rgb)) == int(np.argmax(deep))  # the same hue
+        assert dataclasses.replace(t, variant="plain", rgb=table.rgb, rgb2=table.rgb2) == table
 
 
 # --- pixel labels ---------------------------------------------------------------------

@@ -734,7 +734,9 @@ def scene_facets(truth: Report) -> dict[str, str]:
 
     Understands both the synthetic truths (``scene.table.kind``, ``scene.light.kind``,
     ``scene.camera.tilt_deg``, ``scene.stage``, ``scene.difficulty``) and the dev truths
-    (``scene.table``, ``scene.light``, ``scene.tilt_deg``, ``scene.fullness``).
+    (``scene.table``, ``scene.light``, ``scene.tilt_deg``, ``scene.fullness``). A
+    synthetic truth also says whether the pawns are lacquered (``finish``) and whether a
+    felt or mat is a pale one (``shade``), where it was made by a generator that knows.
     """
     scene = truth.get("scene") or {}
 
@@ -752,6 +754,13 @@ def scene_facets(truth: Report) -> dict[str, str]:
         "tilt": _tilt_bucket(tilt),
         "fullness": str(scene.get("fullness") or scene.get("stage") or "unknown"),
     }
+    sheen = (scene.get("materials") or {}).get("pawn_sheen")
+    if isinstance(sheen, int | float):
+        facets["finish"] = "lacquered" if sheen > 0 else "painted"
+    table = scene.get("table")
+    if isinstance(table, Mapping) and "pawn_sheen" in (scene.get("materials") or {}):
+        pale = str(table.get("variant", "")).startswith("pale_")
+        facets["shade"] = "pale" if pale else "usual"
     if "difficulty" in scene:
         facets["difficulty"] = str(scene["difficulty"])
     elif "hard" in scene:
