@@ -56,6 +56,7 @@ def make_photo(
     difficulty: str = "normal",
     size: tuple[int, int] = DEFAULT_SIZE,
     knot_cover: float = 0.0,
+    finishes: bool = True,
 ) -> SyntheticPhoto:
     """Generate the synthetic photo of ``seed``.
 
@@ -70,6 +71,10 @@ def make_photo(
         Chance that a demon is put down on each knot (:func:`synth.placement.cover_knots`;
         for training examples: 0, the default, leaves every photo as it was). Recorded
         in the truth's ``scene`` when above 0.
+    finishes : bool
+        False leaves out the lacquered pawns and the pale felt and mats
+        (:func:`synth.scene.lacquer_pawns`, :func:`synth.scene.pale_table`): the photo
+        as it was made before they came, for a test that pins a case found on it.
 
     Raises
     ------
@@ -77,7 +82,7 @@ def make_photo(
         For an unknown difficulty, a size smaller than 320 x 240, or a ``knot_cover``
         outside 0..1.
     """
-    plan = plan_photo(seed, difficulty, size, knot_cover)
+    plan = plan_photo(seed, difficulty, size, knot_cover, finishes)
     image, labels = render_with_labels(
         scene_objects(plan.board), plan.scene, plan.camera, plan.render_rng
     )
@@ -105,6 +110,7 @@ def plan_photo(
     difficulty: str = "normal",
     size: tuple[int, int] = DEFAULT_SIZE,
     knot_cover: float = 0.0,
+    finishes: bool = True,
 ) -> PhotoPlan:
     """The board, scene and camera of the photo of ``seed`` (see :func:`make_photo`)."""
     if difficulty not in DIFFICULTIES:
@@ -121,11 +127,12 @@ def plan_photo(
     )
     made = generate_board(board_rng, difficulty)
     scene = sample_scene(scene_rng, difficulty, size, play_area(made.board))
-    # Streams of their own, like the knot cover's: every other draw stays as it was.
-    finish_rng = np.random.default_rng([seed, FINISH_STREAM])
-    scene = replace(scene, materials=lacquer_pawns(scene.materials, difficulty, finish_rng))
-    table_rng = np.random.default_rng([seed, TABLE_STREAM])
-    scene = replace(scene, table=pale_table(scene.table, table_rng))
+    if finishes:
+        # Streams of their own, like the knot cover's: every other draw stays as it was.
+        finish_rng = np.random.default_rng([seed, FINISH_STREAM])
+        scene = replace(scene, materials=lacquer_pawns(scene.materials, difficulty, finish_rng))
+        table_rng = np.random.default_rng([seed, TABLE_STREAM])
+        scene = replace(scene, table=pale_table(scene.table, table_rng))
     # The pawns' sizes are the scene's: now the players can put them down.
     made = replace(made, board=put_down(made, scene, hand_rng))
     if knot_cover > 0:

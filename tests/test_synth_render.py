@@ -18,6 +18,7 @@ from synth.labels import BACKGROUND, KNOT, PIXEL_CLASSES, cord_class, pawn_class
 from synth.objects import PAWN_STYLES, Pawn, SceneObjects
 from synth.overlay import draw_truth
 from synth.pawns import PawnShape, pawn_parts
+from synth.photo import plan_photo
 from synth.render import (
     _finish_kernel,
     _roll_off,
@@ -335,6 +336,23 @@ def test_felt_and_mats_are_now_and_then_pale_and_keep_their_hue(kind: str):
         assert sum(t.rgb) > sum(table.rgb) + 0.1  # lighter
         assert int(np.argmax(t.rgb)) == int(np.argmax(deep))  # the same hue
         assert dataclasses.replace(t, variant="plain", rgb=table.rgb, rgb2=table.rgb2) == table
+
+
+def test_a_photo_without_the_finishes_is_made_as_before_them():
+    # Seeds 1000-1039 at every difficulty: some lacquered or pale, and without the
+    # finishes each is the scene it was, pawns painted and tables deep, all else alike.
+    changed = 0
+    for seed in range(1000, 1040):
+        difficulty = DIFFICULTIES[seed % 3]
+        now = plan_photo(seed, difficulty, SIZE).scene
+        before = plan_photo(seed, difficulty, SIZE, finishes=False).scene
+        assert before.materials.pawn_sheen == 0.0
+        assert not before.table.variant.startswith("pale_")
+        if now != before:
+            changed += 1
+            alike = dataclasses.replace(now, materials=before.materials, table=before.table)
+            assert alike == before
+    assert 5 <= changed <= 30
 
 
 # --- pixel labels ---------------------------------------------------------------------
