@@ -133,12 +133,12 @@ def shade_pawn(
         if k == made.head:
             paint = _paint_face(paint, normal, facing_rad)
         spec = gloss * lighting.shadow_strength * lighting.specular(
-            point, normal, camera.centre_mm, exponent=25.0 if sheen > 0 else 40.0
+            point, normal, camera.centre_mm, exponent=80.0 if sheen > 0 else 40.0
         )
         if sheen > 0:
             mirrored = sheen * _room_reflection(point, normal, camera.centre_mm)
             mirrored *= 1.0 - 0.5 * lighting.shadow_strength  # a sunlit room is dim beside it
-            paint = paint * (1.0 - 0.5 * mirrored)[:, None]
+            paint = paint * np.clip(1.0 - 0.5 * mirrored, 0.0, 1.0)[:, None]
             spec = spec + mirrored
         colours[k, seen] = paint + spec[:, None]
     rgb, alpha = composite_front_to_back(hits.t, hits.coverage, colours)
@@ -158,8 +158,10 @@ def _room_reflection(point: np.ndarray, normal: np.ndarray, eye: np.ndarray) -> 
     to_eye /= np.linalg.norm(to_eye, axis=1)[:, None]
     facing = np.clip(np.einsum("ij,ij->i", normal, to_eye), 0.0, 1.0)
     up = np.clip(2.0 * facing * normal[:, 2] - to_eye[:, 2], 0.0, 1.0)  # mirrored ray's z
-    room = 0.3 * up + 12.0 * up**8  # a lamp or window high above: a small bright patch
-    fresnel = 0.15 + 0.85 * (1.0 - facing) ** 3
+    # The walls and table round about are dim; a lamp or window high above is a small
+    # bright patch.
+    room = 0.1 + 0.3 * up + 12.0 * up**8
+    fresnel = 0.15 + 0.85 * (1.0 - facing) ** 5  # Schlick's, from a floor of 0.15
     return np.asarray(room * fresnel)
 
 

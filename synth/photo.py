@@ -71,10 +71,11 @@ def make_photo(
         Chance that a demon is put down on each knot (:func:`synth.placement.cover_knots`;
         for training examples: 0, the default, leaves every photo as it was). Recorded
         in the truth's ``scene`` when above 0.
-    finishes : bool
-        False leaves out the lacquered pawns and the pale felt and mats
-        (:func:`synth.scene.lacquer_pawns`, :func:`synth.scene.pale_table`): the photo
-        as it was made before they came, for a test that pins a case found on it.
+    finishes : bool, optional
+        True (the default) lets the scene have lacquered pawns and a pale felt or mat
+        (:func:`synth.scene.lacquer_pawns`, :func:`synth.scene.pale_table`); False
+        leaves them out: the photo as it was made before they came, for a test that
+        pins a case found on it.
 
     Raises
     ------

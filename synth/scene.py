@@ -110,13 +110,13 @@ _EXTRA_CHANCE = {
     "hard": {"second_light": 0.4, "table_edge": 0.4, "clutter": 0.4, "exif": 0.3,
              "far_camera": 0.2},
 }
-#: Chances of the pawn shapes (:data:`synth.pawns.PAWN_STYLES`) per difficulty.
 #: Felt and mats also come in pale shades (:func:`pale_table`): the palest of each, and
 #: how often a table of the kind is drawn towards it.
 _PALE_TABLE_RGB: dict[str, RGB] = {"green_felt": (0.30, 0.66, 0.40), "blue_mat": (0.45, 0.58, 0.88)}
 _PALE_TABLE_CHANCE = 0.4
 #: How often a scene's pawns are lacquered rather than painted wood (:func:`lacquer_pawns`).
 _LACQUER_CHANCE = {"easy": 0.15, "normal": 0.3, "hard": 0.4}
+#: Chances of the pawn shapes (:data:`synth.pawns.PAWN_STYLES`) per difficulty.
 _PAWN_STYLE_WEIGHTS = {
     "easy": [0.6, 0.25, 0.15],
     "normal": [0.4, 0.3, 0.3],
@@ -197,7 +197,8 @@ class TableParams:
     """The table surface.
 
     ``kind`` is one of ``light_wood``, ``dark_wood``, ``cloth``, ``green_felt``,
-    ``blue_mat``, ``white_table``; ``variant`` names the cloth colour or mat type.
+    ``blue_mat``, ``white_table``; ``variant`` names the cloth colour or mat type, with
+    ``pale_`` before it for a pale felt or mat (:func:`pale_table`).
     ``grain_angle_deg`` orients wood planks, cloth weave and mat grids on the table.
     ``gloss`` scales the lamp's specular reflection (varnished wood, plastic mats).
     """
@@ -559,15 +560,12 @@ def pale_table(table: TableParams, rng: np.random.Generator) -> TableParams:
     if pale is None or rng.random() >= _PALE_TABLE_CHANCE:
         return table
     lift = rng.uniform(0.3, 1.0)  # how far from the deep shade towards the palest
-
-    def towards_pale(rgb: RGB) -> RGB:
-        return _clip_rgb((1.0 - lift) * np.asarray(rgb) + lift * np.asarray(pale))
-
+    rgb = (1.0 - lift) * np.asarray(table.rgb) + lift * np.asarray(pale)
+    # The second colour (the felt's mottle, the mat's speckle and grid) keeps its
+    # contrast with the first, so a pale table keeps its texture.
+    rgb2 = rgb * np.asarray(table.rgb2) / np.maximum(np.asarray(table.rgb), 1e-6)
     return dataclasses.replace(
-        table,
-        variant=f"pale_{table.variant}",
-        rgb=towards_pale(table.rgb),
-        rgb2=towards_pale(table.rgb2),
+        table, variant=f"pale_{table.variant}", rgb=_clip_rgb(rgb), rgb2=_clip_rgb(rgb2)
     )
 
 

@@ -492,19 +492,22 @@ def test_scene_facets_of_a_synthetic_truth(truth: Report) -> None:
     assert scene_facets({})["table"] == "unknown"
 
 
-@pytest.mark.parametrize(("sheen", "variant", "finish", "shade"), [
-    (0.0, "plain", "painted", "usual"), (0.5, "pale_neoprene", "lacquered", "pale"),
+@pytest.mark.parametrize(("kind", "sheen", "variant", "finish", "shade"), [
+    ("blue_mat", 0.0, "plain", "painted", "deep"),
+    ("green_felt", 0.5, "pale_plain", "lacquered", "pale"),
+    ("light_wood", 0.5, "plain", "lacquered", None),  # only felt and mats have a shade
 ])
 def test_scene_facets_say_the_pawns_finish_and_a_pale_table(
-    truth: Report, sheen: float, variant: str, finish: str, shade: str
+    truth: Report, kind: str, sheen: float, variant: str, finish: str, shade: str | None
 ) -> None:
     scene = truth["scene"]
-    made = {**truth, "scene": {**scene, "table": {**scene["table"], "variant": variant},
+    table = {**scene["table"], "kind": kind, "variant": variant}
+    made = {**truth, "scene": {**scene, "table": table,
                                "materials": {**scene["materials"], "pawn_sheen": sheen}}}
     facets = scene_facets(made)
-    assert (facets["finish"], facets["shade"]) == (finish, shade)
+    assert (facets["finish"], facets.get("shade")) == (finish, shade)
     # A truth from before the generator knew of either has neither.
-    older = {**scene, "materials": {k: v for k, v in scene["materials"].items()
-                                    if k != "pawn_sheen"}}
+    older = {**scene, "table": table, "materials": {
+        k: v for k, v in scene["materials"].items() if k != "pawn_sheen"}}
     assert "finish" not in scene_facets({**truth, "scene": older})
     assert "shade" not in scene_facets({**truth, "scene": older})

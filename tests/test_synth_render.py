@@ -312,7 +312,7 @@ def test_lacquer_comes_now_and_then_and_keeps_the_rest_of_the_scene():
         made = [lacquer_pawns(materials, difficulty, np.random.default_rng(i)) for i in range(400)]
         glossy = [m for m in made if m.pawn_sheen > 0]
         assert all(m is materials for m in made if m.pawn_sheen == 0)
-        assert all(0.6 <= m.pawn_gloss <= 1.2 and m.pawn_sheen <= 0.8 for m in glossy)
+        assert all(0.6 <= m.pawn_gloss <= 1.2 and 0.25 <= m.pawn_sheen <= 0.8 for m in glossy)
         assert all(dataclasses.replace(m, pawn_gloss=materials.pawn_gloss, pawn_sheen=0.0)
                    == materials for m in glossy)
         shares[difficulty] = len(glossy) / len(made)
@@ -322,8 +322,9 @@ def test_lacquer_comes_now_and_then_and_keeps_the_rest_of_the_scene():
 @pytest.mark.parametrize("kind", ["green_felt", "blue_mat", "light_wood", "white_table"])
 def test_felt_and_mats_are_now_and_then_pale_and_keep_their_hue(kind: str):
     deep = (0.13, 0.42, 0.22) if kind == "green_felt" else (0.12, 0.27, 0.52)
+    mottle = tuple(0.8 * c for c in deep)
     table = dataclasses.replace(
-        _scene(5, "hard").table, kind=kind, variant="plain", rgb=deep, rgb2=deep
+        _scene(5, "hard").table, kind=kind, variant="plain", rgb=deep, rgb2=mottle
     )
     made = [pale_table(table, np.random.default_rng(i)) for i in range(300)]
     pale = [t for t in made if t is not table]
@@ -335,6 +336,8 @@ def test_felt_and_mats_are_now_and_then_pale_and_keep_their_hue(kind: str):
         assert t.variant == "pale_plain"
         assert sum(t.rgb) > sum(table.rgb) + 0.1  # lighter
         assert int(np.argmax(t.rgb)) == int(np.argmax(deep))  # the same hue
+        # The texture's second colour keeps its contrast with the first.
+        assert np.asarray(t.rgb2) == pytest.approx(0.8 * np.asarray(t.rgb), abs=1e-3)
         assert dataclasses.replace(t, variant="plain", rgb=table.rgb, rgb2=table.rgb2) == table
 
 

@@ -217,10 +217,11 @@ def sample_with_truth(name: str) -> tuple[Photo, dict, float]:
 
 
 @functools.cache
-def painted_sample_with_truth(name: str) -> tuple[Photo, dict, float]:
+def sample_before_finishes(name: str) -> tuple[Photo, dict, float]:
     """:func:`sample_with_truth` for the sample as it was made before lacquered pawns and
     pale tables (``finishes=False``): the photo a test's case was found on, pixel for
-    pixel (the committed samples since have lacquered pawns and a pale mat)."""
+    pixel (the committed samples since have lacquered pawns and a pale mat). Made once
+    and shared by the tests that ask: they must not change what it gives."""
     committed = json.loads((SAMPLES / f"{name}.truth.json").read_text())
     scene = committed["scene"]
     size = (committed["image"]["width"], committed["image"]["height"])
@@ -535,8 +536,8 @@ def test_a_pawns_foot_by_the_eight_views_is_nearer_its_truth_than_by_one_look() 
     """The network gives a foot on a coarse grid; on one steep photo the eight views'
     mean is nearer the truth's foot than the one look's (medians 0.042 against 0.077
     pawn widths), and never far off. (With the pawns lacquered, as the sample is now:
-    0.067 against 0.096.)"""
-    photo, truth, width = painted_sample_with_truth("08_hard_steep_side_light")
+    0.071 against 0.096.)"""
+    photo, truth, width = sample_before_finishes("08_hard_steep_side_light")
     found = detect(photo.rgb, width).found
     one_look, eight_views = [], []
     for creature in truth["creatures"]:
@@ -849,12 +850,12 @@ def test_the_sizer_measures_a_samples_pawns_whatever_width_was_looked_for(
 ) -> None:
     # (The dark wood's pawns are 16 working pixels wide: measured 0.88 of that at the
     # right width, 0.86 looked for at half of it.)
-    assert_sizer_measures(*painted_sample_with_truth(name), read_as)
+    assert_sizer_measures(*sample_before_finishes(name), read_as)
 
 
 @pytest.mark.xfail(strict=True, reason="the sizer was trained before lacquered pawns")
 def test_the_sizer_measures_lacquered_far_pawns_looked_for_at_half_their_width() -> None:
-    # The far sample's pawns lacquered, as it is committed: measured 0.76 of their width
+    # The far sample's pawns lacquered, as it is committed: measured 0.78 of their width
     # looked for at half of it (ninety-eighth session). A lead: `make sizer` again.
     assert_sizer_measures(*sample_with_truth("03_normal_dark_wood"), 0.5)
 
@@ -995,7 +996,7 @@ def test_a_new_look_that_marks_fewer_pawns_surely_is_not_kept(monkeypatch) -> No
     lacquered pawns on a pale mat, as it is committed, the look for pawns 0.4 times as
     wide marks 43 pawns surely where the right look tells 40 apart, and is kept: the
     sizer would have to be that far wrong, and never was on a fresh set.)"""
-    photo, truth, width = painted_sample_with_truth("07_hard_blue_mat")
+    photo, truth, width = sample_before_finishes("07_hard_blue_mat")
     right = detect(photo.rgb, width)
     for said in (2.5, 0.4):
         assert not 1 / RESIZE_BEYOND <= said <= WIDEN_BEYOND
@@ -1005,10 +1006,23 @@ def test_a_new_look_that_marks_fewer_pawns_surely_is_not_kept(monkeypatch) -> No
         assert detect_at_measured_width(photo.rgb, right) is right
 
 
+@pytest.mark.xfail(strict=True, reason="lacquered pawns on a pale mat, looked for too narrow")
+def test_a_new_look_for_lacquered_pawns_that_marks_fewer_pawns_is_not_kept(monkeypatch) -> None:
+    # The committed 07 (lacquered pawns on a pale mat): a look for pawns 0.4 times as
+    # wide marks more pawns surely than the right look tells apart (43 against 40, the
+    # ninety-eighth session's first lacquer), and a sizer that far wrong is believed.
+    photo, truth, width = sample_with_truth("07_hard_blue_mat")
+    right = detect(photo.rgb, width)
+    monkeypatch.setattr(
+        "vision.detect.width_ratios", lambda rgb, feet, w, sizer=None: [0.4] * len(feet)
+    )
+    assert detect_at_measured_width(photo.rgb, right) is right
+
+
 def test_a_width_measured_where_the_network_gets_its_largest_input_keeps_the_marks() -> None:
     """Below a width the image is given to the network at MAX_INPUT_SIDE whatever the
     width: looking again would mark the same, so only the width is mended."""
-    photo, truth, width = painted_sample_with_truth("03_normal_dark_wood")  # pawns 16 px
+    photo, truth, width = sample_before_finishes("03_normal_dark_wood")  # pawns 16 px
     model = load_detector()
     size = photo.rgb.shape[:2]
     narrow = 0.6 * width

@@ -736,7 +736,7 @@ def scene_facets(truth: Report) -> dict[str, str]:
     ``scene.camera.tilt_deg``, ``scene.stage``, ``scene.difficulty``) and the dev truths
     (``scene.table``, ``scene.light``, ``scene.tilt_deg``, ``scene.fullness``). A
     synthetic truth also says whether the pawns are lacquered (``finish``) and whether a
-    felt or mat is a pale one (``shade``), where it was made by a generator that knows.
+    felt or mat is pale or deep (``shade``), where it was made by a generator that knows.
     """
     scene = truth.get("scene") or {}
 
@@ -757,10 +757,16 @@ def scene_facets(truth: Report) -> dict[str, str]:
     sheen = (scene.get("materials") or {}).get("pawn_sheen")
     if isinstance(sheen, int | float):
         facets["finish"] = "lacquered" if sheen > 0 else "painted"
+    # Truths that have pawn_sheen were made by a generator that also draws pale felt
+    # and mats: only on those is "deep" a shade it chose.
     table = scene.get("table")
-    if isinstance(table, Mapping) and "pawn_sheen" in (scene.get("materials") or {}):
+    if (
+        isinstance(table, Mapping)
+        and table.get("kind") in ("green_felt", "blue_mat")
+        and "pawn_sheen" in (scene.get("materials") or {})
+    ):
         pale = str(table.get("variant", "")).startswith("pale_")
-        facets["shade"] = "pale" if pale else "usual"
+        facets["shade"] = "pale" if pale else "deep"
     if "difficulty" in scene:
         facets["difficulty"] = str(scene["difficulty"])
     elif "hard" in scene:
