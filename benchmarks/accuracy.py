@@ -333,8 +333,10 @@ def print_breakdown(results: Sequence[tuple[str, Comparison, dict[str, str], flo
     facets = sorted({key for _, _, f, _ in results for key in f})
     for facet in facets:
         groups: dict[str, list[int]] = defaultdict(list)
+        # A facet only some photos have (shade: felt and mats) counts those that have it.
         for _, comparison, scene, _ in results:
-            groups[scene.get(facet, "unknown")].append(comparison.board_exact)
+            if facet in scene:
+                groups[scene[facet]].append(comparison.board_exact)
         cells = [f"{name} {sum(v)}/{len(v)}" for name, v in sorted(groups.items())]
         print(f"  {facet:<11}" + ", ".join(cells))
 
