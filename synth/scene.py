@@ -536,6 +536,25 @@ def lacquer_pawns(
     the bright room above it and the lamp in sharp highlights, so its colour breaks into
     white patches that painted wood does not show. ``rng`` is a stream of its own, so a
     scene drawn before this existed keeps everything else it had.
+
+    Parameters
+    ----------
+    materials : MaterialParams
+        The scene's materials, its pawns painted wood.
+    difficulty : {"easy", "normal", "hard"}
+        Sets the chance of lacquer: 15, 30 or 40 %.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    MaterialParams
+        ``materials`` itself, or a copy with lacquered pawns: ``pawn_gloss`` 0.6–1.2,
+        ``pawn_sheen`` 0.25–0.8.
+
+    Raises
+    ------
+    ValueError
+        If ``difficulty`` is unknown.
     """
     if difficulty not in DIFFICULTIES:
         raise ValueError(f"difficulty must be one of {DIFFICULTIES}, not {difficulty!r}")
@@ -555,6 +574,18 @@ def pale_table(table: TableParams, rng: np.random.Generator) -> TableParams:
     its hue, so a cord or pawn of that hue stands out from it by lightness rather than
     colour. ``rng`` is a stream of its own, so a scene drawn before this existed keeps
     everything else it had.
+
+    Parameters
+    ----------
+    table : TableParams
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    TableParams
+        ``table`` itself (any other kind of table, and 60 % of felt and mats), or a copy
+        drawn 30–100 % of the way to the pale shade of its hue, its texture's second
+        colour in the same ratio to the first, its variant ``pale_`` and the old one.
     """
     pale = _PALE_TABLE_RGB.get(table.kind)
     if pale is None or rng.random() >= _PALE_TABLE_CHANCE:
