@@ -207,28 +207,29 @@ from vision.trace import Loop, Loops, too_short, trace_each
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
 
 
-def sample_with_truth(name: str) -> tuple[Photo, dict, float]:
+def sample_with_truth(name: str, finishes: bool = True) -> tuple[Photo, dict, float]:
     """A sample photo at working resolution, its truth, and the truth's pawn width in
-    working pixels."""
-    photo = load_photo(SAMPLES / f"{name}.jpg")
-    truth = json.loads((SAMPLES / f"{name}.truth.json").read_text())
+    working pixels. ``finishes=False``: the sample as it was made before lacquered pawns
+    and pale tables, the photo a test's case was found on, pixel for pixel (the
+    committed samples since have lacquered pawns and a pale mat)."""
+    photo, truth = _committed_sample(name) if finishes else _sample_before_finishes(name)
     width = float(np.median([c["pawn_px"] for c in truth["creatures"]])) / photo.scale
     return photo, truth, width
 
 
+def _committed_sample(name: str) -> tuple[Photo, dict]:
+    truth = json.loads((SAMPLES / f"{name}.truth.json").read_text())
+    return load_photo(SAMPLES / f"{name}.jpg"), truth
+
+
 @functools.cache
-def sample_before_finishes(name: str) -> tuple[Photo, dict, float]:
-    """:func:`sample_with_truth` for the sample as it was made before lacquered pawns and
-    pale tables (``finishes=False``): the photo a test's case was found on, pixel for
-    pixel (the committed samples since have lacquered pawns and a pale mat). Made once
-    and shared by the tests that ask: they must not change what it gives."""
+def _sample_before_finishes(name: str) -> tuple[Photo, dict]:
+    """Made once and shared by the tests that ask: they must not change what it gives."""
     committed = json.loads((SAMPLES / f"{name}.truth.json").read_text())
     scene = committed["scene"]
     size = (committed["image"]["width"], committed["image"]["height"])
     made = make_photo(scene["seed"], scene["difficulty"], size, finishes=False)
-    photo = load_photo(made.jpeg)
-    width = float(np.median([c["pawn_px"] for c in made.truth["creatures"]])) / photo.scale
-    return photo, made.truth, width
+    return load_photo(made.jpeg), made.truth
 
 
 def in_working_pixels(photo: Photo, xy: list[float]) -> tuple[float, float]:
@@ -537,7 +538,7 @@ def test_a_pawns_foot_by_the_eight_views_is_nearer_its_truth_than_by_one_look() 
     mean is nearer the truth's foot than the one look's (medians 0.042 against 0.077
     pawn widths), and never far off. (With the pawns lacquered, as the sample is now:
     0.071 against 0.096.)"""
-    photo, truth, width = sample_before_finishes("08_hard_steep_side_light")
+    photo, truth, width = sample_with_truth("08_hard_steep_side_light", finishes=False)
     found = detect(photo.rgb, width).found
     one_look, eight_views = [], []
     for creature in truth["creatures"]:
@@ -850,7 +851,7 @@ def test_the_sizer_measures_a_samples_pawns_whatever_width_was_looked_for(
 ) -> None:
     # (The dark wood's pawns are 16 working pixels wide: measured 0.88 of that at the
     # right width, 0.86 looked for at half of it.)
-    assert_sizer_measures(*sample_before_finishes(name), read_as)
+    assert_sizer_measures(*sample_with_truth(name, finishes=False), read_as)
 
 
 @pytest.mark.xfail(strict=True, reason="the sizer was trained before lacquered pawns")
@@ -996,7 +997,7 @@ def test_a_new_look_that_marks_fewer_pawns_surely_is_not_kept(monkeypatch) -> No
     lacquered pawns on a pale mat, as it is committed, the look for pawns 0.4 times as
     wide marks 43 pawns surely where the right look tells 40 apart, and is kept: the
     sizer would have to be that far wrong, and never was on a fresh set.)"""
-    photo, truth, width = sample_before_finishes("07_hard_blue_mat")
+    photo, truth, width = sample_with_truth("07_hard_blue_mat", finishes=False)
     right = detect(photo.rgb, width)
     for said in (2.5, 0.4):
         assert not 1 / RESIZE_BEYOND <= said <= WIDEN_BEYOND
@@ -1022,7 +1023,7 @@ def test_a_new_look_for_lacquered_pawns_that_marks_fewer_pawns_is_not_kept(monke
 def test_a_width_measured_where_the_network_gets_its_largest_input_keeps_the_marks() -> None:
     """Below a width the image is given to the network at MAX_INPUT_SIDE whatever the
     width: looking again would mark the same, so only the width is mended."""
-    photo, truth, width = sample_before_finishes("03_normal_dark_wood")  # pawns 16 px
+    photo, truth, width = sample_with_truth("03_normal_dark_wood", finishes=False)  # pawns 16 px
     model = load_detector()
     size = photo.rgb.shape[:2]
     narrow = 0.6 * width
