@@ -132,7 +132,7 @@ class Lighting:
     def specular(self, points_mm: np.ndarray, normals: np.ndarray, eye_mm: np.ndarray,
                  exponent: float) -> np.ndarray:
         """Blinn-Phong highlight intensity at surface points seen from ``eye_mm``."""
-        to_light = self._to_light(points_mm)
+        to_light = self.to_light(points_mm)
         to_eye = eye_mm - points_mm
         to_eye /= _norm(to_eye)[..., None]
         half = to_light + to_eye
@@ -145,7 +145,9 @@ class Lighting:
         cx, cy = self.board_centre_mm
         return np.array([cx, cy, 0.0]) + self.params.distance_mm * self.direction
 
-    def _to_light(self, points_mm: np.ndarray) -> np.ndarray:
+    def to_light(self, points_mm: np.ndarray) -> np.ndarray:
+        """Unit vectors from surface points towards the key light (its direction, for a
+        light infinitely far)."""
         lamp = self._lamp_position()
         if lamp is None:
             return np.broadcast_to(self.direction, points_mm.shape).copy()

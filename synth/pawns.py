@@ -86,6 +86,7 @@ def shade_pawn(
     facing_rad: float,
     rng: np.random.Generator,
     sheen: float = 0.0,
+    window: tuple[float, float] = (0.0, 0.0),
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Render one pawn.
 
@@ -105,6 +106,9 @@ def shade_pawn(
     sheen : float, optional
         How much of the room a lacquered finish mirrors (0, painted wood, mirrors
         nothing); a lacquered pawn's lamp highlight is sharper too.
+    window : (float, float), optional
+        How bright a wide light round the key light (a window, a soft box) is, mirrored
+        by a lacquered finish, and its angular radius in degrees; (0, 0), none.
 
     Returns
     -------
@@ -140,6 +144,9 @@ def shade_pawn(
             mirrored *= 1.0 - 0.5 * lighting.shadow_strength  # a sunlit room is dim beside it
             paint = paint * np.clip(1.0 - 0.5 * mirrored, 0.0, 1.0)[:, None]
             spec = spec + mirrored
+            if window[0] > 0:
+                spec = spec + window[0] * _window_reflection(
+                    normal, lighting.to_light(point), point, camera.centre_mm, window[1])
         colours[k, seen] = paint + spec[:, None]
     rgb, alpha = composite_front_to_back(hits.t, hits.coverage, colours)
     keep = alpha > 0.0
@@ -163,6 +170,31 @@ def _room_reflection(point: np.ndarray, normal: np.ndarray, eye: np.ndarray) -> 
     room = 0.1 + 0.3 * up + 12.0 * up**8
     fresnel = 0.15 + 0.85 * (1.0 - facing) ** 5  # Schlick's, from a floor of 0.15
     return np.asarray(room * fresnel)
+
+
+def _window_reflection(
+    normal: np.ndarray, to_light: np.ndarray, point: np.ndarray, eye: np.ndarray,
+    radius_deg: float,
+) -> np.ndarray:
+    """Where a glossy surface seen from ``eye`` mirrors a wide light towards ``to_light``.
+
+    A window or soft box round the key light's direction, ``radius_deg`` its angular
+    radius, shows on a lacquered pawn as a broad soft white patch on its side towards the
+    light: full within half the radius of the light's direction, fading to nothing at
+    the radius. Fresnel's law brightens it a little where the surface turns away from the
+    camera. The window is not cut at the horizon: a low light's patch reaches down the
+    pawn's side, where the table would be mirrored.
+    """
+    to_eye = eye - point
+    to_eye /= np.linalg.norm(to_eye, axis=1)[:, None]
+    facing = np.clip(np.einsum("ij,ij->i", normal, to_eye), 0.0, 1.0)
+    mirrored = 2.0 * facing[:, None] * normal - to_eye
+    towards = np.einsum("ij,ij->i", mirrored, to_light)
+    outer, inner = np.cos(np.radians(radius_deg)), np.cos(np.radians(0.5 * radius_deg))
+    t = np.clip((towards - outer) / (inner - outer), 0.0, 1.0)
+    soft = t * t * (3.0 - 2.0 * t)  # smoothstep: no hard edge
+    fresnel = 0.7 + 0.3 * (1.0 - facing) ** 5
+    return np.asarray(soft * fresnel)
 
 
 def _wood_grain(

@@ -857,6 +857,7 @@ def _pawn_layers(ctx: RenderContext, rng: np.random.Generator) -> list[_Layer]:
             facing_rad=float(rng.uniform(0, 2 * np.pi)),
             rng=rng,
             sheen=mat.pawn_sheen,
+            window=(mat.pawn_window, mat.pawn_window_deg),
         )
         if out is not None:
             layers.append(_solid_layer(ctx, *out, rng, label=pawn_class(pawn.colour)))

@@ -116,6 +116,9 @@ _PALE_TABLE_RGB: dict[str, RGB] = {"green_felt": (0.30, 0.66, 0.40), "blue_mat":
 _PALE_TABLE_CHANCE = 0.4
 #: How often a scene's pawns are lacquered rather than painted wood (:func:`lacquer_pawns`).
 _LACQUER_CHANCE = {"easy": 0.15, "normal": 0.3, "hard": 0.4}
+#: How often lacquered pawns mirror a wide window or soft box, not only the small bright
+#: patch overhead.
+_WINDOW_CHANCE = 0.7
 #: Chances of the pawn shapes (:data:`synth.pawns.PAWN_STYLES`) per difficulty.
 _PAWN_STYLE_WEIGHTS = {
     "easy": [0.6, 0.25, 0.15],
@@ -267,6 +270,11 @@ class MaterialParams:
     pawn_style: str = "snowman"
     #: How much of the room a lacquered, plastic-like finish mirrors (0: painted wood).
     pawn_sheen: float = 0.0
+    #: How bright the window (or other wide light) a lacquered finish mirrors is, as a
+    #: broad soft white patch on the side towards the key light (0: none mirrored).
+    pawn_window: float = 0.0
+    #: How wide that window looks from the pawn: the angular radius of its patch, degrees.
+    pawn_window_deg: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -534,8 +542,11 @@ def lacquer_pawns(
 
     Sets of pawns differ in finish as well as shape: a lacquered or plastic pawn mirrors
     the bright room above it and the lamp in sharp highlights, so its colour breaks into
-    white patches that painted wood does not show. ``rng`` is a stream of its own, so a
-    scene drawn before this existed keeps everything else it had.
+    white patches that painted wood does not show. Most also mirror a wide light (a
+    window, a soft box) round the key light as a broad soft white patch over a good part
+    of their side towards it. ``rng`` is a stream of its own, so a scene drawn before this
+    existed keeps everything else it had; the window is drawn after the finish, so a
+    scene lacquered before it came keeps its gloss and sheen.
 
     Parameters
     ----------
@@ -549,7 +560,8 @@ def lacquer_pawns(
     -------
     MaterialParams
         ``materials`` itself, or a copy with lacquered pawns: ``pawn_gloss`` 0.6–1.2,
-        ``pawn_sheen`` 0.25–0.8.
+        ``pawn_sheen`` 0.25–0.8, and in 70 % of them a mirrored window: ``pawn_window``
+        0.5–1.3 bright and ``pawn_window_deg`` 45–85 degrees wide.
 
     Raises
     ------
@@ -560,10 +572,13 @@ def lacquer_pawns(
         raise ValueError(f"difficulty must be one of {DIFFICULTIES}, not {difficulty!r}")
     if rng.random() >= _LACQUER_CHANCE[difficulty]:
         return materials
+    gloss, sheen = float(rng.uniform(0.6, 1.2)), float(rng.uniform(0.25, 0.8))
+    window, window_deg = 0.0, 0.0
+    if rng.random() < _WINDOW_CHANCE:
+        window, window_deg = float(rng.uniform(0.5, 1.3)), float(rng.uniform(45.0, 85.0))
     return dataclasses.replace(
-        materials,
-        pawn_gloss=float(rng.uniform(0.6, 1.2)),
-        pawn_sheen=float(rng.uniform(0.25, 0.8)),
+        materials, pawn_gloss=gloss, pawn_sheen=sheen, pawn_window=window,
+        pawn_window_deg=window_deg,
     )
 
 

@@ -492,18 +492,20 @@ def test_scene_facets_of_a_synthetic_truth(truth: Report) -> None:
     assert scene_facets({})["table"] == "unknown"
 
 
-@pytest.mark.parametrize(("kind", "sheen", "variant", "finish", "shade"), [
-    ("blue_mat", 0.0, "plain", "painted", "deep"),
-    ("green_felt", 0.5, "pale_plain", "lacquered", "pale"),
-    ("light_wood", 0.5, "plain", "lacquered", None),  # only felt and mats have a shade
+@pytest.mark.parametrize(("kind", "sheen", "window", "variant", "finish", "shade"), [
+    ("blue_mat", 0.0, 0.0, "plain", "painted", "deep"),
+    ("green_felt", 0.5, 0.0, "pale_plain", "lacquered", "pale"),
+    ("light_wood", 0.5, 0.0, "plain", "lacquered", None),  # only felt and mats have a shade
+    ("light_wood", 0.5, 0.8, "plain", "lacquered, window", None),
 ])
 def test_scene_facets_say_the_pawns_finish_and_a_pale_table(
-    truth: Report, kind: str, sheen: float, variant: str, finish: str, shade: str | None
+    truth: Report, kind: str, sheen: float, window: float, variant: str, finish: str,
+    shade: str | None,
 ) -> None:
     scene = truth["scene"]
     table = {**scene["table"], "kind": kind, "variant": variant}
-    made = {**truth, "scene": {**scene, "table": table,
-                               "materials": {**scene["materials"], "pawn_sheen": sheen}}}
+    materials = {**scene["materials"], "pawn_sheen": sheen, "pawn_window": window}
+    made = {**truth, "scene": {**scene, "table": table, "materials": materials}}
     facets = scene_facets(made)
     assert (facets["finish"], facets.get("shade")) == (finish, shade)
     # A truth from before the generator knew of either has neither.

@@ -313,10 +313,53 @@ def test_lacquer_comes_now_and_then_and_keeps_the_rest_of_the_scene():
         glossy = [m for m in made if m.pawn_sheen > 0]
         assert all(m is materials for m in made if m.pawn_sheen == 0)
         assert all(0.6 <= m.pawn_gloss <= 1.2 and 0.25 <= m.pawn_sheen <= 0.8 for m in glossy)
-        assert all(dataclasses.replace(m, pawn_gloss=materials.pawn_gloss, pawn_sheen=0.0)
+        assert all(dataclasses.replace(m, pawn_gloss=materials.pawn_gloss, pawn_sheen=0.0,
+                                       pawn_window=0.0, pawn_window_deg=0.0)
                    == materials for m in glossy)
+        windowed = [m for m in glossy if m.pawn_window > 0]
+        assert all(0.5 <= m.pawn_window <= 1.3 and 45 <= m.pawn_window_deg <= 85
+                   for m in windowed)
+        assert all(m.pawn_window_deg == 0 for m in glossy if m.pawn_window == 0)
+        assert 0.5 < len(windowed) / len(glossy) < 0.9
         shares[difficulty] = len(glossy) / len(made)
     assert 0.05 < shares["easy"] < shares["normal"] < shares["hard"] < 0.55
+
+
+def test_the_window_is_drawn_after_the_finish_so_a_lacquered_scene_keeps_its_gloss():
+    materials = _scene(3, "hard").materials
+    for seed in range(60):
+        made = lacquer_pawns(materials, "hard", np.random.default_rng(seed))
+        rng = np.random.default_rng(seed)
+        if rng.random() < 0.4:  # lacquered: the same two draws as before the window
+            assert (made.pawn_gloss, made.pawn_sheen) == (rng.uniform(0.6, 1.2),
+                                                          rng.uniform(0.25, 0.8))
+
+
+def test_lacquered_pawns_mirror_a_wide_window_on_their_side_towards_the_light():
+    foot = (40.0, 30.0)
+    objects = _board([Pawn("demon", "blue", foot)])
+    scene = _scene(2, "easy", objects, kind="cloth", rgb=(0.6, 0.6, 0.6), rgb2=(0.55, 0.55, 0.55))
+    lacquered = dataclasses.replace(scene.materials, pawn_gloss=0.8, pawn_sheen=0.5,
+                                    pawn_window=0.0, pawn_window_deg=0.0)
+    plain = dataclasses.replace(scene, materials=lacquered)
+    windowed = dataclasses.replace(plain, materials=dataclasses.replace(
+        lacquered, pawn_window=1.0, pawn_window_deg=70.0))
+    cam = Camera.from_scene(plain)
+    a = render(objects, plain, cam, np.random.default_rng(0)).astype(float)
+    b = render(objects, windowed, cam, np.random.default_rng(0)).astype(float)
+    # Only the pawn changes (the phone's sharpening rings round the patch), and it
+    # turns whiter in a broad patch, not a glint.
+    u, v = cam.project(np.array([foot]))[0]
+    ys, xs = np.nonzero(np.abs(b - a).sum(axis=2) > 3)
+    assert np.hypot(xs - u, ys - v).max() < 14  # the pawn is about 25 px across here
+    whiter = (b - a)[..., :2].mean(axis=2) > 30  # blue paint has little red and green
+    assert whiter.sum() >= 10
+    ys, xs = np.nonzero(whiter)
+    # Its patch lies on the pawn's side towards the light, as the camera sees it.
+    azimuth = np.radians(scene.light.azimuth_deg)
+    towards = np.array([np.cos(azimuth), np.sin(azimuth)])
+    seen = cam.project(np.array([np.add(foot, 20.0 * towards)]))[0] - (u, v)
+    assert np.dot([xs.mean() - u, ys.mean() - v], seen) > 0
 
 
 @pytest.mark.parametrize("kind", ["green_felt", "blue_mat", "light_wood", "white_table"])

@@ -754,9 +754,12 @@ def scene_facets(truth: Report) -> dict[str, str]:
         "tilt": _tilt_bucket(tilt),
         "fullness": str(scene.get("fullness") or scene.get("stage") or "unknown"),
     }
-    sheen = (scene.get("materials") or {}).get("pawn_sheen")
+    materials = scene.get("materials") or {}
+    sheen = materials.get("pawn_sheen")
     if isinstance(sheen, int | float):
         facets["finish"] = "lacquered" if sheen > 0 else "painted"
+        if sheen > 0 and (materials.get("pawn_window") or 0) > 0:
+            facets["finish"] = "lacquered, window"
     # Truths that have pawn_sheen were made by a generator that also draws pale felt
     # and mats: only on those is "deep" a shade it chose.
     table = scene.get("table")
