@@ -89,6 +89,33 @@ def test_examples_can_be_chosen_by_their_table():
     assert all(table_of(s, hard_only=True) not in {"green_felt", "blue_mat"} for s in skipped)
 
 
+def test_examples_can_be_chosen_by_their_pawns_mirroring_a_window():
+    from concurrent.futures import ProcessPoolExecutor
+
+    from training.dataset import chosen_seeds, looks_of
+
+    with ProcessPoolExecutor(2) as pool:
+        seeds = chosen_seeds(pool, 5000, 3, set(), window_pawns=True)
+        on_felt = chosen_seeds(pool, 5000, 2, {"green_felt", "blue_mat"}, window_pawns=True)
+    assert len(seeds) == 3 and seeds == sorted(set(seeds))
+    assert all(looks_of(s, hard_only=True)[1] for s in seeds)
+    skipped = set(range(5000, seeds[-1])) - set(seeds)
+    assert skipped and not any(looks_of(s, hard_only=True)[1] for s in skipped)
+    assert len(on_felt) == 2
+    assert all(looks_of(s, hard_only=True) in {("green_felt", True), ("blue_mat", True)}
+               for s in on_felt)
+
+
+def test_examples_chosen_for_their_window_are_hard_photos(tmp_path):
+    from training.dataset import looks_of, main
+
+    assert main(["--out", str(tmp_path), "--count", "1", "--seed", "5000", "--workers", "1",
+                 "--window-pawns"]) == 0
+    (made,) = tmp_path.glob("*.jpg")
+    assert made.name.startswith("hard_")
+    assert looks_of(int(made.stem.split("_")[1]), hard_only=True)[1]
+
+
 def test_an_unknown_table_is_refused_before_anything_is_made(tmp_path, capsys):
     from training.dataset import main
 

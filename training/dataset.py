@@ -164,8 +164,15 @@ def example_kind(seed: int, hard_only: bool = False) -> tuple[str, tuple[int, in
 def table_of(seed: int, hard_only: bool = False) -> str:
     """The kind of table the example of ``seed`` is photographed on (cheap: planned,
     not rendered)."""
+    return looks_of(seed, hard_only)[0]
+
+
+def looks_of(seed: int, hard_only: bool = False) -> tuple[str, bool]:
+    """The kind of table of the example of ``seed``, and whether its pawns are
+    lacquered and mirror a window (cheap: planned, not rendered)."""
     difficulty, size = example_kind(seed, hard_only)
-    return plan_photo(seed, difficulty, size).scene.table.kind
+    scene = plan_photo(seed, difficulty, size).scene
+    return scene.table.kind, scene.materials.pawn_window > 0
 
 
 def make_example(seed: int, out: Path, hard_only: bool = False, knot_cover: float = 0.0) -> str:
@@ -200,6 +207,10 @@ def main(argv: list[str] | None = None) -> int:
         "--tables", default="", help="comma-separated table kinds: only hard photos on these"
     )
     parser.add_argument(
+        "--window-pawns", action="store_true",
+        help="only hard photos whose lacquered pawns mirror a window",
+    )
+    parser.add_argument(
         "--knot-cover",
         type=float,
         default=0.0,
@@ -209,25 +220,30 @@ def main(argv: list[str] | None = None) -> int:
     if not 0.0 <= args.knot_cover <= 1.0:
         parser.error(f"--knot-cover must be within 0..1, not {args.knot_cover}")
     tables = {t for t in args.tables.split(",") if t}
+    hard_only = bool(tables) or args.window_pawns
     with ProcessPoolExecutor(args.workers) as pool:
         try:
-            seeds = chosen_seeds(pool, args.seed, args.count, tables)
+            seeds = chosen_seeds(pool, args.seed, args.count, tables, args.window_pawns)
         except ValueError as error:
             parser.error(str(error))
         args.out.mkdir(parents=True, exist_ok=True)
         seeds = [s for s in seeds if not any(args.out.glob(f"*_{s}.feet.json"))]
         jobs = [
-            pool.submit(make_example, s, args.out, bool(tables), args.knot_cover) for s in seeds
+            pool.submit(make_example, s, args.out, hard_only, args.knot_cover) for s in seeds
         ]
         for job in tqdm(jobs, desc="examples", file=sys.stderr):
             job.result()
     return 0
 
 
-def chosen_seeds(pool: ProcessPoolExecutor, first: int, count: int, tables: set[str]) -> list[int]:
+def chosen_seeds(
+    pool: ProcessPoolExecutor, first: int, count: int, tables: set[str],
+    window_pawns: bool = False,
+) -> list[int]:
     """``count`` seeds from ``first`` on: every one, or those of hard photos on
-    ``tables`` (planned in batches in the pool until enough are found)."""
-    if not tables:
+    ``tables`` (any table where none are given) whose pawns, with ``window_pawns``,
+    mirror a window (planned in batches in the pool until enough are found)."""
+    if not tables and not window_pawns:
         return list(range(first, first + count))
     unknown = sorted(tables - set(TABLE_KINDS))
     if unknown:
@@ -238,9 +254,10 @@ def chosen_seeds(pool: ProcessPoolExecutor, first: int, count: int, tables: set[
         while len(seeds) < count:
             batch = list(range(candidate, candidate + PLAN_BATCH))
             candidate += len(batch)
-            tables_seen = pool.map(table_of, batch, [True] * len(batch))
-            for seed, table in zip(batch, tables_seen, strict=True):
-                if table in tables and len(seeds) < count:
+            looks = pool.map(looks_of, batch, [True] * len(batch))
+            for seed, (table, window) in zip(batch, looks, strict=True):
+                wanted = (not tables or table in tables) and (window or not window_pawns)
+                if wanted and len(seeds) < count:
                     seeds.append(seed)
                     progress.update(1)
     return seeds
