@@ -140,13 +140,14 @@ def shade_pawn(
             point, normal, camera.centre_mm, exponent=80.0 if sheen > 0 else 40.0
         )
         if sheen > 0:
-            mirrored = sheen * _room_reflection(point, normal, camera.centre_mm)
+            facing, ray = _mirrored_ray(point, normal, camera.centre_mm)
+            mirrored = sheen * _room_reflection(facing, ray)
             mirrored *= 1.0 - 0.5 * lighting.shadow_strength  # a sunlit room is dim beside it
             paint = paint * np.clip(1.0 - 0.5 * mirrored, 0.0, 1.0)[:, None]
             spec = spec + mirrored
             if window[0] > 0:
                 spec = spec + window[0] * _window_reflection(
-                    normal, lighting.to_light(point), point, camera.centre_mm, window[1])
+                    facing, ray, lighting.to_light(point), window[1])
         colours[k, seen] = paint + spec[:, None]
     rgb, alpha = composite_front_to_back(hits.t, hits.coverage, colours)
     keep = alpha > 0.0
@@ -154,17 +155,25 @@ def shade_pawn(
     return idx, rgb[keep], alpha[keep]
 
 
-def _room_reflection(point: np.ndarray, normal: np.ndarray, eye: np.ndarray) -> np.ndarray:
-    """How bright the room is where a glossy surface mirrors it, seen from ``eye``.
+def _mirrored_ray(
+    point: np.ndarray, normal: np.ndarray, eye: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """How squarely each surface point faces ``eye`` (the cosine, 0 where it turns away)
+    and the unit ray a glossy surface there mirrors towards it."""
+    to_eye = eye - point
+    to_eye /= np.linalg.norm(to_eye, axis=1)[:, None]
+    facing = np.clip(np.einsum("ij,ij->i", normal, to_eye), 0.0, 1.0)
+    return facing, 2.0 * facing[:, None] * normal - to_eye
+
+
+def _room_reflection(facing: np.ndarray, ray: np.ndarray) -> np.ndarray:
+    """How bright the room is where a glossy surface mirrors it along ``ray``.
 
     The ceiling or sky above is bright and the room around darker, so a lacquered pawn
     shows a white patch where it mirrors straight up (the top of the head, the shoulders)
     and, by Fresnel's law, a brighter rim where the surface turns away from the camera.
     """
-    to_eye = eye - point
-    to_eye /= np.linalg.norm(to_eye, axis=1)[:, None]
-    facing = np.clip(np.einsum("ij,ij->i", normal, to_eye), 0.0, 1.0)
-    up = np.clip(2.0 * facing * normal[:, 2] - to_eye[:, 2], 0.0, 1.0)  # mirrored ray's z
+    up = np.clip(ray[:, 2], 0.0, 1.0)  # the mirrored ray's height
     # The walls and table round about are dim; a lamp or window high above is a small
     # bright patch.
     room = 0.1 + 0.3 * up + 12.0 * up**8
@@ -173,10 +182,9 @@ def _room_reflection(point: np.ndarray, normal: np.ndarray, eye: np.ndarray) -> 
 
 
 def _window_reflection(
-    normal: np.ndarray, to_light: np.ndarray, point: np.ndarray, eye: np.ndarray,
-    radius_deg: float,
+    facing: np.ndarray, ray: np.ndarray, to_light: np.ndarray, radius_deg: float
 ) -> np.ndarray:
-    """Where a glossy surface seen from ``eye`` mirrors a wide light towards ``to_light``.
+    """Where a glossy surface mirrors, along ``ray``, a wide light towards ``to_light``.
 
     A window or soft box round the key light's direction, ``radius_deg`` its angular
     radius, shows on a lacquered pawn as a broad soft white patch on its side towards the
@@ -185,11 +193,7 @@ def _window_reflection(
     camera. The window is not cut at the horizon: a low light's patch reaches down the
     pawn's side, where the table would be mirrored.
     """
-    to_eye = eye - point
-    to_eye /= np.linalg.norm(to_eye, axis=1)[:, None]
-    facing = np.clip(np.einsum("ij,ij->i", normal, to_eye), 0.0, 1.0)
-    mirrored = 2.0 * facing[:, None] * normal - to_eye
-    towards = np.einsum("ij,ij->i", mirrored, to_light)
+    towards = np.einsum("ij,ij->i", ray, to_light)
     outer, inner = np.cos(np.radians(radius_deg)), np.cos(np.radians(0.5 * radius_deg))
     t = np.clip((towards - outer) / (inner - outer), 0.0, 1.0)
     soft = t * t * (3.0 - 2.0 * t)  # smoothstep: no hard edge

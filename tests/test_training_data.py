@@ -74,7 +74,7 @@ def test_an_example_is_the_reader_s_view_with_its_labels(tmp_path):
 def test_examples_can_be_chosen_by_their_table():
     from concurrent.futures import ProcessPoolExecutor
 
-    from training.dataset import chosen_seeds, table_of
+    from training.dataset import chosen_seeds, looks_of
 
     with ProcessPoolExecutor(2) as pool:
         seeds = chosen_seeds(pool, 5000, 3, {"green_felt", "blue_mat"})
@@ -83,10 +83,10 @@ def test_examples_can_be_chosen_by_their_table():
             chosen_seeds(pool, 5000, 1, {"felt"})  # would never find one
     assert everyone == [5000, 5001, 5002]
     assert len(seeds) == 3 and seeds == sorted(set(seeds))
-    assert all(table_of(s, hard_only=True) in {"green_felt", "blue_mat"} for s in seeds)
+    assert all(looks_of(s, hard_only=True)[0] in {"green_felt", "blue_mat"} for s in seeds)
     # The seeds passed over were on other tables.
     skipped = set(range(seeds[0], seeds[-1])) - set(seeds)
-    assert all(table_of(s, hard_only=True) not in {"green_felt", "blue_mat"} for s in skipped)
+    assert all(looks_of(s, hard_only=True)[0] not in {"green_felt", "blue_mat"} for s in skipped)
 
 
 def test_examples_can_be_chosen_by_their_pawns_mirroring_a_window():

@@ -161,12 +161,6 @@ def example_kind(seed: int, hard_only: bool = False) -> tuple[str, tuple[int, in
     return ("hard" if hard_only else difficulty), size
 
 
-def table_of(seed: int, hard_only: bool = False) -> str:
-    """The kind of table the example of ``seed`` is photographed on (cheap: planned,
-    not rendered)."""
-    return looks_of(seed, hard_only)[0]
-
-
 def looks_of(seed: int, hard_only: bool = False) -> tuple[str, bool]:
     """The kind of table of the example of ``seed``, and whether its pawns are
     lacquered and mirror a window (cheap: planned, not rendered)."""
