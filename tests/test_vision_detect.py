@@ -84,6 +84,7 @@ from vision.combine import (
     KNOT_SCORE,
     KNOT_SWITCH_BY,
     LIKELIER_GHOST_SCORE,
+    LOST_KNOT_DEMON_SCORE,
     LOST_KNOT_SCORE,
     NOT_A_GHOST,
     OPEN_KNOT_SLACK,
@@ -4072,6 +4073,14 @@ def test_a_loop_that_misses_a_sure_knot_on_its_cord_is_traced_again_on_the_cord_
     assert LinearRing(alone.points).distance(ShapelyPoint(knot.xy)) < 2 * 5.0
     kept = trace_with_cords(separation, Detections([knot], WIDTH, {"blue": cord_map(scraps > 0)}))
     assert not blue_loop_fits(kept) and kept.loops["blue"].seen > 0.9
+    # A mark beside a blue demon's foot is the demon's head or base, marked as a knot.
+    for widths, kept_rules in ((0.6 * PAWN_BASE_WIDTHS, True), (1.5 * PAWN_BASE_WIDTHS, False)):
+        demon = mark("blue", (710.0, 420.0 - widths * WIDTH), LOST_KNOT_DEMON_SCORE + 0.05)
+        read = trace_with_cords(separation, Detections([knot, demon], WIDTH, {"blue": blue}))
+        assert blue_loop_fits(read) is not kept_rules
+    faint = mark("blue", (710.0, 420.0 - 0.6 * WIDTH), LOST_KNOT_DEMON_SCORE - 0.05)
+    read = trace_with_cords(separation, Detections([knot, faint], WIDTH, {"blue": blue}))
+    assert blue_loop_fits(read)
 
 
 def test_the_share_of_a_loop_on_its_cord_map() -> None:

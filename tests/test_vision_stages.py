@@ -45,6 +45,7 @@ from vision.separate import (
     separate,
 )
 from vision.trace import (
+    MAX_GAP_WIDTHS,
     Loop,
     Segment,
     _End,
@@ -800,6 +801,28 @@ def test_a_detour_to_a_scrap_is_dropped_but_a_scrap_on_the_way_is_kept() -> None
         ends = [_End(i, tail) for i in range(2) for tail in (False, True)]
         directions = np.array([e.direction(segments, 15.0) for e in ends])
         # The string from its start round to its end, then the scrap, then back.
+        cycle = [_End(0, False), _End(1, False)]
+        result = drop_detours(cycle, segments, directions, width=5.0)
+        assert [e.segment for e in result] == ([0, 1] if kept else [0])
+
+
+def test_a_scrap_beside_a_long_gap_is_dropped() -> None:
+    # The string hidden over a sixth of its length (a row of pawns on it), and a scrap
+    # of its colour beside the gap (a pawn's lit rim): the loop bridged the gap in any
+    # case, so the straight way past the scrap, longer than a first-pass bridge, is no
+    # guess the loop did not make already.
+    string = arc(30, 330)
+    gap = float(np.linalg.norm(string.points[-1] - string.points[0]))
+    assert gap > MAX_GAP_WIDTHS * 5.0
+    end = string.points[-1]
+    # Beside the string's end, outside it and back along it, as a rim lit beside the cord.
+    astray = Segment(np.column_stack([np.linspace(end[0] + 25, end[0] + 5, 20),
+                                      np.linspace(end[1] - 10, end[1] - 45, 20)]))
+    on_the_way = arc(-3, 3)
+    for scrap, kept in ((astray, False), (on_the_way, True)):
+        segments = [string, scrap]
+        ends = [_End(i, tail) for i in range(2) for tail in (False, True)]
+        directions = np.array([e.direction(segments, 15.0) for e in ends])
         cycle = [_End(0, False), _End(1, False)]
         result = drop_detours(cycle, segments, directions, width=5.0)
         assert [e.segment for e in result] == ([0, 1] if kept else [0])

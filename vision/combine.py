@@ -470,6 +470,10 @@ SURE_KNOT_REACH = 1.5
 #: map that shows too little of the cord bridges from shadow to shadow and passes the
 #: mark by chance.
 LOST_SEEN_SLACK = 0.25
+#: A knot mark within PAWN_BASE_WIDTHS of a demon of its cord's colour marked at least
+#: this strongly is no lost knot: the detector marks a demon's head or base on its own
+#: cord as it marks a knot.
+LOST_KNOT_DEMON_SCORE = 0.3
 #: A loop traced on the cord map apart from the others is kept unless it saw this much
 #: less of its loop than the reading along them (:func:`_apart_on_cords`).
 APART_SEEN_SLACK = 0.1
@@ -2940,6 +2944,10 @@ def _knots_off_loops(
     lost: dict[str, list[Detection]] = {}
     reach = knot_reach(width, detections.pawn_width)
     rings = {c: LinearRing(np.asarray(loop.points)) for c, loop in found.items() if loop}
+    demons: dict[str, list[Point]] = {}
+    for pawn in detections.pawns(min_score=LOST_KNOT_DEMON_SCORE):
+        if pawn.kind == DEMON:
+            demons.setdefault(pawn.colour, []).append(pawn.xy)
     for mark in detections.knots(min_score=LOST_KNOT_SCORE):
         own = _cords_at(detections, mark.xy, KNOT_COLOUR_WIDTHS * width)
         if not own:
@@ -2947,8 +2955,12 @@ def _knots_off_loops(
         colour = max(own, key=own.__getitem__)
         if colour not in rings or not _shows_cord(own, colour):
             continue
-        if rings[colour].distance(ShapelyPoint(mark.xy)) > reach:
-            lost.setdefault(colour, []).append(mark)
+        if rings[colour].distance(ShapelyPoint(mark.xy)) <= reach:
+            continue
+        if _widths_from_feet(mark.xy, demons.get(colour, []), detections.pawn_width) \
+                < PAWN_BASE_WIDTHS:
+            continue
+        lost.setdefault(colour, []).append(mark)
     return lost
 
 

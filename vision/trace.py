@@ -562,6 +562,9 @@ def drop_detours(
     where it strays from the straight way past it and bridging straight past costs
     less than the string it shows plus the bridges it needs (a real stretch of string
     is never cheaper to bridge past; scraps of a dimly seen string lie along the way).
+    The way past is at most a first-pass bridge long (:data:`MAX_GAP_WIDTHS`), or as
+    long as the longest bridge the run needs: a pawn's lit rim beside a long gap, which
+    the detector's cord map may mark as cord, is left out as a nearer scrap is.
     ``directions`` holds the outward direction of every end, indexed as the joiner's.
     """
 
@@ -580,6 +583,9 @@ def drop_detours(
             costs[a, b] = _bridge_cost(ends_xy[a], directions[a], ends_xy[b], directions[b], width)
         return costs[a, b]
 
+    def gap(a: int, b: int) -> float:
+        return float(np.linalg.norm(ends_xy[b] - ends_xy[a]))
+
     ends_xy = np.array([[s.points[0], s.points[-1]] for s in segments]).reshape(-1, 2)
     cycle = list(cycle)
     while len(cycle) > 1:
@@ -587,17 +593,21 @@ def drop_detours(
         best_gain, best = 0.0, None
         for i in range(n):
             kept_cost = 0.0
+            longest_gap = 0.0
             for run in range(1, min(DETOUR_MAX_SEGMENTS, n - 1) + 1):
                 inner = cycle[(i + run) % n]
                 before = cycle[(i + run - 1) % n]
                 kept_cost += bridge(exit_of(before), entry_of(inner))
                 kept_cost -= segments[inner.segment].length
+                longest_gap = max(longest_gap, gap(exit_of(before), entry_of(inner)))
                 after = cycle[(i + run + 1) % n]
                 closing = kept_cost + bridge(exit_of(inner), entry_of(after))
                 start, end = exit_of(cycle[i]), entry_of(after)
                 gain = closing - bridge(start, end)
-                shortcut = float(np.linalg.norm(ends_xy[end] - ends_xy[start]))
-                if gain <= best_gain or shortcut > MAX_GAP_WIDTHS * width:
+                # A way past no longer than a bridge the run needs guesses no more.
+                closing_gap = gap(exit_of(inner), entry_of(after))
+                reach = max(MAX_GAP_WIDTHS * width, longest_gap, closing_gap)
+                if gain <= best_gain or gap(start, end) > reach:
                     continue
                 run_points = np.concatenate(
                     [segments[cycle[(i + k) % n].segment].points for k in range(1, run + 1)]
