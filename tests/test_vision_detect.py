@@ -4078,9 +4078,11 @@ def test_a_loop_that_misses_a_sure_knot_on_its_cord_is_traced_again_on_the_cord_
         demon = mark("blue", (710.0, 420.0 - widths * WIDTH), LOST_KNOT_DEMON_SCORE + 0.05)
         read = trace_with_cords(separation, Detections([knot, demon], WIDTH, {"blue": blue}))
         assert blue_loop_fits(read) is not kept_rules
-    faint = mark("blue", (710.0, 420.0 - 0.6 * WIDTH), LOST_KNOT_DEMON_SCORE - 0.05)
-    read = trace_with_cords(separation, Detections([knot, faint], WIDTH, {"blue": blue}))
-    assert blue_loop_fits(read)
+    # A faint demon there, or a demon of another colour, does not say so.
+    for other in (mark("blue", (710.0, 420.0 - 0.6 * WIDTH), LOST_KNOT_DEMON_SCORE - 0.05),
+                  mark("red", (710.0, 420.0 - 0.6 * WIDTH), LOST_KNOT_DEMON_SCORE + 0.05)):
+        read = trace_with_cords(separation, Detections([knot, other], WIDTH, {"blue": blue}))
+        assert blue_loop_fits(read)
 
 
 def test_the_share_of_a_loop_on_its_cord_map() -> None:

@@ -807,7 +807,7 @@ def test_a_detour_to_a_scrap_is_dropped_but_a_scrap_on_the_way_is_kept() -> None
 
 
 def test_a_scrap_beside_a_long_gap_is_dropped() -> None:
-    # The string hidden over a sixth of its length (a row of pawns on it), and a scrap
+    # The string hidden a sixth of the way round (a row of pawns on it), and a scrap
     # of its colour beside the gap (a pawn's lit rim): the loop bridged the gap in any
     # case, so the straight way past the scrap, longer than a first-pass bridge, is no
     # guess the loop did not make already.
@@ -823,9 +823,11 @@ def test_a_scrap_beside_a_long_gap_is_dropped() -> None:
         segments = [string, scrap]
         ends = [_End(i, tail) for i in range(2) for tail in (False, True)]
         directions = np.array([e.direction(segments, 15.0) for e in ends])
-        cycle = [_End(0, False), _End(1, False)]
-        result = drop_detours(cycle, segments, directions, width=5.0)
-        assert [e.segment for e in result] == ([0, 1] if kept else [0])
+        # Either way round: the long bridge is the one out of the scrap, or into it.
+        for backwards in (False, True):
+            cycle = [_End(0, backwards), _End(1, backwards)]
+            result = drop_detours(cycle, segments, directions, width=5.0)
+            assert [e.segment for e in result] == ([0, 1] if kept else [0])
 
 
 def test_trace_and_arrange_four_crossing_loops() -> None:

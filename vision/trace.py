@@ -584,9 +584,10 @@ def drop_detours(
         return costs[a, b]
 
     def gap(a: int, b: int) -> float:
-        return float(np.linalg.norm(ends_xy[b] - ends_xy[a]))
+        return math.dist(ends[a], ends[b])
 
     ends_xy = np.array([[s.points[0], s.points[-1]] for s in segments]).reshape(-1, 2)
+    ends = [tuple(xy) for xy in ends_xy.tolist()]  # plain floats, as in _bridge_cost
     cycle = list(cycle)
     while len(cycle) > 1:
         n = len(cycle)
@@ -604,10 +605,11 @@ def drop_detours(
                 closing = kept_cost + bridge(exit_of(inner), entry_of(after))
                 start, end = exit_of(cycle[i]), entry_of(after)
                 gain = closing - bridge(start, end)
+                if gain <= best_gain:
+                    continue
                 # A way past no longer than a bridge the run needs guesses no more.
                 closing_gap = gap(exit_of(inner), entry_of(after))
-                reach = max(MAX_GAP_WIDTHS * width, longest_gap, closing_gap)
-                if gain <= best_gain or gap(start, end) > reach:
+                if gap(start, end) > max(MAX_GAP_WIDTHS * width, longest_gap, closing_gap):
                     continue
                 run_points = np.concatenate(
                     [segments[cycle[(i + k) % n].segment].points for k in range(1, run + 1)]
