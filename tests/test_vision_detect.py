@@ -4407,6 +4407,12 @@ def test_a_doubted_knot_moves_only_where_the_checker_asked_eight_ways_agrees() -
     assert combine_knots(loops, marks, 5.0, knot_odds=knot_odds).loops[
         "red"
     ].knot == pytest.approx(place, abs=1.0)
+    # Not to a red demon's base there, unless the knot stands at one too.
+    foot = (place[0], place[1] - 0.5 * WIDTH)
+    for feet, moves in [([foot], False), ([foot, (200.0, 100.0)], True)]:
+        pawns = Pawns([seen("red", xy) for xy in feet], WIDTH, [])
+        read = combine_knots(loops, marks, 5.0, pawns=pawns, knot_odds=knot_odds).loops["red"]
+        assert read.knot == pytest.approx(place if moves else (200.0, 100.0), abs=1.0), feet
     asked: list[list[tuple[float, float]]] = []
 
     def turned(at_knot: float, at_place: float):  # type: ignore[no-untyped-def]
@@ -4487,6 +4493,18 @@ def test_a_knot_the_checker_rules_out_moves_where_the_views_mark_its_likeliest_p
         if moves:
             assert read.knot_confidence == pytest.approx(likeliest)
             assert read.knot_mark == pytest.approx(0.22)
+    # Not to a red demon's base on its cord (1960182: the knot in the open ruled out,
+    # 0.03 eight ways, a green demon's base on the green cord 0.49), unless the knot
+    # stands at one too.
+    foot = (place[0], place[1] - 0.5 * WIDTH)
+    aside = (foot[0] + 2 * WIDTH, foot[1])
+    for feet, moves in [([foot], False), ([foot, knot], True), ([aside], True)]:
+        pawns = Pawns([seen("red", xy) for xy in feet], WIDTH, [])
+        read = combine_knots(
+            loops, marks, 5.0, pawns=pawns, look_again=views(0.22, 0.23),
+            knot_odds=knot_odds, turned_knot_odds=turned(ruled_out),
+        ).loops["red"]
+        assert read.knot == pytest.approx(place if moves else knot, abs=3.0), feet
     # A knot where the tracer found one surely by its shape stays (dev_0017: the dev
     # renderer's knot, on a lump the separate stage set apart, 0.02 eight ways).
     for confidence, moves in [(SHAPED_KNOT, False), (SHAPED_KNOT - 0.05, True)]:

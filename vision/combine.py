@@ -2141,12 +2141,12 @@ def combine_knots(
         )
         loops_with_knots = _checked_knots(
             loops_with_knots, loops.loops, marked, rings, reach, knot_odds, likeliest_on,
-            look_again, detected_width, turned_knot_odds, at_pawn_base,
+            look_again, detected_width, turned_knot_odds, at_pawn_base, pawns,
         )
         if turned_knot_odds is not None and look_again is not None:
             loops_with_knots = _knots_ruled_out(
                 loops_with_knots, loops.loops, marked, rings, reach, detected_width,
-                likeliest_on, turned_knot_odds, look_again,
+                likeliest_on, turned_knot_odds, look_again, pawns,
             )
         loops_with_knots = _knots_scanned_for(loops_with_knots, detected_width, likeliest_on)
     found = {no_knot_warning(colour) for colour, loop in loops_with_knots.items()
@@ -2167,6 +2167,7 @@ def _checked_knots(
     pawn_width: float = 0.0,
     turned_knot_odds: Callable[[list[Point]], Sequence[float]] | None = None,
     at_pawn_base: frozenset[str] = frozenset(),
+    pawns: Pawns | None = None,
 ) -> dict[str, Loop]:
     """The loops ``chosen``, each knot the checker doubts (under :data:`KNOT_DOUBT`, in
     one crop or, for a knot at its own pawn's base and given ``turned_knot_odds``, asked
@@ -2177,7 +2178,8 @@ def _checked_knots(
     knot (each place looked at as the strongest mark within ``reach`` of it); no less,
     where the knot's mark reaches :data:`SURELY_MARKED_KNOT` and it is not at its own
     pawn's base. ``at_pawn_base`` are the colours whose knot stands at the base of a
-    pawn of that colour (:func:`_at_pawn_base`). Its ``knot_mark`` is then
+    pawn of that colour (:func:`_at_pawn_base`); a knot not among them is not moved to
+    the base of one of ``pawns`` of its colour. Its ``knot_mark`` is then
     the loop's strongest mark within ``reach``. A place at least :data:`CHECKED_APART`
     pawn widths (``pawn_width``) from the knot is asked about along its loop within
     :data:`CHECKED_ALONG` widths either side (:func:`_likeliest_along`), stands where
@@ -2271,6 +2273,9 @@ def _checked_knots(
             if _along_ring(rings[colour], likeliest, knots[colour]) < apart:
                 continue
             scanned = True
+        # A pawn's base on its own cord is taken for a knot; a knot is not moved there.
+        if colour not in at_pawn_base and _at_pawn_base(likeliest, colour, pawns):
+            continue
         # A pawn's base on its own cord is a lump to the detector as a knot is, and the
         # views mark it as surely: there its mark does not make the knot sure.
         sure = (
@@ -2318,6 +2323,7 @@ def _knots_ruled_out(
     likeliest_on: Callable[[str], tuple[float, Point] | None],
     turned_knot_odds: Callable[[list[Point]], Sequence[float]],
     look_again: Callable[[Detection], Detection],
+    pawns: Pawns | None = None,
 ) -> dict[str, Loop]:
     """``loops``, each knot the checker rules out (under :data:`RULED_OUT_KNOT` asked
     about its crop turned the eight ways, ``turned_knot_odds``) moved to the place along
@@ -2329,7 +2335,10 @@ def _knots_ruled_out(
     eight ways gives it more than the knot. Its ``knot_confidence`` is then the
     checker's odds there, its ``knot_mark`` the loop's strongest mark within ``reach``.
     A knot within ``reach`` of the knot the tracer (``traced``) found with
-    :data:`SHAPED_KNOT` confidence stays."""
+    :data:`SHAPED_KNOT` confidence stays, and so does one not at the base of a pawn of
+    its colour where the place is (``pawns``, :func:`_at_pawn_base`): the checker asked
+    eight ways may prefer a pawn's base on its own cord to a small knot in the open
+    (1960182: 0.49 against 0.03)."""
     knots = {
         colour: loop.knot
         for colour, loop in loops.items()
@@ -2347,6 +2356,8 @@ def _knots_ruled_out(
             continue
         likeliest_odds, likeliest = found
         if _along_ring(rings[colour], likeliest, knot) < CHECKED_APART * pawn_width:
+            continue
+        if _at_pawn_base(likeliest, colour, pawns) and not _at_pawn_base(knot, colour, pawns):
             continue
         there = _seen_in_the_views(likeliest, marked[colour], reach, look_again)
         if not there >= VIEWED_KNOT:
