@@ -2179,7 +2179,8 @@ def _checked_knots(
     where the knot's mark reaches :data:`SURELY_MARKED_KNOT` and it is not at its own
     pawn's base. ``at_pawn_base`` are the colours whose knot stands at the base of a
     pawn of that colour (:func:`_at_pawn_base`); a knot not among them is not moved to
-    the base of one of ``pawns`` of its colour. Its ``knot_mark`` is then
+    the base of one of ``pawns`` of its colour (the likeliest place there ends the check
+    of that loop: no other place is tried). Its ``knot_mark`` is then
     the loop's strongest mark within ``reach``. A place at least :data:`CHECKED_APART`
     pawn widths (``pawn_width``) from the knot is asked about along its loop within
     :data:`CHECKED_ALONG` widths either side (:func:`_likeliest_along`), stands where
@@ -2336,7 +2337,7 @@ def _knots_ruled_out(
     checker's odds there, its ``knot_mark`` the loop's strongest mark within ``reach``.
     A knot within ``reach`` of the knot the tracer (``traced``) found with
     :data:`SHAPED_KNOT` confidence stays, and so does one not at the base of a pawn of
-    its colour where the place is (``pawns``, :func:`_at_pawn_base`): the checker asked
+    its colour where the place is at one (``pawns``, :func:`_at_pawn_base`): the checker asked
     eight ways may prefer a pawn's base on its own cord to a small knot in the open
     (1960182: 0.49 against 0.03)."""
     knots = {
