@@ -2274,8 +2274,7 @@ def _checked_knots(
             if _along_ring(rings[colour], likeliest, knots[colour]) < apart:
                 continue
             scanned = True
-        # A pawn's base on its own cord is taken for a knot; a knot is not moved there.
-        if colour not in at_pawn_base and _at_pawn_base(likeliest, colour, pawns):
+        if _onto_pawn_base(knots[colour], likeliest, colour, pawns):
             continue
         # A pawn's base on its own cord is a lump to the detector as a knot is, and the
         # views mark it as surely: there its mark does not make the knot sure.
@@ -2358,7 +2357,7 @@ def _knots_ruled_out(
         likeliest_odds, likeliest = found
         if _along_ring(rings[colour], likeliest, knot) < CHECKED_APART * pawn_width:
             continue
-        if _at_pawn_base(likeliest, colour, pawns) and not _at_pawn_base(knot, colour, pawns):
+        if _onto_pawn_base(knot, likeliest, colour, pawns):
             continue
         there = _seen_in_the_views(likeliest, marked[colour], reach, look_again)
         if not there >= VIEWED_KNOT:
@@ -2706,6 +2705,15 @@ def _at_pawn_base(knot: Point | None, colour: str, pawns: Pawns | None) -> bool:
         return False
     feet = [p.foot for p in pawns.pawns if p.colour == colour]
     return _widths_from_feet(knot, feet, pawns.pawn_width) < PAWN_BASE_WIDTHS
+
+
+def _onto_pawn_base(knot: Point, place: Point, colour: str, pawns: Pawns | None) -> bool:
+    """Whether moving ``knot`` to ``place`` would take it from the open to the base of
+    one of ``pawns`` of its loop's ``colour`` (:func:`_at_pawn_base`): a pawn's base on
+    its own cord is taken for a knot, and a knot in the open is not moved there
+    (1960182: a small knot in the open 0.03 to the checker asked eight ways, a green
+    demon's base on the green cord 0.49)."""
+    return _at_pawn_base(place, colour, pawns) and not _at_pawn_base(knot, colour, pawns)
 
 
 def _widths_from_feet(xy: Point, feet: Sequence[Point], pawn_width: float) -> float:
